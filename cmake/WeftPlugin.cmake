@@ -1,0 +1,28 @@
+# weft_add_plugin(NAME <name> SOURCES <files...> [LIBS <libs...>])
+#
+# Builds a plugin: a shared library that links only the plugin API (never
+# libweft_core), exports only its entry symbol, and sits with its manifest
+# (weft-plugin.yaml from the calling folder) in lib/weft/plugins/<name>/ of the
+# build tree and of the install tree.
+function(weft_add_plugin)
+  cmake_parse_arguments(P "" "NAME" "SOURCES;LIBS" ${ARGN})
+  set(target weft_plugin_${P_NAME})
+  add_library(${target} MODULE ${P_SOURCES})
+  target_link_libraries(${target} PRIVATE weft::plugin_api ${P_LIBS})
+  set_target_properties(${target} PROPERTIES
+    OUTPUT_NAME weft_${P_NAME}
+    PREFIX lib
+    C_VISIBILITY_PRESET hidden
+    CXX_VISIBILITY_PRESET hidden
+    VISIBILITY_INLINES_HIDDEN ON
+    LIBRARY_OUTPUT_DIRECTORY ${WEFT_PLUGIN_BUILD_DIR}/${P_NAME})
+  if(NOT WEFT_SANITIZE)
+    # Catch unresolved symbols at link time, not at dlopen (sanitizer runtimes
+    # resolve from the host executable, so the check cannot apply there).
+    target_link_options(${target} PRIVATE -Wl,--no-undefined)
+  endif()
+  configure_file(${CMAKE_CURRENT_SOURCE_DIR}/weft-plugin.yaml
+                 ${WEFT_PLUGIN_BUILD_DIR}/${P_NAME}/weft-plugin.yaml COPYONLY)
+  install(TARGETS ${target} LIBRARY DESTINATION ${WEFT_PLUGIN_INSTALL_DIR}/${P_NAME})
+  install(FILES ${CMAKE_CURRENT_SOURCE_DIR}/weft-plugin.yaml DESTINATION ${WEFT_PLUGIN_INSTALL_DIR}/${P_NAME})
+endfunction()

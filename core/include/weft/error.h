@@ -1,0 +1,66 @@
+// Errors: one type for what users did wrong, one for what weft did wrong.
+//
+// weft::Error is the user-facing failure: a bad attr, shape, program, manifest or
+// file. It carries what failed, where (op, expression, file:line:col when known)
+// and what was expected, and prints them in that order. InternalError is a broken
+// invariant inside weft (a bug); it is raised by WEFT_ICHECK and never used for
+// bad input.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+namespace weft {
+
+/// A position in a source file (1-based line and column; 0 = unknown).
+struct SourceLoc {
+  std::string file;
+  int line = 0;
+  int column = 0;
+
+  bool known() const { return !file.empty() || line > 0; }
+  /// "file:line:col", omitting what is unknown.
+  std::string str() const;
+};
+
+class Error : public std::exception {
+ public:
+  explicit Error(std::string message) : message_(std::move(message)) { format(); }
+
+  /// Builder-style context. Each returns *this so errors read as one expression:
+  ///   throw Error("padding has 3 values").op("nn.conv2d").attr("padding").expected("1, 2 or 4 ints");
+  Error& op(std::string name);
+  Error& attr(std::string name);
+  Error& expected(std::string what);
+  Error& at(SourceLoc loc);
+  Error& in(std::string expr_text);  // the offending expression, printed
+  Error& note(std::string text);     // any further line of explanation
+
+  const char* what() const noexcept override { return formatted_.c_str(); }
+  const std::string& message() const { return message_; }
+  const std::string& op_name() const { return op_; }
+  const std::string& attr_name() const { return attr_; }
+  const std::string& expected_form() const { return expected_; }
+  const SourceLoc& loc() const { return loc_; }
+
+ private:
+  void format();
+
+  std::string message_, op_, attr_, expected_, expr_, notes_;
+  SourceLoc loc_;
+  std::string formatted_;
+};
+
+/// A broken internal invariant: a bug in weft, not in the user's input.
+class InternalError : public std::logic_error {
+ public:
+  InternalError(const char* file, int line, const std::string& what);
+};
+
+}  // namespace weft
+
+/// Internal invariant check. For user input, throw weft::Error instead.
+#define WEFT_ICHECK(cond, msg)                                              \
+  do {                                                                      \
+    if (!(cond)) throw ::weft::InternalError(__FILE__, __LINE__, std::string("check failed: " #cond ": ") + (msg)); \
+  } while (0)

@@ -1,0 +1,107 @@
+// The operator registry: op name -> definition. The core defines no operators;
+// plugins register them (through plugin.h), tests may register their own.
+#pragma once
+
+#include <any>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "weft/attrs.h"
+#include "weft/expr.h"
+#include "weft/tensor.h"
+#include "weft/type.h"
+
+namespace weft {
+
+/// How an op combines with neighbours when fusing; values are Relay's.
+enum class OpPattern : int {
+  kElemWise = 0,
+  kBroadcast = 1,
+  kInjective = 2,
+  kCommReduce = 3,
+  kOutEWiseFusable = 4,
+  kTuple = 7,
+  kOpaque = 8,
+};
+std::string_view op_pattern_name(OpPattern p);
+
+struct OpInput {
+  std::string name;
+  std::string type_desc;  // "Tensor", "Tuple of Tensors", ...
+  std::string doc;
+};
+
+/// Output type from the (fully known) argument types and normalized attrs.
+/// Throws weft::Error describing the mismatch; type inference adds the call.
+using TypeRelation = std::function<Type(std::span<const Type> arg_types, const Attrs& attrs)>;
+/// Reads `inputs`, writes the preallocated `outputs` (one per output tensor,
+/// tuple outputs flattened in order). Plainly correct, not fast.
+using ReferenceKernel =
+    std::function<void(std::span<const Tensor> inputs, std::span<const Tensor> outputs, const Attrs& attrs)>;
+/// Gradients of each input given the original call and the gradient of its
+/// output, as IR (so AD runs on any target).
+using Gradient = std::function<std::vector<Expr>(const Call& call, const Expr& output_grad)>;
+/// An IR-to-IR rewrite of one call, e.g. "simplify_inference" for batch_norm.
+using CallRewrite = std::function<Expr(const Call& call)>;
+
+struct OpDef {
+  std::string name;
+  std::string description;
+  std::vector<OpInput> inputs;
+  bool variadic = false;  // accepts any number of inputs
+  AttrSchema attrs;
+  TypeRelation relation;
+  OpPattern pattern = OpPattern::kOpaque;
+  ReferenceKernel kernel;     // may be empty
+  std::any te_compute;        // target-neutral compute description (TE layer)
+  Gradient gradient;          // may be empty: the op is not differentiable
+  std::map<std::string, CallRewrite> rewrites;
+  int support_level = 10;
+  std::string plugin;  // which plugin registered it ("" for ops defined in-process)
+
+  /// The Op expression referring to this definition (one per definition).
+  const Op& expr() const;
+
+ private:
+  friend class OpRegistry;
+  mutable Op expr_;
+};
+
+class OpRegistry {
+ public:
+  /// The process-wide registry.
+  static OpRegistry& global();
+
+  /// Registers a definition. Throws weft::Error if the name is taken (naming the
+  /// plugin that has it) or the definition is incomplete (no relation).
+  const OpDef& add(OpDef def);
+  /// The op named `name`, asking the resolver (the plugin loader) to load the
+  /// plugin that provides it on a miss. nullptr if nobody provides it.
+  const OpDef* find(std::string_view name);
+  /// Like find, but an unknown op is a weft::Error naming it.
+  const OpDef& get(std::string_view name);
+  /// Only what is registered now; loads nothing.
+  const OpDef* find_loaded(std::string_view name) const;
+  /// Every op registered now, by name.
+  std::vector<const OpDef*> list() const;
+
+  /// Called with an unknown op name; returns true if it registered the op.
+  using Resolver = std::function<bool(std::string_view name)>;
+  void set_resolver(Resolver resolver) { resolver_ = std::move(resolver); }
+
+  /// Removes an op (tests that register temporary ops use this).
+  void remove(std::string_view name);
+
+ private:
+  std::map<std::string, std::unique_ptr<OpDef>, std::less<>> ops_;
+  Resolver resolver_;
+};
+
+}  // namespace weft

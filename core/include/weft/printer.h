@@ -1,0 +1,23 @@
+// The Relay text format, version 0.0.5, as TVM's astext() writes it.
+#pragma once
+
+#include <string>
+
+#include "weft/expr.h"
+#include "weft/module.h"
+
+namespace weft {
+
+struct PrintOptions {
+  /// Write `/* ty=... */` after each binding whose type is known.
+  bool show_types = true;
+  /// Write the `#[version = "0.0.5"]` header (modules only).
+  bool header = true;
+};
+
+/// The whole module: header, every `def @name(...) { ... }`, metadata if any.
+std::string to_text(const IRModule& mod, const PrintOptions& options = {});
+/// One expression; free variables are declared with `free_var`.
+std::string to_text(const Expr& expr, const PrintOptions& options = {});
+
+}  // namespace weft
