@@ -64,9 +64,11 @@ void for_each_child(const ExprNode& e, F&& fn) {
 
 namespace detail {
 /// Iterative post-order walk from `root` over nodes for which done(node) is
-/// false, calling handle(node) once each, children first.
-template <typename Done, typename Handle>
-void post_order(const Expr& root, Done&& done, Handle&& handle) {
+/// false, calling handle(node) once each, children first. expand(node, fn)
+/// calls fn(child) for the children to walk into (for_each_child by default;
+/// the printer walks only dataflow children).
+template <typename Done, typename Handle, typename Expand>
+void post_order(const Expr& root, Done&& done, Handle&& handle, Expand&& expand) {
   if (done(root.get())) return;
   struct Frame {
     const ExprNode* node;
@@ -88,12 +90,18 @@ void post_order(const Expr& root, Done&& done, Handle&& handle) {
     }
     top.expanded = true;
     children.clear();
-    for_each_child(*top.node, [&](const Expr& c) {
+    expand(*top.node, [&](const Expr& c) {
       if (c && !done(c.get())) children.push_back(c.get());
     });
     // Push in reverse so the first child is handled first.
     for (auto it = children.rbegin(); it != children.rend(); ++it) stack.push_back({*it, false});
   }
+}
+
+template <typename Done, typename Handle>
+void post_order(const Expr& root, Done&& done, Handle&& handle) {
+  post_order(root, std::forward<Done>(done), std::forward<Handle>(handle),
+             [](const ExprNode& e, const auto& fn) { for_each_child(e, fn); });
 }
 }  // namespace detail
 

@@ -101,6 +101,10 @@ class OpRegistry {
 
  private:
   std::map<std::string, std::unique_ptr<OpDef>, std::less<>> ops_;
+  /// Removed definitions, kept alive because Op nodes may still point at them.
+  std::vector<std::unique_ptr<OpDef>> retired_;
+  /// Guards ops_ and retired_; not held while the resolver runs (it calls add()).
+  mutable std::mutex mu_;
   Resolver resolver_;
 };
 
