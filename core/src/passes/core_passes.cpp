@@ -1,0 +1,21 @@
+// Registration of the core passes by name.
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "weft/passes.h"
+
+namespace weft {
+
+void register_core_passes(PassRegistry& registry) {
+  const std::vector<std::pair<std::string, PassRegistry::Factory>> passes = {
+      {"InferType", InferType},
+      {"DeadCodeElimination", DeadCodeElimination},
+      {"EliminateCommonSubexpr", EliminateCommonSubexpr},
+      {"WellFormedCheck", WellFormedCheck},
+  };
+  for (const auto& [name, factory] : passes)
+    if (!registry.contains(name)) registry.add(name, factory);
+}
+
+}  // namespace weft

@@ -1,0 +1,429 @@
+// Relay-style type inference.
+//
+// One walk over the program (children first, iteratively) gives every
+// expression a type term, possibly with holes. Ops contribute constraints: a
+// call's relation runs once its argument types are complete, and a TupleGetItem
+// resolves once its tuple's type is known to be a tuple. Everything else
+// unifies on the spot. Constraints that cannot run yet wait on one hole and are
+// woken when it gets bound, so the whole solve is linear in the program size.
+// Then the resolved types are written to checked_type, and missing annotations
+// are filled in as Relay's resolver does.
+#include <deque>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+#include "snippet.h"
+#include "type_solver.h"
+#include "weft/error.h"
+#include "weft/functor.h"
+#include "weft/op.h"
+#include "weft/passes.h"
+
+namespace weft {
+
+namespace {
+
+using detail::expr_snippet;
+using detail::UnifyFailure;
+
+std::string types_text(const std::vector<Type>& types) {
+  std::string out;
+  for (const Type& t : types) out += (out.empty() ? "" : ", ") + type_to_text(t);
+  return out;
+}
+
+Error located(Error err, const Expr& where) {
+  err.in(expr_snippet(where));
+  if (where->span && !err.loc().known()) err.at(*where->span);
+  return err;
+}
+
+class Inferencer {
+ public:
+  explicit Inferencer(const IRModule* mod) : mod_(mod) {
+    solver_.on_bind = [this](const IncompleteTypeNode* hole) {
+      auto it = waiting_.find(hole);
+      if (it == waiting_.end()) return;
+      for (size_t c : it->second) queue_.push_back(c);
+      waiting_.erase(it);
+    };
+    if (!mod_) return;
+    // A global's type starts from its annotations, so calls may come before the
+    // definition, and recursion works wherever the annotations fix the type.
+    for (const auto& [gv, fn] : mod_->functions()) {
+      std::vector<Type> params;
+      for (const Var& p : fn->params) params.push_back(p->type_annotation ? p->type_annotation : incomplete_type());
+      globals_[gv->name] = func_type(std::move(params), fn->ret_type ? fn->ret_type : incomplete_type());
+    }
+  }
+
+  /// Walks one module function; its type joins its GlobalVar's.
+  void add_function(const GlobalVar& gv, const Function& fn) {
+    current_global_ = gv->name;
+    walk(fn);
+    unify_at(fn, globals_.at(gv->name), terms_.at(fn.get()), [&](const Type& decl, const Type& body) {
+      return "function @" + gv->name + " has type " + type_to_text(body) + ", but its uses need " +
+             type_to_text(decl);
+    });
+  }
+
+  void add_root(const Expr& e) {
+    current_global_.clear();
+    walk(e);
+  }
+
+  /// Reports what stayed unknown, then writes the types to checked_type.
+  void finish() {
+    drain();
+    for (const auto& [v, where] : bound_vars_) {
+      if (!solver_.first_hole(term(v))) continue;
+      throw Error("cannot infer the type of variable %" + v.as<VarNode>()->name_hint +
+                  (where.empty() ? "" : " in @" + where))
+          .note("nothing fixes it: annotate it, or use it where its type is known");
+    }
+    for (const Constraint& c : constraints_) {
+      if (c.done) continue;
+      std::vector<Type> inputs;
+      for (const Type& t : c.inputs) inputs.push_back(solver_.resolve(t));
+      throw located(Error("cannot infer the type of this expression: its operands' types are not known (" +
+                          types_text(inputs) + ")"),
+                    c.expr);
+    }
+    for (const Expr& e : order_) {
+      if (e->kind == ExprKind::kOp) continue;
+      Type t = solver_.resolve(term(e));
+      if (solver_.first_hole(t)) throw located(Error("cannot infer the type of this expression"), e);
+      e->set_checked_type(std::move(t));
+    }
+    if (mod_)
+      for (const auto& [gv, fn] : mod_->functions()) gv->set_checked_type(fn->checked_type());
+  }
+
+  /// Whether some bound var or function lacks the annotation inference fills.
+  bool needs_annotations() const { return needs_annotations_; }
+  bool is_bound(const VarNode* v) const { return bound_set_.count(v) > 0; }
+
+ private:
+  struct Constraint {
+    enum Kind { kOpCall, kTupleGetItem } kind;
+    Expr expr;
+    std::vector<Type> inputs;
+    Type output;
+    bool done = false;
+  };
+
+  void walk(const Expr& root) {
+    detail::post_order(
+        root, [&](const ExprNode* n) { return terms_.count(n) > 0; },
+        [&](const ExprNode* n) {
+          Expr e(const_cast<ExprNode*>(n));
+          Type t = infer(e);
+          terms_.emplace(n, std::move(t));
+          order_.push_back(std::move(e));
+        });
+  }
+
+  // The term of an already visited child; an Op has none, being no value.
+  const Type& term(const Expr& e) const {
+    const Type& t = terms_.at(e.get());
+    if (!t) throw located(Error("op " + e.as<OpNode>()->name() + " is used as a value").expected("ops only as callees"), e);
+    return t;
+  }
+
+  template <typename Describe>
+  Type unify_at(const Expr& where, const Type& a, const Type& b, Describe describe) {
+    try {
+      return solver_.unify(a, b);
+    } catch (const UnifyFailure& failure) {
+      throw located(Error(describe(solver_.resolve(a), solver_.resolve(b))), where).note(failure.detail);
+    }
+  }
+
+  Type infer(const Expr& e) {
+    switch (e->kind) {
+      case ExprKind::kVar: {
+        auto* v = e.as<VarNode>();
+        return v->type_annotation ? v->type_annotation : Type(incomplete_type());
+      }
+      case ExprKind::kGlobalVar: return infer_global(e);
+      case ExprKind::kConstant: {
+        const Tensor& data = e.as<ConstantNode>()->data;
+        return tensor_type(data.shape(), data.dtype());
+      }
+      case ExprKind::kOp: return nullptr;
+      case ExprKind::kCall: return infer_call(e);
+      case ExprKind::kFunction: return infer_function(e);
+      case ExprKind::kTuple: {
+        std::vector<Type> fields;
+        for (const Expr& f : e.as<TupleNode>()->fields) fields.push_back(term(f));
+        return tuple_type(std::move(fields));
+      }
+      case ExprKind::kTupleGetItem: return infer_get_item(e);
+      case ExprKind::kLet: {
+        auto* l = e.as<LetNode>();
+        bind_var(l->var);
+        unify_at(e, term(l->var), term(l->value), [&](const Type& var, const Type& value) {
+          return "variable %" + l->var->name_hint + " is annotated " + type_to_text(var) + ", but its value has type " +
+                 type_to_text(value);
+        });
+        return term(l->body);
+      }
+      case ExprKind::kIf: {
+        auto* i = e.as<IfNode>();
+        unify_at(i->cond, term(i->cond), scalar_type(DataType::Bool()), [](const Type& cond, const Type&) {
+          return "the condition of an if has type " + type_to_text(cond) + "; expected a bool scalar, Tensor[(), bool]";
+        });
+        return unify_at(e, term(i->then_branch), term(i->else_branch), [](const Type& then_t, const Type& else_t) {
+          return "the branches of an if have different types: " + type_to_text(then_t) + " and " +
+                 type_to_text(else_t);
+        });
+      }
+    }
+    throw InternalError(__FILE__, __LINE__, "unknown expression kind");
+  }
+
+  Type infer_global(const Expr& e) {
+    const std::string& name = e.as<GlobalVarNode>()->name;
+    if (!mod_) throw located(Error("global @" + name + " outside a module has no type"), e);
+    auto it = globals_.find(name);
+    if (it == globals_.end())
+      throw located(Error("unknown global function @" + name).expected("a function defined in the module"), e);
+    return it->second;
+  }
+
+  Type infer_function(const Expr& e) {
+    auto* f = e.as<FunctionNode>();
+    std::vector<Type> params;
+    for (const Var& p : f->params) {
+      bind_var(p);
+      params.push_back(term(p));
+    }
+    Type ret = term(f->body);
+    if (f->ret_type) {
+      unify_at(e, f->ret_type, ret, [](const Type& annotated, const Type& body) {
+        return "the function's body has type " + type_to_text(body) + ", but its return type is annotated " +
+               type_to_text(annotated);
+      });
+      ret = f->ret_type;
+    } else {
+      needs_annotations_ = true;
+    }
+    return func_type(std::move(params), std::move(ret));
+  }
+
+  Type infer_call(const Expr& e) {
+    auto* c = e.as<CallNode>();
+    std::vector<Type> args;
+    for (const Expr& a : c->args) args.push_back(term(a));
+    if (c->op->kind == ExprKind::kOp) {
+      const OpDef* def = c->op.as<OpNode>()->def;
+      if (!def->variadic && args.size() != def->inputs.size())
+        throw located(Error("takes " + std::to_string(def->inputs.size()) + " arguments, the call passes " +
+                            std::to_string(args.size()))
+                          .op(def->name),
+                      e);
+      return add_constraint(Constraint::kOpCall, e, std::move(args));
+    }
+    Type callee = solver_.find(term(c->op));
+    if (callee->kind == TypeKind::kIncomplete) {
+      Type ret = incomplete_type();
+      solver_.unify(callee, func_type(std::move(args), ret));
+      return ret;
+    }
+    auto* ft = callee.as<FuncTypeNode>();
+    if (!ft)
+      throw located(Error("cannot call an expression of type " + type_to_text(solver_.resolve(callee)))
+                        .expected("a function"),
+                    e);
+    if (ft->params.size() != args.size())
+      throw located(Error("the function of type " + type_to_text(solver_.resolve(callee)) + " takes " +
+                          std::to_string(ft->params.size()) + " arguments, the call passes " +
+                          std::to_string(args.size())),
+                    e);
+    for (size_t i = 0; i < args.size(); ++i) {
+      unify_at(e, ft->params[i], args[i], [i](const Type& param, const Type& arg) {
+        return "argument " + std::to_string(i) + " has type " + type_to_text(arg) + ", but the function expects " +
+               type_to_text(param);
+      });
+    }
+    return ft->ret;
+  }
+
+  Type infer_get_item(const Expr& e) {
+    auto* g = e.as<TupleGetItemNode>();
+    Type tuple = solver_.find(term(g->tuple));
+    if (tuple->kind == TypeKind::kIncomplete) return add_constraint(Constraint::kTupleGetItem, e, {tuple});
+    return field_of(e, tuple);
+  }
+
+  Type field_of(const Expr& e, const Type& tuple) {
+    auto* g = e.as<TupleGetItemNode>();
+    auto* tt = tuple.as<TupleTypeNode>();
+    if (!tt)
+      throw located(Error("cannot take field " + std::to_string(g->index) + " of a value of type " +
+                          type_to_text(solver_.resolve(tuple)))
+                        .expected("a tuple"),
+                    e);
+    if (g->index < 0 || static_cast<size_t>(g->index) >= tt->fields.size())
+      throw located(Error("tuple index " + std::to_string(g->index) + " is out of range for " +
+                          type_to_text(solver_.resolve(tuple)) + ", which has " + std::to_string(tt->fields.size()) +
+                          " fields"),
+                    e);
+    return tt->fields[static_cast<size_t>(g->index)];
+  }
+
+  void bind_var(const Var& v) {
+    if (!bound_set_.insert(v.get()).second) return;
+    bound_vars_.emplace_back(v, current_global_);
+    if (!v->type_annotation) needs_annotations_ = true;
+  }
+
+  Type add_constraint(Constraint::Kind kind, const Expr& e, std::vector<Type> inputs) {
+    Type out = incomplete_type();
+    constraints_.push_back(Constraint{kind, e, std::move(inputs), out});
+    queue_.push_back(constraints_.size() - 1);
+    drain();
+    return out;
+  }
+
+  // Runs every constraint that can run; the rest wait on a hole.
+  void drain() {
+    while (!queue_.empty()) {
+      size_t index = queue_.front();
+      queue_.pop_front();
+      if (constraints_[index].done) continue;
+      if (const IncompleteTypeNode* hole = try_run(constraints_[index])) {
+        waiting_[hole].push_back(index);
+      } else {
+        constraints_[index].done = true;
+      }
+    }
+  }
+
+  // Runs c, or returns the hole it has to wait for.
+  const IncompleteTypeNode* try_run(const Constraint& c) {
+    if (c.kind == Constraint::kTupleGetItem) {
+      Type tuple = solver_.find(c.inputs[0]);
+      if (auto* hole = tuple.as<IncompleteTypeNode>()) return hole;
+      Type field = field_of(c.expr, tuple);
+      unify_at(c.expr, c.output, field, [](const Type& expected, const Type& got) {
+        return "the tuple field has type " + type_to_text(got) + ", but its use needs " + type_to_text(expected);
+      });
+      return nullptr;
+    }
+    std::vector<Type> args;
+    for (const Type& in : c.inputs) {
+      Type t = solver_.resolve(in);
+      if (const IncompleteTypeNode* hole = solver_.first_hole(t)) return hole;
+      args.push_back(std::move(t));
+    }
+    auto* call = c.expr.as<CallNode>();
+    const OpDef* def = call->op.as<OpNode>()->def;
+    Type result;
+    try {
+      result = def->relation(args, call->attrs ? call->attrs : empty_attrs());
+    } catch (Error& err) {
+      if (err.op_name().empty()) err.op(def->name);
+      err.in(expr_snippet(c.expr));
+      err.note("argument types: " + types_text(args));
+      if (c.expr->span && !err.loc().known()) err.at(*c.expr->span);
+      throw;
+    }
+    if (!result) throw located(Error("the type relation returned no type").op(def->name), c.expr);
+    unify_at(c.expr, c.output, result, [&](const Type& expected, const Type& got) {
+      return "the call's type is " + type_to_text(got) + " by the relation of " + def->name + ", but its use needs " +
+             type_to_text(expected);
+    });
+    return nullptr;
+  }
+
+  const IRModule* mod_;
+  detail::TypeSolver solver_;
+  std::unordered_map<std::string, Type> globals_;
+  std::string current_global_;  // the module function being walked, for messages
+  std::unordered_map<const ExprNode*, Type> terms_;
+  std::vector<Expr> order_;  // visited nodes, children first
+  std::vector<std::pair<Var, std::string>> bound_vars_;  // params and let vars, with their function
+  std::unordered_set<const VarNode*> bound_set_;
+  bool needs_annotations_ = false;
+  std::vector<Constraint> constraints_;
+  std::deque<size_t> queue_;
+  std::unordered_map<const IncompleteTypeNode*, std::vector<size_t>> waiting_;
+};
+
+// Rebuilds with the inferred types written where annotations are missing (bound
+// vars and function return types), carrying checked types over to new nodes.
+class Annotator : public ExprMutator {
+ public:
+  explicit Annotator(const Inferencer& inferencer) : inferencer_(inferencer) {}
+
+ protected:
+  Expr visit_var(const Var& v) override {
+    if (v->type_annotation || !inferencer_.is_bound(v.get())) return v;
+    auto annotated = make_ref<VarNode>(v->name_hint, v->checked_type());
+    annotated->span = v->span;
+    annotated->set_checked_type(v->checked_type());
+    return Var(annotated);
+  }
+  Expr visit_function(const Function& f) override {
+    std::vector<Var> params;
+    bool changed = !f->ret_type;
+    for (const Var& p : f->params) {
+      params.push_back(visit_binding(p));
+      changed = changed || !params.back().same_as(p);
+    }
+    Expr body = visit(f->body);
+    changed = changed || !body.same_as(f->body);
+    if (!changed) return f;
+    Type ret = f->ret_type ? f->ret_type : f->checked_type().as<FuncTypeNode>()->ret;
+    auto rebuilt = make_ref<FunctionNode>(std::move(params), std::move(body), std::move(ret), f->attrs);
+    rebuilt->span = f->span;
+    rebuilt->set_checked_type(f->checked_type());
+    return Function(rebuilt);
+  }
+  Expr visit_call(const Call& c) override { return typed(ExprMutator::visit_call(c), c); }
+  Expr visit_tuple(const Tuple& t) override { return typed(ExprMutator::visit_tuple(t), t); }
+  Expr visit_tuple_get_item(const TupleGetItem& t) override { return typed(ExprMutator::visit_tuple_get_item(t), t); }
+  Expr visit_let(const Let& l) override { return typed(ExprMutator::visit_let(l), l); }
+  Expr visit_if(const If& i) override { return typed(ExprMutator::visit_if(i), i); }
+
+ private:
+  static Expr typed(Expr rebuilt, const Expr& original) {
+    if (!rebuilt.same_as(original)) rebuilt->set_checked_type(original->checked_type());
+    return rebuilt;
+  }
+  const Inferencer& inferencer_;
+};
+
+}  // namespace
+
+IRModule infer_type(const IRModule& mod) {
+  Inferencer inferencer(&mod);
+  for (const auto& [gv, fn] : mod.functions()) inferencer.add_function(gv, fn);
+  inferencer.finish();
+  if (!inferencer.needs_annotations()) return mod;
+  IRModule out = mod;
+  Annotator annotator(inferencer);
+  for (const auto& [gv, fn] : mod.functions()) {
+    Function typed = downcast<FunctionNode>(annotator.mutate(fn));
+    if (!typed.same_as(fn)) out.add(gv, typed);
+  }
+  return out;
+}
+
+Expr infer_type(const Expr& expr) {
+  Inferencer inferencer(nullptr);
+  inferencer.add_root(expr);
+  inferencer.finish();
+  if (!inferencer.needs_annotations()) return expr;
+  return Annotator(inferencer).mutate(expr);
+}
+
+Pass InferType() {
+  return create_module_pass({"InferType", 0, {}}, [](IRModule mod, const PassContext&) { return infer_type(mod); });
+}
+
+}  // namespace weft
