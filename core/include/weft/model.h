@@ -1,0 +1,34 @@
+// Model builders (resnet, mobilenet, ...): a parameter schema and a function
+// from normalized parameters to a Relay Function. Model plugins register them.
+#pragma once
+
+#include <functional>
+#include <string>
+
+#include "weft/attrs.h"
+#include "weft/expr.h"
+#include "weft/registry.h"
+
+namespace weft {
+
+struct ModelDef {
+  std::string name;
+  std::string description;
+  AttrSchema params;
+  /// Builds from parameters already normalized against `params`.
+  std::function<Function(const Attrs& params)> build;
+  std::string plugin;  // who registered it ("" for in-process definitions)
+};
+
+class ModelRegistry : public NamedRegistry<ModelDef> {
+ public:
+  ModelRegistry() : NamedRegistry("model") {}
+  static ModelRegistry& global();
+};
+
+/// Builds model `name` (loading its plugin if needed) with `params` validated
+/// and defaulted against its schema; weft::Error naming the model and the
+/// parameter on a bad one.
+Function build_model(std::string_view name, const Attrs& params = nullptr);
+
+}  // namespace weft
