@@ -1,0 +1,73 @@
+// Relay types: equality, hashing, completeness and text.
+#include <gtest/gtest.h>
+
+#include "weft/error.h"
+#include "weft/type.h"
+
+namespace weft {
+namespace {
+
+TEST(Type, TensorTypesCompareByShapeAndDtype) {
+  EXPECT_TRUE(type_equal(tensor_type({1, 3}), tensor_type({1, 3}, DataType::Float(32))));
+  EXPECT_FALSE(type_equal(tensor_type({1, 3}), tensor_type({3, 1})));
+  EXPECT_FALSE(type_equal(tensor_type({1, 3}), tensor_type({1, 3}, DataType::Float(16))));
+  EXPECT_FALSE(type_equal(tensor_type({1, 3}), tensor_type({1, kAnyDim})));
+  EXPECT_EQ(type_hash(tensor_type({1, 3})), type_hash(tensor_type({1, 3})));
+}
+
+TEST(Type, TupleAndFuncTypesCompareStructurally) {
+  Type a = tuple_type({tensor_type({2}), scalar_type(DataType::Int(64))});
+  Type b = tuple_type({tensor_type({2}), scalar_type(DataType::Int(64))});
+  EXPECT_TRUE(type_equal(a, b));
+  EXPECT_EQ(type_hash(a), type_hash(b));
+  EXPECT_FALSE(type_equal(a, tuple_type({tensor_type({2})})));
+  Type f = func_type({tensor_type({2})}, tensor_type({2}));
+  EXPECT_TRUE(type_equal(f, func_type({tensor_type({2})}, tensor_type({2}))));
+  EXPECT_FALSE(type_equal(f, func_type({tensor_type({2})}, tensor_type({3}))));
+  EXPECT_FALSE(type_equal(f, a));
+}
+
+TEST(Type, IncompleteTypesAreEqualOnlyToThemselves) {
+  Type hole = incomplete_type();
+  EXPECT_TRUE(type_equal(hole, hole));
+  EXPECT_FALSE(type_equal(hole, incomplete_type()));
+  EXPECT_FALSE(is_complete(hole));
+  EXPECT_FALSE(is_complete(tuple_type({tensor_type({1}), hole})));
+  EXPECT_TRUE(is_complete(func_type({tensor_type({1})}, tuple_type({}))));
+}
+
+TEST(Type, NullTypesEqualOnlyNull) {
+  EXPECT_TRUE(type_equal(nullptr, nullptr));
+  EXPECT_FALSE(type_equal(nullptr, tensor_type({1})));
+}
+
+TEST(Type, StaticShapesAndElementCounts) {
+  auto t = tensor_type({2, 3, 4});
+  EXPECT_TRUE(t->is_static());
+  EXPECT_EQ(t->numel(), 24);
+  auto d = tensor_type({2, kAnyDim});
+  EXPECT_FALSE(d->is_static());
+  EXPECT_EQ(d->numel(), kAnyDim);
+  EXPECT_EQ(scalar_type(DataType::Float(32))->numel(), 1);
+}
+
+TEST(Type, PrintsAsRelayText) {
+  EXPECT_EQ(type_to_text(tensor_type({1, 3, kAnyDim})), "Tensor[(1, 3, ?), float32]");
+  EXPECT_EQ(type_to_text(tensor_type({10}, DataType::Int(64))), "Tensor[(10), int64]");
+  EXPECT_EQ(type_to_text(scalar_type(DataType::Float(32))), "float32");
+  EXPECT_EQ(type_to_text(scalar_type(DataType::Bool())), "bool");
+  EXPECT_EQ(type_to_text(tuple_type({tensor_type({1}), scalar_type(DataType::Int(32))})),
+            "(Tensor[(1), float32], int32)");
+  EXPECT_EQ(type_to_text(tuple_type({tensor_type({1})})), "(Tensor[(1), float32],)");
+  EXPECT_EQ(type_to_text(tuple_type({})), "()");
+  EXPECT_EQ(type_to_text(func_type({scalar_type(DataType::Float(32)), tensor_type({2})}, scalar_type(DataType::Bool()))),
+            "fn (float32, Tensor[(2), float32]) -> bool");
+  EXPECT_EQ(type_to_text(incomplete_type()), "_");
+}
+
+TEST(Type, NegativeDimensionIsAnError) {
+  EXPECT_THROW(tensor_type({2, -3}), Error);
+}
+
+}  // namespace
+}  // namespace weft
