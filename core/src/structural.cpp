@@ -137,9 +137,11 @@ class StructuralEqual {
   std::unordered_map<const VarNode*, const VarNode*> lhs_, rhs_;
 };
 
-// Hashes bottom-up with a memo. Variables hash by position: the order in which
-// a pre-order walk (binders before their scopes, children in evaluation order)
-// first meets them, which corresponds between equal graphs.
+// Hashes bottom-up with a memo. Variables hash by position, never identity:
+// a free variable by the order in which a pre-order walk (binders before their
+// scopes, children in evaluation order) first meets it, which corresponds
+// between equal graphs; a bound variable by its place in its binder (param i,
+// or 0 for a let), which stays the same whether a binder is shared or copied.
 class StructuralHash {
  public:
   size_t run(const Expr& root) {
@@ -156,11 +158,19 @@ class StructuralHash {
     std::unordered_set<const ExprNode*> seen;
     std::vector<const ExprNode*> stack{root.get()};
     std::vector<const ExprNode*> children;
+    size_t next_free = 0;
     while (!stack.empty()) {
       const ExprNode* n = stack.back();
       stack.pop_back();
       if (!seen.insert(n).second) continue;
-      if (n->kind == ExprKind::kVar) var_index_.emplace(n, var_index_.size());
+      if (n->kind == ExprKind::kFunction) {
+        const auto& params = static_cast<const FunctionNode*>(n)->params;
+        for (size_t i = 0; i < params.size(); ++i) var_key_.emplace(params[i].get(), combine(0xb0, i));
+      } else if (n->kind == ExprKind::kLet) {
+        var_key_.emplace(static_cast<const LetNode*>(n)->var.get(), combine(0xb0, 0));
+      } else if (n->kind == ExprKind::kVar && !var_key_.count(n)) {
+        var_key_.emplace(n, combine(0xf0, next_free++));  // not bound by the time it is used: free
+      }
       children.clear();
       for_each_child(*n, [&](const Expr& c) { children.push_back(c.get()); });
       for (auto it = children.rbegin(); it != children.rend(); ++it) stack.push_back(*it);
@@ -172,7 +182,7 @@ class StructuralHash {
     size_t h = combine(0x51ed27, static_cast<size_t>(n.kind));
     switch (n.kind) {
       case ExprKind::kVar:
-        return combine(combine(h, var_index_.at(&n)), type_hash(static_cast<const VarNode&>(n).type_annotation));
+        return combine(combine(h, var_key_.at(&n)), type_hash(static_cast<const VarNode&>(n).type_annotation));
       case ExprKind::kGlobalVar:
         return combine(h, std::hash<std::string>()(static_cast<const GlobalVarNode&>(n).name));
       case ExprKind::kConstant: {
@@ -217,7 +227,7 @@ class StructuralHash {
     return h;
   }
 
-  std::unordered_map<const ExprNode*, size_t> var_index_;
+  std::unordered_map<const ExprNode*, size_t> var_key_;
 };
 
 }  // namespace

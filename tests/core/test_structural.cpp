@@ -114,6 +114,25 @@ TEST_F(StructuralTest, SharedAndUnsharedDagsComputingTheSameAreEqual) {
   expect_equal_and_same_hash(shared, tree);
 }
 
+TEST_F(StructuralTest, ASharedFunctionEqualsTwoCopiesOfIt) {
+  auto make = [] {
+    Var p = var("p", tensor_type({2}));
+    return function({p}, call("test.relu", {p}));
+  };
+  Var x = var("x", tensor_type({2}));
+  Function f = make();
+  Expr shared = tuple({call_function(f, {x}), call_function(f, {x})});
+  Expr copies = tuple({call_function(make(), {x}), call_function(make(), {x})});
+  expect_equal_and_same_hash(shared, copies);
+}
+
+TEST_F(StructuralTest, NestedBindersMapIndependently) {
+  Var a = var("a"), b = var("b"), c = var("c"), d = var("d");
+  Expr f = function({a}, function({b}, call("test.add", {a, b})));
+  expect_equal_and_same_hash(f, function({c}, function({d}, call("test.add", {c, d}))));
+  EXPECT_FALSE(structural_equal(f, function({c}, function({d}, call("test.add", {d, c})))));
+}
+
 TEST_F(StructuralTest, WideDiamondDagIsComparedWithoutBlowup) {
   // 60 stacked diamonds: 2^60 paths, 180 nodes. Only memoization finishes this.
   Var x = var("x");
