@@ -1,0 +1,12 @@
+// The `weft` subcommands. Each file adds one command to the app; main.cpp
+// calls them all, so adding a command touches its own file and this list.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+namespace weft::cli {
+
+void add_plugins_command(CLI::App& app);  // weft plugins [--json] [--no-load]
+void add_ops_command(CLI::App& app);      // weft ops [--json]
+
+}  // namespace weft::cli
