@@ -105,6 +105,8 @@ inline constexpr DLDataType uint8{kDLUInt, 8, 1};
 inline constexpr DLDataType boolean{kDLUInt, 1, 1};
 }  // namespace dtype
 
+// DLDataType is DLPack's (global) type; these live here so the SDK adds nothing
+// to the global namespace. `using namespace weft::sdk` or using-declarations bring them in.
 inline bool operator==(DLDataType a, DLDataType b) { return a.code == b.code && a.bits == b.bits && a.lanes == b.lanes; }
 inline bool operator!=(DLDataType a, DLDataType b) { return !(a == b); }
 
@@ -429,9 +431,10 @@ inline std::vector<weft_expr_t*> raw(const std::vector<Expr>& exprs) {
   for (const Expr& e : exprs) out.push_back(e.get());
   return out;
 }
-inline Expr adopt_expr(weft_status_t status, weft_expr_t* out) {
+/// Takes the out pointer by address: it is read only after the call that fills it.
+inline Expr adopt_expr(weft_status_t status, weft_expr_t* const* out) {
   check(status);
-  return Handle<weft_expr_t>::adopt(out);
+  return Handle<weft_expr_t>::adopt(*out);
 }
 }  // namespace detail
 
@@ -441,48 +444,48 @@ inline Expr adopt_expr(weft_status_t status, weft_expr_t* out) {
 
 inline Expr var(const std::string& name, const Type& type = Type()) {
   weft_expr_t* out = nullptr;
-  return detail::adopt_expr(host().expr_var(name.c_str(), type.get(), &out), out);
+  return detail::adopt_expr(host().expr_var(name.c_str(), type.get(), &out), &out);
 }
 /// A call to op `op_name` with attrs validated against its schema.
 inline Expr call(const std::string& op_name, const std::vector<Expr>& args, const AttrList& attrs = {}) {
   auto a = detail::raw(args);
   Attrs dict = attrs.empty() ? Attrs() : Attrs::make(attrs);
   weft_expr_t* out = nullptr;
-  return detail::adopt_expr(host().expr_call_op(op_name.c_str(), a.data(), a.size(), dict.get(), &out), out);
+  return detail::adopt_expr(host().expr_call_op(op_name.c_str(), a.data(), a.size(), dict.get(), &out), &out);
 }
 inline Expr call_function(const Expr& callee, const std::vector<Expr>& args) {
   auto a = detail::raw(args);
   weft_expr_t* out = nullptr;
-  return detail::adopt_expr(host().expr_call_function(callee.get(), a.data(), a.size(), &out), out);
+  return detail::adopt_expr(host().expr_call_function(callee.get(), a.data(), a.size(), &out), &out);
 }
 inline Expr function(const std::vector<Expr>& params, const Expr& body, const Type& ret = Type(),
                      const AttrList& attrs = {}) {
   auto p = detail::raw(params);
   Attrs dict = attrs.empty() ? Attrs() : Attrs::make(attrs);
   weft_expr_t* out = nullptr;
-  return detail::adopt_expr(host().expr_function(p.data(), p.size(), body.get(), ret.get(), dict.get(), &out), out);
+  return detail::adopt_expr(host().expr_function(p.data(), p.size(), body.get(), ret.get(), dict.get(), &out), &out);
 }
 inline Expr tuple(const std::vector<Expr>& fields) {
   auto f = detail::raw(fields);
   weft_expr_t* out = nullptr;
-  return detail::adopt_expr(host().expr_tuple(f.data(), f.size(), &out), out);
+  return detail::adopt_expr(host().expr_tuple(f.data(), f.size(), &out), &out);
 }
 inline Expr get_item(const Expr& t, int index) {
   weft_expr_t* out = nullptr;
-  return detail::adopt_expr(host().expr_tuple_get_item(t.get(), index, &out), out);
+  return detail::adopt_expr(host().expr_tuple_get_item(t.get(), index, &out), &out);
 }
 inline Expr let(const Expr& v, const Expr& value, const Expr& body) {
   weft_expr_t* out = nullptr;
-  return detail::adopt_expr(host().expr_let(v.get(), value.get(), body.get(), &out), out);
+  return detail::adopt_expr(host().expr_let(v.get(), value.get(), body.get(), &out), &out);
 }
 inline Expr if_then_else(const Expr& cond, const Expr& then_branch, const Expr& else_branch) {
   weft_expr_t* out = nullptr;
-  return detail::adopt_expr(host().expr_if(cond.get(), then_branch.get(), else_branch.get(), &out), out);
+  return detail::adopt_expr(host().expr_if(cond.get(), then_branch.get(), else_branch.get(), &out), &out);
 }
 /// A constant copied from CPU memory.
 inline Expr constant(const DLTensor& data) {
   weft_expr_t* out = nullptr;
-  return detail::adopt_expr(host().expr_constant(&data, &out), out);
+  return detail::adopt_expr(host().expr_constant(&data, &out), &out);
 }
 /// A 0-d float32 or float64 constant.
 inline Expr scalar(double value, DLDataType dt = dtype::float32) {
@@ -669,6 +672,13 @@ class OpBuilder {
   template <typename T>
   OpBuilder& attr(std::string name, T default_value, std::string doc, std::string expected = "") {
     schema_.add(std::move(name), detail::attr_type_of<T>(), Value(default_value), std::move(doc), std::move(expected));
+    return *this;
+  }
+  /// An attribute of an explicit type, e.g. WEFT_ATTR_ANY for one a normalizer
+  /// turns into a single form (padding: an int or a list).
+  OpBuilder& attr(std::string name, weft_attr_type_t type, Value default_value, std::string doc,
+                  std::string expected = "") {
+    schema_.add(std::move(name), type, std::move(default_value), std::move(doc), std::move(expected));
     return *this;
   }
   /// An attribute of `type` that must be given.

@@ -1,0 +1,156 @@
+// End-to-end: the built `weft` binary lists plugins and ops, reports each
+// broken plugin with its own error while good ones load, and never crashes.
+#include <gmock/gmock.h>
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "plugin_test_util.h"
+
+namespace weft::testing {
+namespace {
+
+using ::testing::HasSubstr;
+
+struct CliResult {
+  int exit_code;
+  std::string out, err;
+};
+
+/// Runs `weft <args>` with WEFT_PLUGIN_PATH set to plugin_path.
+CliResult run_weft(const std::string& args, const std::string& plugin_path, const fs::path& scratch) {
+  fs::path err_file = scratch / "stderr.txt";
+  std::string cmd = "WEFT_PLUGIN_PATH='" + plugin_path + "' '" WEFT_TEST_CLI "' " + args + " 2>'" + err_file.string() + "'";
+  CliResult r;
+  FILE* pipe = popen(cmd.c_str(), "r");
+  if (!pipe) throw std::runtime_error("popen failed");
+  std::array<char, 4096> buf;
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0) r.out.append(buf.data(), n);
+  int status = pclose(pipe);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  std::ifstream in(err_file);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  r.err = ss.str();
+  return r;
+}
+
+class CliTest : public ::testing::Test {
+ protected:
+  /// The four broken plugins of the "done when", plus a good one.
+  void write_broken_and_good() {
+    fs::path root = dir_.path() / "plugins";
+    write_file(root / "bad_yaml" / "weft-plugin.yaml", "name: bad_yaml\nprovides: {ops: [x\n");
+    copy_test_library("c_scale", root / "abi999");
+    write_file(root / "abi999" / "weft-plugin.yaml",
+               "name: abi999\nversion: 1.0.0\nabi: 999\nkind: ops\nlibrary: libc_scale.so\n");
+    write_file(root / "escape" / "weft-plugin.yaml",
+               "name: escape\nversion: 1.0.0\nabi: 1\nkind: ops\nlibrary: ../abi999/libc_scale.so\n");
+    write_file(root / "nolib" / "weft-plugin.yaml",
+               "name: nolib\nversion: 1.0.0\nabi: 1\nkind: ops\nlibrary: libmissing.so\nprovides: {ops: [m.op]}\n");
+    add_plugin(root, "scale", "c_scale", "ctest.scale");
+  }
+  std::string plugin_path() const { return (dir_.path() / "plugins").string(); }
+
+  TempDir dir_;
+};
+
+const nlohmann::json* find_plugin(const nlohmann::json& list, const std::string& key, const std::string& value) {
+  for (const auto& p : list) {
+    if (p[key].is_string() && p[key].get<std::string>().find(value) != std::string::npos) return &p;
+  }
+  return nullptr;
+}
+
+TEST_F(CliTest, PluginsJsonReportsEachBrokenPluginWhileGoodOnesLoad) {
+  write_broken_and_good();
+  CliResult r = run_weft("plugins --json", plugin_path(), dir_.path());
+  EXPECT_EQ(r.exit_code, 1) << r.err;  // some plugins failed
+  nlohmann::json list = nlohmann::json::parse(r.out);
+
+  auto expect_failed = [&](const std::string& manifest_part, const std::string& error_part) {
+    const nlohmann::json* p = find_plugin(list, "manifest", manifest_part);
+    ASSERT_NE(p, nullptr) << manifest_part;
+    EXPECT_EQ((*p)["status"], "failed") << manifest_part;
+    EXPECT_THAT((*p)["error"].get<std::string>(), HasSubstr(error_part)) << manifest_part;
+  };
+  expect_failed("bad_yaml/weft-plugin.yaml", "malformed YAML");
+  expect_failed("abi999/weft-plugin.yaml", "built for plugin ABI 999");
+  expect_failed("escape/weft-plugin.yaml", "library path '../abi999/libc_scale.so' leaves the plugin's folder");
+  expect_failed("nolib/weft-plugin.yaml", "library file missing");
+
+  const nlohmann::json* scale = find_plugin(list, "name", "scale");
+  ASSERT_NE(scale, nullptr);
+  EXPECT_EQ((*scale)["status"], "loaded");
+  EXPECT_TRUE((*scale)["error"].is_null());
+  EXPECT_EQ((*scale)["provides"]["ops"], nlohmann::json::array({"ctest.scale"}));
+  EXPECT_EQ((*scale)["version"], "1.0.0");
+  EXPECT_EQ((*scale)["kind"], "ops");
+
+  const nlohmann::json* tensor = find_plugin(list, "name", "tensor");  // the build tree's own plugin
+  ASSERT_NE(tensor, nullptr);
+  EXPECT_EQ((*tensor)["status"], "loaded");
+}
+
+TEST_F(CliTest, PluginsTextShowsErrors) {
+  write_broken_and_good();
+  CliResult r = run_weft("plugins", plugin_path(), dir_.path());
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.out, HasSubstr("scale  [loaded]"));
+  EXPECT_THAT(r.out, HasSubstr("abi999  [failed]"));
+  EXPECT_THAT(r.out, HasSubstr("error: "));
+}
+
+TEST_F(CliTest, NoLoadOnlyReadsManifests) {
+  write_broken_and_good();
+  CliResult r = run_weft("plugins --json --no-load", plugin_path(), dir_.path());
+  nlohmann::json list = nlohmann::json::parse(r.out);
+  EXPECT_EQ((*find_plugin(list, "name", "scale"))["status"], "discovered");
+}
+
+TEST_F(CliTest, AllGoodPluginsExitZero) {
+  add_plugin(dir_.path() / "plugins", "scale", "c_scale", "ctest.scale");
+  CliResult r = run_weft("plugins --json", plugin_path(), dir_.path());
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+}
+
+TEST_F(CliTest, OpsListsEveryOpWithPluginInputsAndAttrs) {
+  add_plugin(dir_.path() / "plugins", "scale", "c_scale", "ctest.scale");
+  CliResult r = run_weft("ops --json", plugin_path(), dir_.path());
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  nlohmann::json ops = nlohmann::json::parse(r.out);
+  const nlohmann::json* scale = find_plugin(ops, "name", "ctest.scale");
+  ASSERT_NE(scale, nullptr);
+  EXPECT_EQ((*scale)["plugin"], "scale");
+  EXPECT_EQ((*scale)["inputs"][0]["name"], "data");
+  EXPECT_EQ((*scale)["attrs"][0]["name"], "factor");
+  EXPECT_EQ((*scale)["attrs"][0]["type"], "float");
+  EXPECT_EQ((*scale)["attrs"][0]["default"], AttrValue(2.0).str());
+  const nlohmann::json* add = find_plugin(ops, "name", "add");
+  ASSERT_NE(add, nullptr);
+  EXPECT_EQ((*add)["plugin"], "tensor");
+  EXPECT_EQ((*add)["pattern"], "broadcast");
+}
+
+TEST_F(CliTest, OpsWarnsAboutBrokenPluginsAndListsTheRest) {
+  write_broken_and_good();
+  CliResult r = run_weft("ops", plugin_path(), dir_.path());
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("warning: skipping plugin nolib"));
+  EXPECT_THAT(r.out, HasSubstr("ctest.scale  (plugin scale"));
+}
+
+TEST_F(CliTest, UnknownCommandFailsWithUsage) {
+  CliResult r = run_weft("frobnicate", plugin_path(), dir_.path());
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_THAT(r.err, HasSubstr("unknown command 'frobnicate'"));
+  EXPECT_THAT(r.err, HasSubstr("plugins"));
+}
+
+}  // namespace
+}  // namespace weft::testing

@@ -1,0 +1,16 @@
+/* A plugin that claims to be built against a newer minor ABI than the host's:
+ * the host must refuse it, naming both versions, without calling init. */
+#include <weft/plugin.h>
+
+static weft_status_t init(const weft_host_api_t* host, weft_registrar_t* registrar) {
+  (void)registrar;
+  return host->status_create(WEFT_STATUS_INTERNAL, "init must not run for a plugin newer than the host");
+}
+
+WEFT_PLUGIN_EXPORT const weft_plugin_descriptor_t* weft_plugin_entry(uint32_t host_major, uint32_t host_minor) {
+  static const weft_plugin_descriptor_t descriptor = {sizeof(weft_plugin_descriptor_t), WEFT_PLUGIN_ABI_MAJOR,
+                                                      WEFT_PLUGIN_ABI_MINOR + 1, init};
+  (void)host_major;
+  (void)host_minor;
+  return &descriptor;
+}

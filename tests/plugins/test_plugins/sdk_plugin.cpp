@@ -1,0 +1,134 @@
+// A plugin written with weft/plugin.hpp that uses every registration kind:
+// an op (attrs with defaults, a normalizer, kernel, gradient), a model, an
+// initializer, a pass, a target and a frontend.
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <weft/plugin.hpp>
+
+namespace sdk = weft::sdk;
+using weft::sdk::operator==;  // DLDataType comparisons live in the SDK's namespace
+using weft::sdk::operator!=;
+
+namespace {
+
+// out = alpha * x + y, float32 or float64, same shapes.
+void axpy_kernel(const sdk::KernelArgs& k) {
+  double alpha = k.attrs.get_float("alpha");
+  const sdk::TensorView& out = k.outputs.at(0);
+  auto run = [&](auto* x, auto* y, auto* o) {
+    for (int64_t i = 0; i < out.numel(); ++i) o[i] = alpha * x[i] + y[i];
+  };
+  if (out.dtype() == sdk::dtype::float32) {
+    run(k.inputs[0].data<float>(), k.inputs[1].data<float>(), out.data<float>());
+  } else if (out.dtype() == sdk::dtype::float64) {
+    run(k.inputs[0].data<double>(), k.inputs[1].data<double>(), out.data<double>());
+  } else {
+    throw sdk::Error("sdk.axpy supports float32 and float64, got " + sdk::dtype_name(out.dtype()),
+                     WEFT_STATUS_UNSUPPORTED);
+  }
+}
+
+sdk::Type axpy_relation(const std::vector<sdk::Type>& args, const sdk::Attrs&) {
+  if (args.size() != 2) throw sdk::Error("sdk.axpy takes 2 arguments");
+  if (args[0].shape() != args[1].shape() || args[0].dtype() != args[1].dtype()) {
+    throw sdk::Error("x and y differ: " + args[0].str() + " vs " + args[1].str());
+  }
+  return args[0];
+}
+
+}  // namespace
+
+WEFT_PLUGIN(reg) {
+  reg.op("sdk.axpy")
+      .describe("alpha * x + y")
+      .input("x", "Tensor", "Scaled input.")
+      .input("y", "Tensor", "Added input.")
+      .attr("alpha", 1.0, "The scale of x.")
+      .attr("window", WEFT_ATTR_ANY, std::vector<int64_t>{1, 1}, "Unused; shows normalization.", "an int or 2 ints")
+      .normalize([](const sdk::Value& v) -> sdk::Value {
+        if (v.type() == WEFT_ATTR_INT) return std::vector<int64_t>{v.as_int(), v.as_int()};
+        std::vector<int64_t> w = v.as_ints();
+        if (w.size() == 1) return std::vector<int64_t>{w[0], w[0]};
+        if (w.size() == 2) return w;
+        throw sdk::Error("window needs 1 or 2 values");
+      })
+      .attr_optional("note", WEFT_ATTR_STRING, "Free text, or None.")
+      .support_level(4)
+      .pattern(WEFT_PATTERN_ELEMWISE)
+      .type_relation(axpy_relation)
+      .kernel(axpy_kernel)
+      .gradient([](const sdk::Expr& call, const sdk::Expr& grad) {
+        // d/dx = alpha * grad, written as axpy(grad, grad, alpha - 1); d/dy = grad.
+        double alpha = call.attrs().get_float("alpha");
+        sdk::Expr dx = sdk::call("sdk.axpy", {grad, grad}, {{"alpha", alpha - 1.0}});
+        return std::vector<sdk::Expr>{dx, grad};
+      });
+
+  reg.model("sdk.tiny")
+      .describe("y = axpy(x, x, alpha=2) over a vector of `units` float32s")
+      .param("units", int64_t{4}, "Vector length.")
+      .build([](const sdk::Attrs& p) {
+        int64_t units = p.get_int("units");
+        if (units <= 0) throw sdk::Error("units must be positive, got " + std::to_string(units));
+        sdk::Expr x = sdk::var("data", sdk::Type::tensor({units}));
+        return sdk::function({x}, sdk::call("sdk.axpy", {x, x}, {{"alpha", 2.0}}));
+      });
+
+  reg.initializer("sdk.counter")
+      .describe("Fills with start, start+1, ... continuing across parameters; the seed is added to start.")
+      .param("start", 0.5, "First value.")
+      .create([](const sdk::Attrs& p, uint64_t seed) -> sdk::InitializerBuilder::Fill {
+        auto next = std::make_shared<double>(p.get_float("start") + static_cast<double>(seed));
+        return [next](const std::string& name, const sdk::TensorView& out) {
+          if (name.find("weight") == std::string::npos) throw sdk::Error("sdk.counter fills only weights, not " + name);
+          float* data = out.data<float>();
+          for (int64_t i = 0; i < out.numel(); ++i) data[i] = static_cast<float>((*next)++);
+        };
+      });
+
+  reg.pass("sdk.RenameMain")
+      .opt_level(1)
+      .run([](const sdk::Module& m) {
+        std::vector<std::pair<std::string, sdk::Expr>> fns;
+        for (auto& [name, fn] : m.functions()) fns.emplace_back(name == "main" ? "renamed" : name, fn);
+        fns.emplace_back("main", fns.front().second);
+        return sdk::Module::make(fns);
+      });
+
+  reg.target("sdk.hostmem")
+      .describe("A CPU 'device' backed by malloc, for tests")
+      .device_type(kDLCPU)
+      .supports([](const std::string& op, const sdk::Attrs&, const std::vector<sdk::Type>& args, const sdk::Type&) {
+        return op == "sdk.axpy" && args.at(0).dtype() == sdk::dtype::float32;
+      })
+      .compile([](const sdk::Expr& fn) -> sdk::TargetBuilder::CompiledKernel {
+        (void)fn;
+        // The "kernel" copies its first argument to its last (an identity function).
+        return [](DLTensor* args, size_t n) {
+          size_t bytes = sizeof(float);
+          for (int i = 0; i < args[0].ndim; ++i) bytes *= static_cast<size_t>(args[0].shape[i]);
+          std::memcpy(args[n - 1].data, args[0].data, bytes);
+        };
+      })
+      .device_api({[](int, size_t nbytes, size_t alignment) { return std::aligned_alloc(alignment, nbytes); },
+                   [](int, void* ptr) { std::free(ptr); },
+                   [](const DLTensor& src, DLTensor& dst) {
+                     size_t bytes = (src.dtype.bits / 8) * src.dtype.lanes;
+                     for (int i = 0; i < src.ndim; ++i) bytes *= static_cast<size_t>(src.shape[i]);
+                     std::memcpy(dst.data, src.data, bytes);
+                   },
+                   [](int) {}});
+
+  reg.frontend("sdk.len")
+      .describe("Reads a file holding one integer n: main(x: Tensor[(n), float32]) = x")
+      .extension(".len")
+      .option("scale", int64_t{1}, "Multiplies n.")
+      .import_file([](const std::string& path, const sdk::Attrs& options) {
+        std::ifstream in(path);
+        int64_t n = 0;
+        if (!(in >> n)) throw sdk::Error("expected an integer in " + path);
+        sdk::Expr x = sdk::var("x", sdk::Type::tensor({n * options.get_int("scale")}));
+        return sdk::Module::make({{"main", sdk::function({x}, x)}});
+      });
+}

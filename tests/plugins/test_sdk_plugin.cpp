@@ -1,0 +1,197 @@
+// A plugin written with plugin.hpp registers every kind of thing, and each
+// works through the core's registries; exceptions in plugin code come back as
+// weft::Error.
+#include <gmock/gmock.h>
+
+#include <cstring>
+
+#include "plugin_test_util.h"
+#include "weft/passes.h"
+
+namespace weft::testing {
+namespace {
+
+using ::testing::HasSubstr;
+
+// Loaded once per process: the pass registry, like a real program, keeps what
+// plugins register until exit.
+class SdkPluginTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    static TempDir* dir = new TempDir();
+    static PluginLoader* loader = [] {
+      std::string text =
+          "name: sdk\nversion: 0.2.0\nabi: 1\nkind: ops\nlibrary: libsdk_plugin.so\nprovides:\n"
+          "  ops: [sdk.axpy]\n  models: [sdk.tiny]\n  initializers: [sdk.counter]\n  passes: [sdk.RenameMain]\n"
+          "  targets: [sdk.hostmem]\n  frontends: [sdk.len]\n";
+      copy_test_library("sdk_plugin", dir->path() / "sdk");
+      write_file(dir->path() / "sdk" / "weft-plugin.yaml", text);
+      auto* l = new PluginLoader({{dir->path()}, {}});
+      l->load("sdk");
+      return l;
+    }();
+    (void)loader;
+  }
+};
+
+template <typename T>
+Tensor tensor_of(std::vector<int64_t> shape, DataType dt, std::vector<T> values) {
+  Tensor t = Tensor::empty(std::move(shape), dt);
+  std::memcpy(t.data(), values.data(), values.size() * sizeof(T));
+  return t;
+}
+
+TEST_F(SdkPluginTest, OpSchemaHasDefaultsOptionalsAndNormalization) {
+  const OpDef& op = OpRegistry::global().get("sdk.axpy");
+  EXPECT_EQ(op.plugin, "sdk");
+  EXPECT_EQ(op.support_level, 4);
+  ASSERT_EQ(op.inputs.size(), 2u);
+  EXPECT_EQ(op.inputs[1].name, "y");
+  ASSERT_EQ(op.attrs.fields().size(), 3u);
+  EXPECT_EQ(op.attrs.fields()[0].default_value, AttrValue(1.0));
+  EXPECT_EQ(op.attrs.fields()[1].type, AttrType::kAny);
+  EXPECT_TRUE(op.attrs.fields()[2].default_value->is_none());
+
+  Var x = var("x", tensor_type({3}));
+  Call c = call("sdk.axpy", {x, x}, {{"window", 3}});
+  EXPECT_EQ(c->attrs->at("window"), AttrValue(std::vector<int64_t>{3, 3}));  // the plugin's normalizer
+  EXPECT_EQ(c->attrs->at("alpha"), AttrValue(1.0));
+  EXPECT_TRUE(c->attrs->at("note").is_none());
+  try {
+    call("sdk.axpy", {x, x}, {{"window", std::vector<int64_t>{1, 2, 3}}});
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("window"));
+    EXPECT_THAT(e.what(), HasSubstr("an int or 2 ints"));
+  }
+}
+
+TEST_F(SdkPluginTest, RelationAndItsErrors) {
+  Var x = var("x", tensor_type({2, 2}));
+  Var y = var("y", tensor_type({2, 2}));
+  EXPECT_EQ(type_to_text(infer_type(Expr(call("sdk.axpy", {x, y})))->checked_type()), "Tensor[(2, 2), float32]");
+  Var z = var("z", tensor_type({3}));
+  try {
+    infer_type(Expr(call("sdk.axpy", {x, z})));
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("x and y differ: Tensor[(2, 2), float32] vs Tensor[(3), float32]"));
+  }
+}
+
+TEST_F(SdkPluginTest, KernelComputesInBothFloatTypes) {
+  const OpDef& op = OpRegistry::global().get("sdk.axpy");
+  Attrs attrs = make_attrs({{"alpha", 2.0}});
+  Tensor x = tensor_of<float>({3}, DataType::Float(32), {1, 2, 3});
+  Tensor y = tensor_of<float>({3}, DataType::Float(32), {10, 20, 30});
+  Tensor out = Tensor::empty({3}, DataType::Float(32));
+  op.kernel(std::vector<Tensor>{x, y}, std::vector<Tensor>{out}, attrs);
+  EXPECT_EQ(std::vector<float>(out.data_as<float>(), out.data_as<float>() + 3), (std::vector<float>{12, 24, 36}));
+
+  Tensor xd = tensor_of<double>({2}, DataType::Float(64), {0.5, -1});
+  Tensor od = Tensor::empty({2}, DataType::Float(64));
+  op.kernel(std::vector<Tensor>{xd, xd}, std::vector<Tensor>{od}, attrs);
+  EXPECT_EQ(od.data_as<double>()[0], 1.5);
+  EXPECT_EQ(od.data_as<double>()[1], -3.0);
+}
+
+TEST_F(SdkPluginTest, ExceptionsInPluginCodeBecomeErrors) {
+  const OpDef& op = OpRegistry::global().get("sdk.axpy");
+  Tensor xi = Tensor::zeros({2}, DataType::Int(32));
+  try {
+    op.kernel(std::vector<Tensor>{xi, xi}, std::vector<Tensor>{Tensor::zeros({2}, DataType::Int(32))},
+              make_attrs({{"alpha", 1.0}}));
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("op sdk.axpy: sdk.axpy supports float32 and float64, got int32"));
+  }
+}
+
+TEST_F(SdkPluginTest, GradientBuildsIR) {
+  const OpDef& op = OpRegistry::global().get("sdk.axpy");
+  Var x = var("x", tensor_type({2}));
+  Var g = var("g", tensor_type({2}));
+  std::vector<Expr> grads = op.gradient(call("sdk.axpy", {x, x}, {{"alpha", 3.0}}), g);
+  ASSERT_EQ(grads.size(), 2u);
+  auto dx = grads[0].as<CallNode>();
+  ASSERT_NE(dx, nullptr);
+  EXPECT_EQ(dx->attrs->at("alpha"), AttrValue(2.0));  // axpy(g, g, alpha - 1) = alpha * g
+  EXPECT_TRUE(grads[1].same_as(g));
+}
+
+TEST_F(SdkPluginTest, ModelBuildsWithCheckedParameters) {
+  Function f = build_model("sdk.tiny", make_attrs({{"units", 5}}));
+  ASSERT_EQ(f->params.size(), 1u);
+  EXPECT_EQ(f->params[0]->name_hint, "data");
+  EXPECT_EQ(type_to_text(f->params[0]->type_annotation), "Tensor[(5), float32]");
+  EXPECT_EQ(type_to_text(build_model("sdk.tiny")->params[0]->type_annotation), "Tensor[(4), float32]");
+  EXPECT_THAT([] { build_model("sdk.tiny", make_attrs({{"units", 0}})); },
+              ::testing::ThrowsMessage<Error>(HasSubstr("units must be positive, got 0")));
+  EXPECT_THROW(build_model("sdk.tiny", make_attrs({{"unitz", 3}})), Error);
+}
+
+TEST_F(SdkPluginTest, InitializerKeepsStateAcrossParameters) {
+  InitializerFill fill = make_initializer("sdk.counter", /*seed=*/10, make_attrs({{"start", 1.0}}));
+  Tensor w1 = Tensor::empty({2}, DataType::Float(32));
+  Tensor w2 = Tensor::empty({3}, DataType::Float(32));
+  fill("conv_weight", w1);
+  fill("dense_weight", w2);
+  EXPECT_EQ(std::vector<float>(w1.data_as<float>(), w1.data_as<float>() + 2), (std::vector<float>{11, 12}));
+  EXPECT_EQ(std::vector<float>(w2.data_as<float>(), w2.data_as<float>() + 3), (std::vector<float>{13, 14, 15}));
+  EXPECT_THAT([&] { fill("conv_bias", w1); },
+              ::testing::ThrowsMessage<Error>(HasSubstr("sdk.counter fills only weights, not conv_bias")));
+}
+
+TEST_F(SdkPluginTest, PassRunsOnModules) {
+  Var x = var("x", tensor_type({1}));
+  IRModule mod = IRModule::from_function(function({x}, x));
+  IRModule out = PassRegistry::global().get("sdk.RenameMain")(mod);
+  EXPECT_TRUE(out.contains("renamed"));
+  EXPECT_TRUE(out.contains("main"));
+  EXPECT_EQ(PassRegistry::global().get("sdk.RenameMain").info().opt_level, 1);
+}
+
+TEST_F(SdkPluginTest, TargetAnswersCapabilityAndRunsItsDeviceApi) {
+  const TargetDef& t = TargetRegistry::global().get("sdk.hostmem");
+  EXPECT_EQ(t.device_type, kDLCPU);
+  std::vector<Type> args{tensor_type({2}), tensor_type({2})};
+  EXPECT_TRUE(t.supports("sdk.axpy", empty_attrs(), args, args[0]));
+  EXPECT_FALSE(t.supports("add", empty_attrs(), args, args[0]));
+
+  void* p = t.device.alloc(0, 64, 64);
+  ASSERT_NE(p, nullptr);
+  Tensor src = tensor_of<float>({2}, DataType::Float(32), {7, 8});
+  DLTensor s = src.dlpack_view();
+  DLTensor d = s;
+  d.data = p;
+  t.device.copy(s, d);
+  t.device.sync(0);
+  EXPECT_EQ(static_cast<float*>(p)[1], 8.0f);
+
+  Var x = var("x", tensor_type({2}));
+  TargetKernel k = t.compile(function({x}, x, nullptr, make_attrs({{"Primitive", 1}})));
+  Tensor out = Tensor::zeros({2}, DataType::Float(32));
+  std::vector<DLTensor> kargs{src.dlpack_view(), out.dlpack_view()};
+  k(kargs);
+  EXPECT_EQ(out.data_as<float>()[0], 7.0f);
+  t.device.free(0, p);
+}
+
+TEST_F(SdkPluginTest, FrontendImportsFiles) {
+  TempDir dir;
+  write_file(dir.path() / "m.len", "3\n");
+  const FrontendDef& f = FrontendRegistry::global().get("sdk.len");
+  EXPECT_EQ(f.extensions, std::vector<std::string>{".len"});
+  IRModule mod = f.import_file((dir.path() / "m.len").string(), f.options.normalize("sdk.len", make_attrs({{"scale", 2}})));
+  EXPECT_EQ(type_to_text(mod.main()->params[0]->type_annotation), "Tensor[(6), float32]");
+  write_file(dir.path() / "bad.len", "three\n");
+  try {
+    f.import_file((dir.path() / "bad.len").string(), f.options.normalize("sdk.len", nullptr));
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("bad.len: frontend sdk.len: expected an integer"));
+  }
+}
+
+}  // namespace
+}  // namespace weft::testing
