@@ -9,7 +9,7 @@ namespace {
 template <typename T>
 Ref<const T> with_span(Ref<T> to, const ExprNode& from) {
   to->span = from.span;
-  return Ref<const T>(to.release());
+  return Ref<const T>(std::move(to));
 }
 
 }  // namespace

@@ -153,6 +153,7 @@ TEST(OpRegistry, DefinitionWithoutARelationIsRejected) {
 
 TEST(OpRegistry, FindAsksTheResolverOnAMissAndOnlyThen) {
   auto& reg = OpRegistry::global();
+  OpRegistry::Resolver previous = reg.resolver();  // the plugin loader's
   std::vector<std::string> asked;
   reg.set_resolver([&](std::string_view name) {
     asked.emplace_back(name);
@@ -171,7 +172,7 @@ TEST(OpRegistry, FindAsksTheResolverOnAMissAndOnlyThen) {
   EXPECT_EQ(reg.find("test.nobody"), nullptr);
   EXPECT_EQ(asked, (std::vector<std::string>{"test.lazy", "test.nobody"}));
   EXPECT_EQ(reg.find_loaded("test.nobody"), nullptr);
-  reg.set_resolver(nullptr);
+  reg.set_resolver(previous);
   reg.remove("test.lazy");
 }
 

@@ -95,6 +95,8 @@ class OpRegistry {
   /// Called with an unknown op name; returns true if it registered the op.
   using Resolver = std::function<bool(std::string_view name)>;
   void set_resolver(Resolver resolver) { resolver_ = std::move(resolver); }
+  /// The resolver in use (so a test can put it back after replacing it).
+  const Resolver& resolver() const { return resolver_; }
 
   /// Removes an op (tests that register temporary ops use this).
   void remove(std::string_view name);
