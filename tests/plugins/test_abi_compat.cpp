@@ -1,0 +1,41 @@
+// The ABI's compatibility rules in practice: a descriptor from an older
+// plugin.h (smaller struct_size) registers, and the host reads nothing past
+// the size the plugin declared.
+#include <gmock/gmock.h>
+
+#include "plugin_test_util.h"
+
+namespace weft::testing {
+namespace {
+
+class AbiCompatTest : public PluginTest {};
+
+TEST_F(AbiCompatTest, OlderDescriptorLayoutRegistersWithoutItsMissingFields) {
+  add_plugin(root(), "old", "old_layout", "old.op");
+  PluginLoader& l = loader();
+  l.load("old");
+  const OpDef* op = OpRegistry::global().find_loaded("old.op");
+  ASSERT_NE(op, nullptr);
+  EXPECT_FALSE(op->gradient);  // the garbage after struct_size was not read as a callback
+  EXPECT_FALSE(op->te_compute.has_value());
+  EXPECT_EQ(op->support_level, 10);  // zero means "absent": the default level
+  Call c = call(op->expr(), {var("x", tensor_type({2}))});
+  EXPECT_EQ(c->op.as<OpNode>()->name(), "old.op");
+}
+
+TEST_F(AbiCompatTest, SearchPathsComeFromConfigThenEnvironmentThenBuildTree) {
+  const char* old = std::getenv("WEFT_PLUGIN_PATH");
+  std::string saved = old ? old : "";
+  setenv("WEFT_PLUGIN_PATH", "/env/one::/env/two", 1);
+  auto paths = PluginLoader::default_search_paths({"/config/dir"});
+  if (old) setenv("WEFT_PLUGIN_PATH", saved.c_str(), 1);
+  else unsetenv("WEFT_PLUGIN_PATH");
+  ASSERT_GE(paths.size(), 4u);
+  EXPECT_EQ(paths[0], "/config/dir");
+  EXPECT_EQ(paths[1], "/env/one");  // empty entries are skipped
+  EXPECT_EQ(paths[2], "/env/two");
+  EXPECT_EQ(paths[3], fs::path(WEFT_TEST_BUILD_PLUGIN_DIR));
+}
+
+}  // namespace
+}  // namespace weft::testing
