@@ -120,6 +120,19 @@ TEST_F(FunctorTest, RebuiltNodesKeepTheirSpanButNotTheirTypeCache) {
   EXPECT_FALSE(rebuilt->has_type());
 }
 
+TEST_F(FunctorTest, RebuiltNodesAreOwnedOnlyByTheirHolders) {
+  Var x = var("x");
+  Expr out;
+  {
+    ReluToAdd m;
+    out = m.mutate(tuple({call("test.relu", {x})}));
+  }
+  // Once the mutator (and its memo) is gone, the result has exactly one owner:
+  // a leaked reference here would keep whole rewritten graphs alive.
+  EXPECT_EQ(out->use_count(), 1);
+  EXPECT_EQ(downcast<TupleNode>(out)->fields[0]->use_count(), 1);
+}
+
 TEST_F(FunctorTest, MutatorCanRenameBindingVars) {
   Var x = var("x"), y = var("y"), x2 = var("x2");
   struct Rename : ExprMutator {

@@ -107,6 +107,18 @@ TEST_F(PrinterTest, LetBindingsPrintFlat) {
             "%z");
 }
 
+TEST_F(PrinterTest, ALetUsedAsAnArgumentIsBoundInParentheses) {
+  Var x = var("x", tensor_type({2})), y = var("y");
+  Expr e = call("test.add", {let(y, call("test.relu", {x}), y), x});
+  EXPECT_EQ(to_text(e, {.show_types = false, .header = false}),
+            "free_var %x: Tensor[(2), float32];\n"
+            "%0 = (\n"
+            "  let %y = test.relu(%x);\n"
+            "  %y\n"
+            ");\n"
+            "test.add(%0, %x)");
+}
+
 TEST_F(PrinterTest, IfBranchesAreIndentedBodies) {
   Var c = var("c", scalar_type(DataType::Bool())), x = var("x", tensor_type({2}));
   Expr body = if_then_else(c, call("test.relu", {x}), x);
