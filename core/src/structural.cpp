@@ -1,7 +1,6 @@
 // Structural equality and hashing with variable mapping, iterative on deep graphs.
 #include "weft/structural.h"
 
-#include <algorithm>
 #include <functional>
 #include <unordered_map>
 #include <unordered_set>

@@ -1,6 +1,10 @@
 // Reference counting and iterative destruction of IR objects.
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <thread>
+#include <vector>
+
 #include "small_stack.h"
 #include "weft/object.h"
 
@@ -93,6 +97,26 @@ TEST(Object, ChainsCanBeReleasedRepeatedlyOnTheSameThread) {
       EXPECT_EQ(live, 0);
     }
   });
+}
+
+TEST(Object, ThreadsReleaseTheirOwnChainsIndependently) {
+  // Each thread has its own deferred-release queue.
+  std::atomic<int> live{0};
+  struct CountedNode : Object {
+    CountedNode(std::atomic<int>* live, Ref<CountedNode> next) : live(live), next(std::move(next)) { ++*live; }
+    ~CountedNode() override { --*live; }
+    std::atomic<int>* live;
+    Ref<CountedNode> next;
+  };
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&] {
+      Ref<CountedNode> head;
+      for (int i = 0; i < 50000; ++i) head = make_ref<CountedNode>(&live, head);
+      head = nullptr;
+    });
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(live.load(), 0);
 }
 
 TEST(Object, RefHashIsIdentity) {
