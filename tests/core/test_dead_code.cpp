@@ -63,6 +63,14 @@ TEST_F(DeadCodeTest, CallThroughAnUnknownFunctionIsKept) {
   expect_equal(run_dce(in), function({g2, x2}, let(r2, call_function(g2, {x2}), x2)));
 }
 
+TEST_F(DeadCodeTest, CallOfATupleFieldIsKept) {
+  // The callee comes out of a tuple: unknown, so the unused %r stays.
+  TensorType t = t2();
+  Var fs = var("fs", tuple_type({func_type({t}, t)})), x = var("x", t), r = var("r");
+  Function in = function({fs, x}, let(r, call_function(get_item(fs, 0), {x}), x));
+  expect_equal(run_dce(in), in);
+}
+
 TEST_F(DeadCodeTest, CallOfAKnownPureClosureIsDroppedAndThenTheClosure) {
   // let %f = fn (%p) { relu(%p) }; let %u = %f(%x); %x  ->  %x
   Var x = var("x", t2()), f = var("f"), p = var("p", t2()), u = var("u");

@@ -320,6 +320,20 @@ TEST_F(InferTypeTest, UnresolvableParameterIsNamed) {
   EXPECT_NE(msg.find("cannot infer the type of variable %p"), std::string::npos) << msg;
 }
 
+TEST_F(InferTypeTest, UnresolvableFreeVariableIsNamed) {
+  Var y = var("y");
+  std::string msg = error_of([&] { infer_type(Expr(tuple({y}))); });
+  EXPECT_NE(msg.find("cannot infer the type of free variable %y"), std::string::npos) << msg;
+}
+
+TEST_F(InferTypeTest, FreeVariableTakesItsTypeFromItsUse) {
+  Var y = var("y");
+  Var f = var("f", func_type({f32({3})}, f32({3})));
+  Expr e = call_function(f, {y});
+  infer_type(e);
+  EXPECT_TRUE(types_equal(y->checked_type(), f32({3})));
+}
+
 TEST_F(InferTypeTest, UnresolvableParameterOfAGlobalNamesTheGlobal) {
   IRModule mod;
   Var p = var("p");

@@ -95,7 +95,12 @@ class Inferencer {
     for (const Expr& e : order_) {
       if (e->kind == ExprKind::kOp) continue;
       Type t = solver_.resolve(term(e));
-      if (solver_.first_hole(t)) throw located(Error("cannot infer the type of this expression"), e);
+      if (solver_.first_hole(t)) {
+        if (auto* v = e.as<VarNode>())  // a free variable of a lone expression
+          throw Error("cannot infer the type of free variable %" + v->name_hint)
+              .note("nothing fixes it: annotate it, or use it where its type is known");
+        throw located(Error("cannot infer the type of this expression"), e);
+      }
       e->set_checked_type(std::move(t));
     }
     if (mod_)
