@@ -4,8 +4,8 @@
 //
 // Discovery order (earlier wins when two folders hold a plugin of the same
 // name): the run config's plugin paths, WEFT_PLUGIN_PATH (colon-separated),
-// the build tree's plugin folder, then <prefix>/lib/weft/plugins found from
-// libweft_core's own location. Each path is a manifest file, a plugin folder
+// the build tree's plugin folder (when libweft_core runs from the build tree),
+// then <prefix>/lib/weft/plugins found from libweft_core's own location. Each path is a manifest file, a plugin folder
 // holding weft-plugin.yaml, or a folder of plugin folders.
 //
 // A plugin that fails (bad manifest, missing library or symbol, ABI mismatch,
@@ -68,8 +68,8 @@ class PluginLoader {
   /// (and its provider choices). weft::Error once any plugin has been loaded.
   static void configure_global(const std::vector<std::filesystem::path>& config_paths,
                                const std::map<std::string, std::string>& providers = {});
-  /// config_paths, then WEFT_PLUGIN_PATH, the build tree's plugin folder and
-  /// the install prefix's (those that exist).
+  /// config_paths, then WEFT_PLUGIN_PATH, the build tree's plugin folder (for
+  /// a libweft_core in that build tree) and the install prefix's, if they exist.
   static std::vector<std::filesystem::path> default_search_paths(
       const std::vector<std::filesystem::path>& config_paths = {});
 

@@ -392,8 +392,13 @@ std::vector<fs::path> PluginLoader::default_search_paths(const std::vector<fs::p
       start = end + 1;
     }
   }
+  // The build tree's folder serves only a libweft_core running from that build
+  // tree: an installed weft must not pick up plugins from where it was built.
   std::error_code ec;
-  if (fs::is_directory(WEFT_PLUGIN_BUILD_DIR, ec)) paths.emplace_back(WEFT_PLUGIN_BUILD_DIR);
+  fs::path build_dir = fs::weakly_canonical(WEFT_PLUGIN_BUILD_DIR, ec);
+  if (!ec && core_library_dir() == build_dir.parent_path().parent_path() && fs::is_directory(build_dir, ec)) {
+    paths.push_back(build_dir);
+  }
   if (fs::path installed = install_plugin_dir(); !installed.empty() && fs::is_directory(installed, ec)) {
     paths.push_back(installed);
   }
