@@ -37,5 +37,26 @@ TEST_F(AbiCompatTest, SearchPathsComeFromConfigThenEnvironmentThenBuildTree) {
   EXPECT_EQ(paths[3], fs::path(WEFT_TEST_BUILD_PLUGIN_DIR));
 }
 
+TEST_F(AbiCompatTest, ConfigPathsComeFirstAndMustBeSetBeforeLoading) {
+  add_plugin(root(), "cfg", "chain_a", "chain.a");
+  // In a child process: this configures the process-wide loader for good.
+  EXPECT_EXIT(
+      {
+        PluginLoader::configure_global({root()});
+        bool first = PluginLoader::global().plugins().front().manifest_path == root() / "cfg" / "weft-plugin.yaml";
+        PluginLoader::configure_global({root()});  // nothing loaded yet: allowed
+        PluginLoader::global().load("cfg");
+        try {
+          PluginLoader::configure_global({});
+        } catch (const Error& e) {
+          std::exit(first && std::string(e.what()).find("must be set before any plugin is loaded") != std::string::npos
+                        ? 0
+                        : 2);
+        }
+        std::exit(3);
+      },
+      ::testing::ExitedWithCode(0), "");
+}
+
 }  // namespace
 }  // namespace weft::testing

@@ -376,7 +376,10 @@ void PluginLoader::configure_global(const std::vector<fs::path>& config_paths,
       }
     }
   }
-  // The old loader is kept (never freed): resolvers may still be running on it.
+  // The old loader is kept alive (resolvers may still be running on it) and
+  // reachable, so leak checkers see it as owned.
+  static auto* retired = new std::vector<PluginLoader*>();
+  if (loader) retired->push_back(loader);
   loader = new PluginLoader(PluginLoaderOptions{default_search_paths(config_paths), providers});
 }
 
