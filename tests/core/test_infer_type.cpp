@@ -306,6 +306,17 @@ TEST_F(InferTypeTest, ArgumentMismatchBetweenGlobalsShowsBothTypes) {
   EXPECT_NE(msg.find("@g(%x)"), std::string::npos) << msg;
 }
 
+TEST_F(InferTypeTest, MismatchInsideATupleSaysWhichPartDiffers) {
+  Var p = var("p", tuple_type({f32({2}), f32({3})}));
+  Var x = var("x", f32({2})), y = var("y", f32({4})), f = var("f");
+  Function fn = function({x, y}, let(f, function({p}, get_item(p, 0)), call_function(f, {tuple({x, y})})));
+  std::string msg = error_of([&] { infer_type(Expr(fn)); });
+  EXPECT_NE(msg.find("(Tensor[(2), float32], Tensor[(4), float32])"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("note: dimension 0 is 3 vs 4 in Tensor[(3), float32] and Tensor[(4), float32]"),
+            std::string::npos)
+      << msg;
+}
+
 TEST_F(InferTypeTest, ReturnAnnotationMismatchShowsBothTypes) {
   Var x = var("x", f32({4}));
   std::string msg = error_of([&] { infer_type(Expr(function({x}, call("test.relu", {x}), f32({5})))); });

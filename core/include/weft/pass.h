@@ -18,6 +18,8 @@
 
 namespace weft {
 
+/// What a pass is: its name (as registered), the lowest opt_level at which
+/// Sequential runs it, and the passes it needs before it.
 struct PassInfo {
   std::string name;
   int opt_level = 0;
@@ -46,6 +48,7 @@ class PassInstrument {
   virtual void run_after_pass(const IRModule&, const PassInfo&) {}
 };
 
+/// A module-to-module transformation; copyable, cheap to copy.
 class Pass {
  public:
   using ModuleFn = std::function<IRModule(IRModule, const PassContext&)>;
@@ -54,6 +57,7 @@ class Pass {
   Pass(PassInfo info, ModuleFn fn);
 
   const PassInfo& info() const { return info_; }
+  /// False for a default-constructed Pass.
   bool defined() const { return static_cast<bool>(fn_); }
   /// Runs under PassContext::current(): its instruments fire around this pass.
   /// Gating by opt_level and disabled lists happens in Sequential, as in Relay.
@@ -65,6 +69,7 @@ class Pass {
   ModuleFn fn_;
 };
 
+/// A pass over the whole module.
 Pass create_module_pass(PassInfo info, Pass::ModuleFn fn);
 /// A pass applied to each function of the module, skipping those not meant for
 /// optimization (attrs Primitive, Extern or SkipOptimization nonzero, or
@@ -82,10 +87,10 @@ Pass sequential(std::vector<Pass> passes, std::string name = "sequential", int o
 /// context current until it goes away.
 class PassContext {
  public:
-  int opt_level = 2;
-  std::vector<std::string> required_passes;
-  std::vector<std::string> disabled_passes;
-  std::vector<std::shared_ptr<PassInstrument>> instruments;
+  int opt_level = 2;  // Relay's default
+  std::vector<std::string> required_passes;  // run whatever their opt_level
+  std::vector<std::string> disabled_passes;  // never run by Sequential
+  std::vector<std::shared_ptr<PassInstrument>> instruments;  // hooked in this order
 
   /// The innermost context in scope, or a default one.
   static const PassContext& current();
@@ -185,7 +190,9 @@ class PassRegistry {
   Pass get(std::string_view name);
   /// Only what is registered now; loads nothing.
   bool contains(std::string_view name) const;
+  /// Every registered name, sorted.
   std::vector<std::string> names() const;
+  /// Called with an unknown name; returns true if it registered the pass.
   using Resolver = std::function<bool(std::string_view name)>;
   void set_resolver(Resolver r);
 

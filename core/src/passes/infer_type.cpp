@@ -120,15 +120,49 @@ class Inferencer {
     bool done = false;
   };
 
+  // Children first, iteratively, as functor.h's post_order, except that a
+  // let's variable is unified with its value before the body is walked, so
+  // the body's uses are checked against the value (as Relay does).
   void walk(const Expr& root) {
-    detail::post_order(
-        root, [&](const ExprNode* n) { return terms_.count(n) > 0; },
-        [&](const ExprNode* n) {
-          Expr e(const_cast<ExprNode*>(n));
-          Type t = infer(e);
-          terms_.emplace(n, std::move(t));
-          order_.push_back(std::move(e));
-        });
+    enum class Step { kEnter, kBindLet, kExit };
+    std::vector<std::pair<const ExprNode*, Step>> stack{{root.get(), Step::kEnter}};
+    std::vector<const ExprNode*> children;
+    while (!stack.empty()) {
+      auto [n, step] = stack.back();
+      stack.pop_back();
+      if (step == Step::kBindLet) {
+        bind_let(*static_cast<const LetNode*>(n));
+        continue;
+      }
+      if (terms_.count(n)) continue;  // shared, already typed
+      if (step == Step::kExit) {
+        Expr e(const_cast<ExprNode*>(n));
+        Type t = infer(e);
+        terms_.emplace(n, std::move(t));
+        order_.push_back(std::move(e));
+        continue;
+      }
+      stack.emplace_back(n, Step::kExit);
+      if (n->kind == ExprKind::kLet) {
+        auto* l = static_cast<const LetNode*>(n);
+        stack.emplace_back(l->body.get(), Step::kEnter);
+        stack.emplace_back(n, Step::kBindLet);
+        stack.emplace_back(l->value.get(), Step::kEnter);
+        stack.emplace_back(l->var.get(), Step::kEnter);
+        continue;
+      }
+      children.clear();
+      for_each_child(*n, [&](const Expr& c) { children.push_back(c.get()); });
+      for (auto it = children.rbegin(); it != children.rend(); ++it) stack.emplace_back(*it, Step::kEnter);
+    }
+  }
+
+  void bind_let(const LetNode& l) {
+    bind_var(l.var);
+    unify_at(l.value, term(l.var), term(l.value), [&](const Type& var, const Type& value) {
+      return "variable %" + l.var->name_hint + " is annotated " + type_to_text(var) + ", but its value has type " +
+             type_to_text(value);
+    });
   }
 
   // The term of an already visited child; an Op has none, being no value.
@@ -143,7 +177,12 @@ class Inferencer {
     try {
       return solver_.unify(a, b);
     } catch (const UnifyFailure& failure) {
-      throw located(Error(describe(solver_.resolve(a), solver_.resolve(b))), where).note(failure.detail);
+      Type ra = solver_.resolve(a), rb = solver_.resolve(b);
+      Error err = located(Error(describe(ra, rb)), where);
+      // Inside tuples and function types, say which part differs.
+      auto nested = [](const Type& t) { return t->kind == TypeKind::kTuple || t->kind == TypeKind::kFunc; };
+      if (nested(ra) || nested(rb)) err.note(failure.detail);
+      throw err;
     }
   }
 
@@ -167,15 +206,7 @@ class Inferencer {
         return tuple_type(std::move(fields));
       }
       case ExprKind::kTupleGetItem: return infer_get_item(e);
-      case ExprKind::kLet: {
-        auto* l = e.as<LetNode>();
-        bind_var(l->var);
-        unify_at(e, term(l->var), term(l->value), [&](const Type& var, const Type& value) {
-          return "variable %" + l->var->name_hint + " is annotated " + type_to_text(var) + ", but its value has type " +
-                 type_to_text(value);
-        });
-        return term(l->body);
-      }
+      case ExprKind::kLet: return term(e.as<LetNode>()->body);  // the binding is made in walk()
       case ExprKind::kIf: {
         auto* i = e.as<IfNode>();
         unify_at(i->cond, term(i->cond), scalar_type(DataType::Bool()), [](const Type& cond, const Type&) {
