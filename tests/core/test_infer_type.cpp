@@ -370,6 +370,36 @@ TEST_F(InferTypeTest, WrongArityOfAnOpCallIsAnError) {
   EXPECT_NE(msg.find("takes 2 arguments"), std::string::npos) << msg;
 }
 
+TEST_F(InferTypeTest, CallBuiltWithoutAttrsGetsTheDefaults) {
+  Var x = var("x", f32({1, 2, 5, 5})), w = var("w", f32({3, 2, 3, 3}));
+  Expr conv = make_ref<CallNode>(op("test.conv"), std::vector<Expr>{x, w}, nullptr);
+  infer_type(Expr(function({x, w}, conv)));
+  EXPECT_TRUE(types_equal(conv->checked_type(), f32({1, 3, 3, 3}))) << type_to_text(conv->checked_type());
+  // A required attr cannot be defaulted: an error naming op, attr and call.
+  Var y = var("y", f32({4}));
+  Expr split = make_ref<CallNode>(op("test.split"), std::vector<Expr>{y}, nullptr);
+  try {
+    infer_type(Expr(function({y}, split)));
+    FAIL() << "sections is required";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.op_name(), "test.split");
+    EXPECT_EQ(e.attr_name(), "sections");
+    EXPECT_NE(std::string(e.what()).find("test.split(%y)"), std::string::npos) << e.what();
+  }
+}
+
+TEST_F(InferTypeTest, OpUsedAsAValueIsAnError) {
+  std::string msg = error_of([&] { infer_type(Expr(tuple({op("test.relu")}))); });
+  EXPECT_NE(msg.find("op test.relu is used as a value"), std::string::npos) << msg;
+}
+
+TEST_F(InferTypeTest, ClosureCalledWithTheWrongArityIsAnError) {
+  Var x = var("x", f32({1})), p = var("p", f32({1})), f = var("f");
+  Function fn = function({x}, let(f, function({p}, p), call_function(f, {x, x})));
+  std::string msg = error_of([&] { infer_type(Expr(fn)); });
+  EXPECT_NE(msg.find("takes 1 arguments, the call passes 2"), std::string::npos) << msg;
+}
+
 TEST_F(InferTypeTest, CallingATensorIsAnError) {
   Var x = var("x", f32({1}));
   std::string msg = error_of([&] { infer_type(Expr(function({x}, call_function(x, {x})))); });

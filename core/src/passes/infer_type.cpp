@@ -360,7 +360,10 @@ class Inferencer {
     const OpDef* def = call->op.as<OpNode>()->def;
     Type result;
     try {
-      result = def->relation(args, call->attrs ? call->attrs : empty_attrs());
+      Attrs attrs = call->attrs ? call->attrs : empty_attrs();
+      // A call made without the call() builder may lack its defaults.
+      if (attrs->empty() && !def->attrs.empty()) attrs = def->attrs.normalize(def->name, attrs);
+      result = def->relation(args, attrs);
     } catch (Error& err) {
       if (err.op_name().empty()) err.op(def->name);
       err.in(expr_snippet(c.expr));
