@@ -37,6 +37,9 @@ CliResult run_weft(const std::string& args, const std::string& plugin_path, cons
   std::stringstream ss;
   ss << in.rdbuf();
   r.err = ss.str();
+  // A sanitizer report in the child would otherwise hide behind an expected exit code.
+  EXPECT_THAT(r.err, ::testing::Not(HasSubstr("Sanitizer")));
+  EXPECT_THAT(r.err, ::testing::Not(HasSubstr("runtime error:")));
   return r;
 }
 

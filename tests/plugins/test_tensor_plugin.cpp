@@ -128,7 +128,8 @@ TEST_F(TensorPluginTest, UnaryGradientsAreIR) {
   EXPECT_EQ(m->op.as<OpNode>()->name(), "multiply");
   EXPECT_TRUE(m->args[0].same_as(g));
   EXPECT_TRUE(m->args[1].same_as(e));
-  auto n = OpRegistry::global().get("negative").gradient(call("negative", {x}), g)[0].as<CallNode>();
+  std::vector<Expr> neg = OpRegistry::global().get("negative").gradient(call("negative", {x}), g);
+  auto n = neg.at(0).as<CallNode>();
   ASSERT_NE(n, nullptr);
   EXPECT_EQ(n->op.as<OpNode>()->name(), "negative");
 }

@@ -65,14 +65,16 @@ class ManifestReader {
                                          const std::string& what) const {
     std::map<std::string, YAML::Node> out;
     for (auto it = map.begin(); it != map.end(); ++it) {
-      const YAML::Node& key = it->first;
+      // Copies: yaml-cpp's iterator hands out a temporary pair.
+      YAML::Node key = it->first;
+      YAML::Node value = it->second;
       if (!key.IsScalar()) throw error_at(key.Mark(), what + " keys must be plain names");
       std::string k = key.Scalar();
       if (std::find_if(allowed, allowed + n, [&](const char* a) { return k == a; }) == allowed + n) {
         throw error_at(key.Mark(), "unknown " + what + " field '" + k + "'").expected("one of: " + join(allowed, n));
       }
       if (out.count(k)) throw error_at(key.Mark(), "duplicate " + what + " field '" + k + "'");
-      out.emplace(k, it->second);
+      out.emplace(k, value);
     }
     return out;
   }
