@@ -1,0 +1,517 @@
+// weft plugin SDK: fluent registration of ops, models, initializers, passes,
+// targets and frontends, with C trampolines that turn exceptions into
+// statuses. Part of plugin.hpp; include that.
+#pragma once
+
+#include <weft/sdk/ir.hpp>
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace weft::sdk {
+
+// ---- Registration ----------------------------------------------------------------------------
+
+using TypeRelation = std::function<Type(const std::vector<Type>& args, const Attrs& attrs)>;
+using Kernel = std::function<void(const KernelArgs& args)>;
+using Gradient = std::function<std::vector<Expr>(const Expr& call, const Expr& output_grad)>;
+using Normalizer = std::function<Value(const Value& value)>;
+
+namespace detail {
+
+template <typename T>
+constexpr weft_attr_type_t attr_type_of() {
+  if constexpr (std::is_same_v<T, bool>) return WEFT_ATTR_BOOL;
+  else if constexpr (std::is_integral_v<T>) return WEFT_ATTR_INT;
+  else if constexpr (std::is_floating_point_v<T>) return WEFT_ATTR_FLOAT;
+  else if constexpr (std::is_same_v<T, DLDataType>) return WEFT_ATTR_DTYPE;
+  else if constexpr (std::is_same_v<T, std::vector<int64_t>>) return WEFT_ATTR_INT_LIST;
+  else if constexpr (std::is_same_v<T, std::vector<double>>) return WEFT_ATTR_FLOAT_LIST;
+  else if constexpr (std::is_convertible_v<T, std::string>) return WEFT_ATTR_STRING;
+  else return WEFT_ATTR_ANY;
+}
+
+/// An attribute schema under construction; owns the values and callbacks the
+/// C field descriptors point at.
+class Schema {
+ public:
+  void add(std::string name, weft_attr_type_t type, std::optional<Value> default_value, std::string doc,
+           std::string expected) {
+    fields_.push_back(Field{std::move(name), type, std::move(default_value), std::move(doc), std::move(expected), {}});
+  }
+  void normalize_last(Normalizer fn) {
+    if (fields_.empty()) throw Error("normalize() must follow an attr()/param()");
+    fields_.back().normalize = std::make_shared<Normalizer>(std::move(fn));
+  }
+  /// C descriptors valid while this schema lives.
+  const std::vector<weft_attr_field_t>& descriptors() {
+    c_.clear();
+    for (Field& f : fields_) {
+      weft_attr_field_t d{};
+      d.struct_size = sizeof(d);
+      d.name = f.name.c_str();
+      d.type = f.type;
+      d.default_value = f.default_value ? f.default_value->get() : nullptr;
+      d.doc = f.doc.c_str();
+      d.expected = f.expected.c_str();
+      if (f.normalize) {
+        d.normalize = &Schema::normalize_trampoline;
+        d.normalize_user_data = f.normalize.get();
+      }
+      c_.push_back(d);
+    }
+    return c_;
+  }
+  /// Keeps the normalizers alive with the registration that uses them.
+  std::vector<std::shared_ptr<Normalizer>> normalizers() const {
+    std::vector<std::shared_ptr<Normalizer>> out;
+    for (const Field& f : fields_) {
+      if (f.normalize) out.push_back(f.normalize);
+    }
+    return out;
+  }
+
+ private:
+  struct Field {
+    std::string name;
+    weft_attr_type_t type;
+    std::optional<Value> default_value;
+    std::string doc, expected;
+    std::shared_ptr<Normalizer> normalize;
+  };
+  static weft_status_t normalize_trampoline(void* ud, weft_attr_value_t* value, weft_attr_value_t** out) {
+    return guarded([&] { *out = (*static_cast<Normalizer*>(ud))(Value(Handle<weft_attr_value_t>::borrow(value))).release(); });
+  }
+  std::vector<Field> fields_;
+  std::vector<weft_attr_field_t> c_;
+};
+
+template <typename T>
+void destroy(void* p) {
+  delete static_cast<T*>(p);
+}
+
+inline std::vector<Type> borrow_types(weft_type_t* const* types, size_t n) {
+  std::vector<Type> out;
+  for (size_t i = 0; i < n; ++i) out.push_back(Handle<weft_type_t>::borrow(types[i]));
+  return out;
+}
+
+}  // namespace detail
+
+/// Fluent description of one op; registered when the plugin's init returns.
+class OpBuilder {
+ public:
+  explicit OpBuilder(std::string name) : name_(std::move(name)) {}
+
+  OpBuilder& describe(std::string text) { description_ = std::move(text); return *this; }
+  OpBuilder& input(std::string name, std::string type_desc = "Tensor", std::string doc = "") {
+    inputs_.push_back({std::move(name), std::move(type_desc), std::move(doc)});
+    return *this;
+  }
+  /// Accepts any number of inputs.
+  OpBuilder& variadic() { variadic_ = true; return *this; }
+  /// An attribute with a default (its type follows the default's C++ type).
+  template <typename T>
+  OpBuilder& attr(std::string name, T default_value, std::string doc, std::string expected = "") {
+    schema_.add(std::move(name), detail::attr_type_of<T>(), Value(default_value), std::move(doc), std::move(expected));
+    return *this;
+  }
+  /// An attribute of an explicit type, e.g. WEFT_ATTR_ANY for one a normalizer
+  /// turns into a single form (padding: an int or a list).
+  OpBuilder& attr(std::string name, weft_attr_type_t type, Value default_value, std::string doc,
+                  std::string expected = "") {
+    schema_.add(std::move(name), type, std::move(default_value), std::move(doc), std::move(expected));
+    return *this;
+  }
+  /// An attribute of `type` that must be given.
+  OpBuilder& attr_required(std::string name, weft_attr_type_t type, std::string doc, std::string expected = "") {
+    schema_.add(std::move(name), type, std::nullopt, std::move(doc), std::move(expected));
+    return *this;
+  }
+  /// An attribute of `type` that defaults to None.
+  OpBuilder& attr_optional(std::string name, weft_attr_type_t type, std::string doc, std::string expected = "") {
+    schema_.add(std::move(name), type, Value::none(), std::move(doc), std::move(expected));
+    return *this;
+  }
+  /// Normal form of the attribute declared last (throw to reject a value).
+  OpBuilder& normalize(Normalizer fn) { schema_.normalize_last(std::move(fn)); return *this; }
+  OpBuilder& support_level(int level) { support_level_ = level; return *this; }
+  OpBuilder& pattern(weft_op_pattern_t p) { pattern_ = p; return *this; }
+  OpBuilder& type_relation(TypeRelation fn) { callbacks_->relation = std::move(fn); return *this; }
+  OpBuilder& kernel(Kernel fn) { callbacks_->kernel = std::move(fn); return *this; }
+  OpBuilder& gradient(Gradient fn) { callbacks_->gradient = std::move(fn); return *this; }
+
+  /// Called by the Registrar after the plugin's registration function.
+  void register_with(weft_registrar_t* registrar) {
+    if (!callbacks_->relation) throw Error("op '" + name_ + "' has no type_relation");
+    std::vector<weft_op_input_t> inputs;
+    for (const Input& in : inputs_) {
+      inputs.push_back(weft_op_input_t{sizeof(weft_op_input_t), in.name.c_str(), in.type_desc.c_str(), in.doc.c_str()});
+    }
+    const auto& fields = schema_.descriptors();
+    callbacks_->normalizers = schema_.normalizers();
+    weft_op_desc_t d{};
+    d.struct_size = sizeof(d);
+    d.name = name_.c_str();
+    d.description = description_.c_str();
+    d.inputs = inputs.data();
+    d.num_inputs = inputs.size();
+    d.variadic = variadic_ ? 1 : 0;
+    d.attrs = fields.data();
+    d.num_attrs = fields.size();
+    d.pattern = pattern_;
+    d.support_level = support_level_;
+    d.type_relation = &relation_trampoline;
+    d.kernel = callbacks_->kernel ? &kernel_trampoline : nullptr;
+    d.gradient = callbacks_->gradient ? &gradient_trampoline : nullptr;
+    d.destroy_user_data = &detail::destroy<Callbacks>;
+    d.user_data = callbacks_.release();  // the host owns it from here, even on failure
+    check(host().register_op(registrar, &d));
+  }
+
+ private:
+  struct Input {
+    std::string name, type_desc, doc;
+  };
+  struct Callbacks {
+    TypeRelation relation;
+    Kernel kernel;
+    Gradient gradient;
+    std::vector<std::shared_ptr<Normalizer>> normalizers;
+  };
+  static weft_status_t relation_trampoline(void* ud, weft_type_t* const* args, size_t n, weft_attrs_t* attrs,
+                                           weft_type_t** out) {
+    return guarded([&] {
+      Type t = static_cast<Callbacks*>(ud)->relation(detail::borrow_types(args, n),
+                                                     Attrs(Handle<weft_attrs_t>::borrow(attrs)));
+      if (!t) throw Error("type relation returned no type");
+      *out = t.release();
+    });
+  }
+  static weft_status_t kernel_trampoline(void* ud, const DLTensor* in, size_t n_in, DLTensor* out, size_t n_out,
+                                         weft_attrs_t* attrs) {
+    return guarded([&] {
+      KernelArgs k;
+      for (size_t i = 0; i < n_in; ++i) k.inputs.emplace_back(in[i]);
+      for (size_t i = 0; i < n_out; ++i) k.outputs.emplace_back(out[i]);
+      k.attrs = Handle<weft_attrs_t>::borrow(attrs);
+      static_cast<Callbacks*>(ud)->kernel(k);
+    });
+  }
+  static weft_status_t gradient_trampoline(void* ud, weft_expr_t* call, weft_expr_t* grad, weft_expr_t** out,
+                                           size_t n) {
+    return guarded([&] {
+      std::vector<Expr> grads = static_cast<Callbacks*>(ud)->gradient(Handle<weft_expr_t>::borrow(call),
+                                                                      Handle<weft_expr_t>::borrow(grad));
+      if (grads.size() != n) {
+        throw Error("gradient returned " + std::to_string(grads.size()) + " expressions for " + std::to_string(n) +
+                    " inputs");
+      }
+      for (size_t i = 0; i < n; ++i) out[i] = grads[i].release();
+    });
+  }
+
+  std::string name_, description_;
+  std::vector<Input> inputs_;
+  bool variadic_ = false;
+  detail::Schema schema_;
+  int support_level_ = 10;
+  weft_op_pattern_t pattern_ = WEFT_PATTERN_OPAQUE;
+  std::unique_ptr<Callbacks> callbacks_ = std::make_unique<Callbacks>();
+};
+
+/// A model builder: parameters -> a Function expression.
+class ModelBuilder {
+ public:
+  using Build = std::function<Expr(const Attrs& params)>;
+  explicit ModelBuilder(std::string name) : name_(std::move(name)) {}
+  ModelBuilder& describe(std::string text) { description_ = std::move(text); return *this; }
+  template <typename T>
+  ModelBuilder& param(std::string name, T default_value, std::string doc, std::string expected = "") {
+    schema_.add(std::move(name), detail::attr_type_of<T>(), Value(default_value), std::move(doc), std::move(expected));
+    return *this;
+  }
+  ModelBuilder& param_required(std::string name, weft_attr_type_t type, std::string doc, std::string expected = "") {
+    schema_.add(std::move(name), type, std::nullopt, std::move(doc), std::move(expected));
+    return *this;
+  }
+  ModelBuilder& normalize(Normalizer fn) { schema_.normalize_last(std::move(fn)); return *this; }
+  ModelBuilder& build(Build fn) { impl_->build = std::move(fn); return *this; }
+
+  void register_with(weft_registrar_t* registrar) {
+    if (!impl_->build) throw Error("model '" + name_ + "' has no build function");
+    const auto& fields = schema_.descriptors();
+    impl_->normalizers = schema_.normalizers();
+    weft_model_desc_t d{};
+    d.struct_size = sizeof(d);
+    d.name = name_.c_str();
+    d.description = description_.c_str();
+    d.params = fields.data();
+    d.num_params = fields.size();
+    d.build = [](void* ud, weft_attrs_t* params, weft_expr_t** out) {
+      return guarded([&] { *out = static_cast<Impl*>(ud)->build(Handle<weft_attrs_t>::borrow(params)).release(); });
+    };
+    d.destroy_user_data = &detail::destroy<Impl>;
+    d.user_data = impl_.release();
+    check(host().register_model(registrar, &d));
+  }
+
+ private:
+  struct Impl {
+    Build build;
+    std::vector<std::shared_ptr<Normalizer>> normalizers;
+  };
+  std::string name_, description_;
+  detail::Schema schema_;
+  std::unique_ptr<Impl> impl_ = std::make_unique<Impl>();
+};
+
+/// An initializer: create(params, seed) returns the function that fills each
+/// parameter in turn (its captures are the per-workload state).
+class InitializerBuilder {
+ public:
+  using Fill = std::function<void(const std::string& name, const TensorView& out)>;
+  using Create = std::function<Fill(const Attrs& params, uint64_t seed)>;
+  explicit InitializerBuilder(std::string name) : name_(std::move(name)) {}
+  InitializerBuilder& describe(std::string text) { description_ = std::move(text); return *this; }
+  template <typename T>
+  InitializerBuilder& param(std::string name, T default_value, std::string doc, std::string expected = "") {
+    schema_.add(std::move(name), detail::attr_type_of<T>(), Value(default_value), std::move(doc), std::move(expected));
+    return *this;
+  }
+  InitializerBuilder& create(Create fn) { impl_->create = std::move(fn); return *this; }
+
+  void register_with(weft_registrar_t* registrar) {
+    if (!impl_->create) throw Error("initializer '" + name_ + "' has no create function");
+    const auto& fields = schema_.descriptors();
+    weft_initializer_desc_t d{};
+    d.struct_size = sizeof(d);
+    d.name = name_.c_str();
+    d.description = description_.c_str();
+    d.params = fields.data();
+    d.num_params = fields.size();
+    d.create_state = [](void* ud, weft_attrs_t* params, uint64_t seed, void** out) {
+      return guarded([&] {
+        *out = new Fill(static_cast<Impl*>(ud)->create(Handle<weft_attrs_t>::borrow(params), seed));
+      });
+    };
+    d.fill = [](void*, void* state, const char* name, DLTensor* tensor) {
+      return guarded([&] { (*static_cast<Fill*>(state))(name, TensorView(*tensor)); });
+    };
+    d.destroy_state = [](void*, void* state) { delete static_cast<Fill*>(state); };
+    d.destroy_user_data = &detail::destroy<Impl>;
+    d.user_data = impl_.release();
+    check(host().register_initializer(registrar, &d));
+  }
+
+ private:
+  struct Impl {
+    Create create;
+  };
+  std::string name_, description_;
+  detail::Schema schema_;
+  std::unique_ptr<Impl> impl_ = std::make_unique<Impl>();
+};
+
+/// A module-to-module pass.
+class PassBuilder {
+ public:
+  using Run = std::function<Module(const Module& module)>;
+  explicit PassBuilder(std::string name) : name_(std::move(name)) {}
+  PassBuilder& opt_level(int level) { opt_level_ = level; return *this; }
+  PassBuilder& requires_pass(std::string name) { required_.push_back(std::move(name)); return *this; }
+  PassBuilder& run(Run fn) { impl_->run = std::move(fn); return *this; }
+
+  void register_with(weft_registrar_t* registrar) {
+    if (!impl_->run) throw Error("pass '" + name_ + "' has no run function");
+    std::vector<const char*> required;
+    for (const std::string& r : required_) required.push_back(r.c_str());
+    weft_pass_desc_t d{};
+    d.struct_size = sizeof(d);
+    d.name = name_.c_str();
+    d.opt_level = opt_level_;
+    d.required = required.data();
+    d.num_required = required.size();
+    d.run = [](void* ud, weft_module_t* in, weft_module_t** out) {
+      return guarded([&] { *out = static_cast<Impl*>(ud)->run(Handle<weft_module_t>::borrow(in)).release(); });
+    };
+    d.destroy_user_data = &detail::destroy<Impl>;
+    d.user_data = impl_.release();
+    check(host().register_pass(registrar, &d));
+  }
+
+ private:
+  struct Impl {
+    Run run;
+  };
+  std::string name_;
+  int opt_level_ = 0;
+  std::vector<std::string> required_;
+  std::unique_ptr<Impl> impl_ = std::make_unique<Impl>();
+};
+
+/// A hardware target: capability query, compiler and device API.
+class TargetBuilder {
+ public:
+  using Supports = std::function<bool(const std::string& op, const Attrs& attrs, const std::vector<Type>& args,
+                                      const Type& out)>;
+  using CompiledKernel = std::function<void(DLTensor* args, size_t num_args)>;
+  using Compile = std::function<CompiledKernel(const Expr& primitive_function)>;
+  struct DeviceApi {
+    std::function<void*(int device_id, size_t nbytes, size_t alignment)> alloc;
+    std::function<void(int device_id, void* ptr)> free;
+    std::function<void(const DLTensor& src, DLTensor& dst)> copy;
+    std::function<void(int device_id)> sync;
+  };
+  explicit TargetBuilder(std::string name) : name_(std::move(name)) {}
+  TargetBuilder& describe(std::string text) { description_ = std::move(text); return *this; }
+  TargetBuilder& device_type(DLDeviceType type) { device_type_ = type; return *this; }
+  TargetBuilder& supports(Supports fn) { impl_->supports = std::move(fn); return *this; }
+  TargetBuilder& compile(Compile fn) { impl_->compile = std::move(fn); return *this; }
+  TargetBuilder& device_api(DeviceApi api) { impl_->device = std::move(api); return *this; }
+
+  void register_with(weft_registrar_t* registrar) {
+    if (!impl_->supports || !impl_->compile || !impl_->device.alloc || !impl_->device.free || !impl_->device.copy ||
+        !impl_->device.sync) {
+      throw Error("target '" + name_ + "' needs supports, compile and a complete device_api");
+    }
+    weft_target_desc_t d{};
+    d.struct_size = sizeof(d);
+    d.name = name_.c_str();
+    d.description = description_.c_str();
+    d.device_type = device_type_;
+    d.supports = [](void* ud, const char* op, weft_attrs_t* attrs, weft_type_t* const* args, size_t n,
+                    weft_type_t* out_type, int* out) {
+      return guarded([&] {
+        *out = static_cast<Impl*>(ud)->supports(op, Handle<weft_attrs_t>::borrow(attrs), detail::borrow_types(args, n),
+                                                Handle<weft_type_t>::borrow(out_type))
+                   ? 1
+                   : 0;
+      });
+    };
+    d.compile = [](void* ud, weft_expr_t* fn, void** out) {
+      return guarded([&] { *out = new CompiledKernel(static_cast<Impl*>(ud)->compile(Handle<weft_expr_t>::borrow(fn))); });
+    };
+    d.run_kernel = [](void*, void* kernel, DLTensor* args, size_t n) {
+      return guarded([&] { (*static_cast<CompiledKernel*>(kernel))(args, n); });
+    };
+    d.release_kernel = [](void*, void* kernel) { delete static_cast<CompiledKernel*>(kernel); };
+    d.alloc = [](void* ud, int device_id, size_t nbytes, size_t alignment, void** out) {
+      return guarded([&] { *out = static_cast<Impl*>(ud)->device.alloc(device_id, nbytes, alignment); });
+    };
+    d.free = [](void* ud, int device_id, void* ptr) {
+      // free cannot report errors; a throwing free is a plugin bug and is swallowed here.
+      weft_status_t s = guarded([&] { static_cast<Impl*>(ud)->device.free(device_id, ptr); });
+      host().status_free(s);
+    };
+    d.copy = [](void* ud, const DLTensor* src, DLTensor* dst) {
+      return guarded([&] { static_cast<Impl*>(ud)->device.copy(*src, *dst); });
+    };
+    d.sync = [](void* ud, int device_id) { return guarded([&] { static_cast<Impl*>(ud)->device.sync(device_id); }); };
+    d.destroy_user_data = &detail::destroy<Impl>;
+    d.user_data = impl_.release();
+    check(host().register_target(registrar, &d));
+  }
+
+ private:
+  struct Impl {
+    Supports supports;
+    Compile compile;
+    DeviceApi device;
+  };
+  std::string name_, description_;
+  DLDeviceType device_type_ = kDLCPU;
+  std::unique_ptr<Impl> impl_ = std::make_unique<Impl>();
+};
+
+/// A reader of another model format.
+class FrontendBuilder {
+ public:
+  using Import = std::function<Module(const std::string& path, const Attrs& options)>;
+  explicit FrontendBuilder(std::string name) : name_(std::move(name)) {}
+  FrontendBuilder& describe(std::string text) { description_ = std::move(text); return *this; }
+  FrontendBuilder& extension(std::string suffix) { extensions_.push_back(std::move(suffix)); return *this; }
+  template <typename T>
+  FrontendBuilder& option(std::string name, T default_value, std::string doc, std::string expected = "") {
+    schema_.add(std::move(name), detail::attr_type_of<T>(), Value(default_value), std::move(doc), std::move(expected));
+    return *this;
+  }
+  FrontendBuilder& import_file(Import fn) { impl_->import_file = std::move(fn); return *this; }
+
+  void register_with(weft_registrar_t* registrar) {
+    if (!impl_->import_file) throw Error("frontend '" + name_ + "' has no import_file function");
+    std::vector<const char*> exts;
+    for (const std::string& e : extensions_) exts.push_back(e.c_str());
+    const auto& fields = schema_.descriptors();
+    weft_frontend_desc_t d{};
+    d.struct_size = sizeof(d);
+    d.name = name_.c_str();
+    d.description = description_.c_str();
+    d.extensions = exts.data();
+    d.num_extensions = exts.size();
+    d.options = fields.data();
+    d.num_options = fields.size();
+    d.import_file = [](void* ud, const char* path, weft_attrs_t* options, weft_module_t** out) {
+      return guarded([&] {
+        *out = static_cast<Impl*>(ud)->import_file(path, Handle<weft_attrs_t>::borrow(options)).release();
+      });
+    };
+    d.destroy_user_data = &detail::destroy<Impl>;
+    d.user_data = impl_.release();
+    check(host().register_frontend(registrar, &d));
+  }
+
+ private:
+  struct Impl {
+    Import import_file;
+  };
+  std::string name_, description_;
+  std::vector<std::string> extensions_;
+  detail::Schema schema_;
+  std::unique_ptr<Impl> impl_ = std::make_unique<Impl>();
+};
+
+/// What WEFT_PLUGIN's body receives. Builders are registered, in order, after
+/// the body returns; the first failure fails the plugin's load.
+class Registrar {
+ public:
+  explicit Registrar(weft_registrar_t* r) : r_(r) {}
+  OpBuilder& op(std::string name) { return add(ops_, std::move(name)); }
+  ModelBuilder& model(std::string name) { return add(models_, std::move(name)); }
+  InitializerBuilder& initializer(std::string name) { return add(initializers_, std::move(name)); }
+  PassBuilder& pass(std::string name) { return add(passes_, std::move(name)); }
+  TargetBuilder& target(std::string name) { return add(targets_, std::move(name)); }
+  FrontendBuilder& frontend(std::string name) { return add(frontends_, std::move(name)); }
+
+  void commit() {
+    for (auto& b : ops_) b->register_with(r_);
+    for (auto& b : models_) b->register_with(r_);
+    for (auto& b : initializers_) b->register_with(r_);
+    for (auto& b : passes_) b->register_with(r_);
+    for (auto& b : targets_) b->register_with(r_);
+    for (auto& b : frontends_) b->register_with(r_);
+  }
+
+ private:
+  template <typename B>
+  B& add(std::vector<std::unique_ptr<B>>& list, std::string name) {
+    list.push_back(std::make_unique<B>(std::move(name)));
+    return *list.back();
+  }
+  weft_registrar_t* r_;
+  std::vector<std::unique_ptr<OpBuilder>> ops_;
+  std::vector<std::unique_ptr<ModelBuilder>> models_;
+  std::vector<std::unique_ptr<InitializerBuilder>> initializers_;
+  std::vector<std::unique_ptr<PassBuilder>> passes_;
+  std::vector<std::unique_ptr<TargetBuilder>> targets_;
+  std::vector<std::unique_ptr<FrontendBuilder>> frontends_;
+};
+
+}  // namespace weft::sdk
