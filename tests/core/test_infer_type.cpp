@@ -337,6 +337,13 @@ TEST_F(InferTypeTest, UnresolvableFreeVariableIsNamed) {
   EXPECT_NE(msg.find("cannot infer the type of free variable %y"), std::string::npos) << msg;
 }
 
+TEST_F(InferTypeTest, FailedInferenceWritesNoTypes) {
+  Var x = var("x", f32({2})), y = var("y");
+  Call relu = call("test.relu", {x});
+  EXPECT_THROW(infer_type(Expr(tuple({relu, y}))), Error);
+  EXPECT_FALSE(relu->has_type());
+}
+
 TEST_F(InferTypeTest, FreeVariableTakesItsTypeFromItsUse) {
   Var y = var("y");
   Var f = var("f", func_type({f32({3})}, f32({3})));

@@ -92,17 +92,20 @@ class Inferencer {
                           types_text(inputs) + ")"),
                     c.expr);
     }
-    for (const Expr& e : order_) {
+    // All or nothing: a program that does not type keeps its old types.
+    std::vector<Type> types(order_.size());
+    for (size_t i = 0; i < order_.size(); ++i) {
+      const Expr& e = order_[i];
       if (e->kind == ExprKind::kOp) continue;
-      Type t = solver_.resolve(term(e));
-      if (solver_.first_hole(t)) {
-        if (auto* v = e.as<VarNode>())  // a free variable of a lone expression
-          throw Error("cannot infer the type of free variable %" + v->name_hint)
-              .note("nothing fixes it: annotate it, or use it where its type is known");
-        throw located(Error("cannot infer the type of this expression"), e);
-      }
-      e->set_checked_type(std::move(t));
+      types[i] = solver_.resolve(term(e));
+      if (!solver_.first_hole(types[i])) continue;
+      if (auto* v = e.as<VarNode>())  // a free variable of a lone expression
+        throw Error("cannot infer the type of free variable %" + v->name_hint)
+            .note("nothing fixes it: annotate it, or use it where its type is known");
+      throw located(Error("cannot infer the type of this expression"), e);
     }
+    for (size_t i = 0; i < order_.size(); ++i)
+      if (types[i]) order_[i]->set_checked_type(std::move(types[i]));
     if (mod_)
       for (const auto& [gv, fn] : mod_->functions()) gv->set_checked_type(fn->checked_type());
   }
