@@ -58,12 +58,20 @@ TEST_F(LoaderErrorTest, AbiMajorMismatchNamesBothVersions) {
 }
 
 TEST_F(LoaderErrorTest, PluginNewerThanHostNamesBothVersions) {
-  add_plugin(root(), "newer", "newer_abi", "");
+  add_plugin(root(), "newer", "newer_minor", "");
   std::string e = load_error(loader(), "newer");
   std::string host = std::to_string(WEFT_PLUGIN_ABI_MAJOR) + "." + std::to_string(WEFT_PLUGIN_ABI_MINOR);
   std::string plugin = std::to_string(WEFT_PLUGIN_ABI_MAJOR) + "." + std::to_string(WEFT_PLUGIN_ABI_MINOR + 1);
   EXPECT_THAT(e, HasSubstr("built against plugin ABI " + plugin + ", newer than this weft's " + host));
   EXPECT_THAT(e, ::testing::Not(HasSubstr("init must not run")));
+}
+
+TEST_F(LoaderErrorTest, LibraryOfAnotherMajorIsRefusedEvenIfTheManifestSaysOtherwise) {
+  add_plugin(root(), "major", "newer_major", "");  // the manifest claims abi: 1
+  std::string e = load_error(loader(), "major");
+  std::string host = std::to_string(WEFT_PLUGIN_ABI_MAJOR) + "." + std::to_string(WEFT_PLUGIN_ABI_MINOR);
+  std::string plugin = std::to_string(WEFT_PLUGIN_ABI_MAJOR + 1) + "." + std::to_string(WEFT_PLUGIN_ABI_MINOR);
+  EXPECT_THAT(e, HasSubstr("built against plugin ABI " + plugin + ", but this weft provides " + host));
 }
 
 TEST_F(LoaderErrorTest, LibraryEscapingItsFolderIsRefused) {
