@@ -185,6 +185,31 @@ TEST_F(InferTypeTest, RecursiveGlobalTypedByItsAnnotations) {
                           func_type({scalar_type(DataType::Bool()), f32({3})}, f32({3}))));
 }
 
+TEST_F(InferTypeTest, FunctionLiteralCalledOnTheSpot) {
+  Var p = var("p"), x = var("x", f32({6}));
+  Call applied = call_function(function({p}, call("test.relu", {p})), {x});
+  infer_type(Expr(function({x}, applied)));
+  EXPECT_TRUE(types_equal(p->checked_type(), f32({6})));
+  EXPECT_TRUE(types_equal(applied->checked_type(), f32({6})));
+}
+
+TEST_F(InferTypeTest, MutuallyRecursiveGlobalsWithoutReturnAnnotations) {
+  // @ping(%c: bool, %x) { if (%c) { %x } else { @pong(%c, %x) } }
+  // @pong(%c: bool, %y) { @ping(%c, test.relu(%y)) }, typed from @main's call.
+  IRModule mod;
+  GlobalVar ping = global_var("ping"), pong = global_var("pong");
+  TensorType b = scalar_type(DataType::Bool());
+  Var c1 = var("c", b), x = var("x");
+  mod.add(ping, function({c1, x}, if_then_else(c1, x, call_function(pong, {c1, x}))));
+  Var c2 = var("c", b), y = var("y");
+  mod.add(pong, function({c2, y}, call_function(ping, {c2, call("test.relu", {y})})));
+  Var c3 = var("c", b), z = var("z", f32({3}));
+  mod.add("main", function({c3, z}, call_function(ping, {c3, z})));
+  IRModule typed = infer_type(mod);
+  EXPECT_TRUE(types_equal(typed.global_var("pong")->checked_type(), func_type({b, f32({3})}, f32({3}))));
+  EXPECT_TRUE(types_equal(typed.lookup("pong")->params[1]->type_annotation, f32({3})));
+}
+
 TEST_F(InferTypeTest, DynamicDimsUnifyWithStaticOnes) {
   Var x = var("x", f32({kAnyDim, 3}));
   Call relu = call("test.relu", {x});
