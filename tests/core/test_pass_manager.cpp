@@ -170,6 +170,15 @@ TEST_F(PassManagerTest, FunctionPassSkipsPrimitiveFunctionsAndReplacesTheOthers)
   EXPECT_TRUE(mod.main()->body.as<CallNode>()->args[0]->kind == ExprKind::kVar);  // input untouched
 }
 
+TEST_F(PassManagerTest, UndefinedPassesAreErrors) {
+  std::string msg = error_of([&] { sequential({recorder("A", 0), Pass()}, "pipeline"); });
+  EXPECT_NE(msg.find("pass 1 of sequential 'pipeline' is undefined"), std::string::npos) << msg;
+  msg = error_of([&] { Pass()(module()); });
+  EXPECT_NE(msg.find("undefined pass"), std::string::npos) << msg;
+  msg = error_of([] { create_module_pass({"Empty", 0, {}}, nullptr); });
+  EXPECT_NE(msg.find("'Empty' has no function"), std::string::npos) << msg;
+}
+
 // ---- Config keys --------------------------------------------------------------------
 
 TEST_F(PassManagerTest, ConfigKeysHaveTypesAndDefaults) {

@@ -69,13 +69,13 @@ bool has_attr(const Function& fn, std::string_view name) {
 // ---- Pass --------------------------------------------------------------------
 
 Pass::Pass(PassInfo info, ModuleFn fn) : info_(std::move(info)), fn_(std::move(fn)) {
-  WEFT_ICHECK(fn_, "pass " + info_.name + " has no body");
+  if (!fn_) throw Error("pass '" + info_.name + "' has no function to run");
 }
 
 IRModule Pass::operator()(IRModule mod) const { return (*this)(std::move(mod), PassContext::current()); }
 
 IRModule Pass::operator()(IRModule mod, const PassContext& ctx) const {
-  WEFT_ICHECK(defined(), "running an empty Pass");
+  if (!defined()) throw Error("running an undefined pass (a default-constructed Pass)");
   // Every instrument is asked (as Relay's `&=`), unless the context requires the pass.
   bool run = true;
   if (!contains(ctx.required_passes, info_.name)) {
@@ -108,6 +108,8 @@ Pass create_function_pass(PassInfo info,
 }
 
 Pass sequential(std::vector<Pass> passes, std::string name, int opt_level) {
+  for (size_t i = 0; i < passes.size(); ++i)
+    if (!passes[i].defined()) throw Error("pass " + std::to_string(i) + " of sequential '" + name + "' is undefined");
   PassInfo info{std::move(name), opt_level, {}};
   return Pass(std::move(info), [passes = std::move(passes)](IRModule mod, const PassContext& ctx) {
     for (const Pass& pass : passes) {

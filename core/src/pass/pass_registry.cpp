@@ -19,7 +19,7 @@ PassRegistry& PassRegistry::global() {
 }
 
 void PassRegistry::add(const std::string& name, Factory factory) {
-  WEFT_ICHECK(factory, "pass " + name + " registered without a factory");
+  if (!factory) throw Error("pass '" + name + "' registered without a factory");
   std::lock_guard lock(mutex_);
   if (factories_.count(name)) throw Error("a pass named '" + name + "' is already registered");
   factories_.emplace(name, std::move(factory));
