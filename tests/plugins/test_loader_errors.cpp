@@ -139,6 +139,15 @@ TEST_F(LoaderErrorTest, TwoPluginsProvidingOneNameNameEachOther) {
   EXPECT_EQ(OpRegistry::global().find_loaded("ctest.scale")->plugin, "first");
 }
 
+TEST_F(LoaderErrorTest, ABrokenPluginDoesNotTakeANameFromAWorkingOne) {
+  write_file(root() / "a_broken" / "weft-plugin.yaml", manifest("a_broken", "missing", "ctest.scale"));
+  add_plugin(root(), "b_good", "c_scale", "ctest.scale");
+  PluginLoader& l = loader();
+  EXPECT_THAT(record(l, "a_broken").error, HasSubstr("library file missing"));
+  EXPECT_EQ(record(l, "b_good").state, PluginState::kDiscovered);
+  EXPECT_EQ(l.provider(ProvidedKind::kOp, "ctest.scale"), "b_good");
+}
+
 TEST_F(LoaderErrorTest, TheConfigPicksBetweenTwoProviders) {
   add_plugin(root(), "first", "c_scale", "ctest.scale");
   add_plugin(root(), "second", "c_scale", "ctest.scale");

@@ -121,8 +121,8 @@ struct PluginLoader::Impl {
         read(manifest);
       }
     }
-    index_providers();
     check_requirements();
+    index_providers();  // after the checks, so plugins that failed them yield their names
   }
 
   void read(const fs::path& path) {
@@ -155,8 +155,8 @@ struct PluginLoader::Impl {
   }
 
   /// Maps every declared name to its plugin. When several plugins declare one
-  /// name, the config's choice (or else the first found) keeps it and the
-  /// others fail, naming both manifests.
+  /// name, the config's choice (or else the first found that has not already
+  /// failed) keeps it and the others fail, naming both manifests.
   void index_providers() {
     for (ProvidedKind kind : kAllProvidedKinds) {
       std::map<std::string, std::vector<size_t>> claims;
@@ -165,7 +165,10 @@ struct PluginLoader::Impl {
       }
       for (auto& [name, candidates] : claims) {
         std::sort(candidates.begin(), candidates.end());  // discovery order
-        size_t winner = candidates.front();
+        // A plugin that already failed does not take a name from a working one.
+        auto working = std::find_if(candidates.begin(), candidates.end(),
+                                    [&](size_t c) { return records[c].state != PluginState::kFailed; });
+        size_t winner = working != candidates.end() ? *working : candidates.front();
         if (auto pick = options.providers.find(name); pick != options.providers.end()) {
           for (size_t c : candidates) {
             if (records[c].manifest->name == pick->second) winner = c;
@@ -256,6 +259,11 @@ struct PluginLoader::Impl {
       r.state = PluginState::kFailed;
       r.error = e.what();
       throw;
+    } catch (const std::exception& e) {
+      // Not a user error (a weft bug or out of memory), but still this plugin's failure only.
+      r.state = PluginState::kFailed;
+      r.error = plugin_error(r, std::string("failed to load: ") + e.what()).what();
+      throw Error(r.error);
     }
   }
 
