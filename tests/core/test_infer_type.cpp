@@ -342,6 +342,18 @@ TEST_F(InferTypeTest, MismatchInsideATupleSaysWhichPartDiffers) {
       << msg;
 }
 
+TEST_F(InferTypeTest, RelationResultConflictingWithAnEarlierUseNamesTheOp) {
+  // In the closure, relu waits for %p while the annotated let already fixes its
+  // result; the call %f(%x) then gives %p a type that makes relu disagree.
+  Var p = var("p"), r = var("r", f32({3})), f = var("f"), x = var("x", f32({2}));
+  Function closure = function({p}, let(r, call("test.relu", {p}), r));
+  std::string msg = error_of([&] { infer_type(Expr(function({x}, let(f, closure, call_function(f, {x}))))); });
+  EXPECT_NE(msg.find("op test.relu"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("Tensor[(2), float32]"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("Tensor[(3), float32]"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("test.relu(%p)"), std::string::npos) << msg;
+}
+
 TEST_F(InferTypeTest, ReturnAnnotationMismatchShowsBothTypes) {
   Var x = var("x", f32({4}));
   std::string msg = error_of([&] { infer_type(Expr(function({x}, call("test.relu", {x}), f32({5})))); });

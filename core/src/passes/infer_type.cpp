@@ -375,10 +375,15 @@ class Inferencer {
       throw;
     }
     if (!result) throw located(Error("the type relation returned no type").op(def->name), c.expr);
-    unify_at(c.expr, c.output, result, [&](const Type& expected, const Type& got) {
-      return "the call's type is " + type_to_text(got) + " by the relation of " + def->name + ", but its use needs " +
-             type_to_text(expected);
-    });
+    try {
+      unify_at(c.expr, c.output, result, [&](const Type& expected, const Type& got) {
+        return "the relation gives the call type " + type_to_text(got) + ", but its use needs " +
+               type_to_text(expected);
+      });
+    } catch (Error& err) {
+      err.op(def->name);
+      throw;
+    }
     return nullptr;
   }
 
