@@ -52,14 +52,15 @@ Pass InferType();
 /// may do anything, so its binding stays. Needs no types, so unlike Relay's it
 /// requires no InferType before it.
 Pass DeadCodeElimination();
-/// "EliminateCommonSubexpr", opt_level 3, as Relay's: a call of an op with at
-/// least one argument is replaced by an earlier call of the same op with equal
-/// attrs and the same (already merged) arguments, where scalar constants of
-/// equal value and tuples of the same fields count as the same; likewise a
-/// TupleGetItem of the same tuple and index. Unlike Relay, a call is merged only
-/// with one in the same function (never across a closure's boundary), so no
-/// closure body comes to share nodes with its enclosing function. Needs no
-/// types (no InferType required).
+/// "EliminateCommonSubexpr", opt_level 3, as Relay's: a call of an op (of any
+/// fusion pattern, opaque included: Relay skips only stateful ops, and weft has
+/// none) with at least one argument is replaced by an earlier call of the same
+/// op with equal attrs and the same (already merged) arguments, where scalar
+/// constants of equal value and tuples of the same fields count as the same;
+/// likewise a TupleGetItem of the same tuple and index. Unlike Relay, a call is
+/// merged only with one in the same function (never across a closure's
+/// boundary), so no closure body comes to share nodes with its enclosing
+/// function. Needs no types (no InferType required).
 Pass EliminateCommonSubexpr();
 /// "WellFormedCheck", opt_level 0: a weft::Error if the module is not well formed.
 Pass WellFormedCheck();
