@@ -34,7 +34,10 @@
  * - Tensors cross as DLPack DLTensor views; the memory belongs to the host.
  * - Thread safety: handles are immutable and their reference counts atomic, so
  *   they may be shared across threads. Registration functions may be called
- *   only from inside `init`, on the thread that called it.
+ *   only from inside `init`, on the thread that called it. Callbacks (type
+ *   relations, kernels, ...) may be called from any thread, concurrently.
+ * - Strings and arrays a plugin passes in are copied by the host during the
+ *   call unless a note says otherwise.
  */
 #ifndef WEFT_PLUGIN_H_
 #define WEFT_PLUGIN_H_
@@ -177,7 +180,9 @@ typedef struct weft_attr_field_t {
   const char* doc;
   const char* expected; /* acceptable values, for messages: "an int or 2 ints" */
   weft_attr_normalize_fn normalize; /* may be NULL */
-  void* normalize_user_data;        /* passed to normalize; not freed by the host */
+  /* Passed to normalize; never freed by the host, so it must live as long as
+   * the registration (e.g. inside the registration's own user_data). */
+  void* normalize_user_data;
 } weft_attr_field_t;
 
 typedef struct weft_op_input_t {
@@ -304,15 +309,16 @@ typedef struct weft_frontend_desc_t {
 /* ---- Host function table -------------------------------------------------- */
 
 /* Filled by the host; valid until the process exits (plugins may keep the
- * pointer). Fields beyond the host's struct_size do not exist: check
- * struct_size before calling anything added after the plugin's minor. */
+ * pointer). The host refuses plugins built against a newer minor, so every
+ * function of the plugin's own minor is present and non-NULL. */
 typedef struct weft_host_api_t {
   size_t struct_size;
   uint32_t abi_major;
   uint32_t abi_minor;
 
   /* -- Status -- */
-  /* A new status owned by the caller. `message` is copied; code must not be OK. */
+  /* A new status owned by the caller. `message` is copied (NULL reads as "");
+   * code must not be OK (an OK code is turned into INTERNAL). */
   weft_status_t (*status_create)(weft_status_code_t code, const char* message);
   /* OK for NULL. */
   weft_status_code_t (*status_code)(weft_status_t status);
