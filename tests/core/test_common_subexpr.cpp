@@ -12,23 +12,30 @@
 namespace weft {
 namespace {
 
-// A nullary op: its calls have no argument and must never be merged (as Relay,
-// which leaves argument-less calls alone).
-void register_nullary_op() {
+// Opaque ops for CSE tests only: a nullary one, whose calls have no argument
+// and are never merged (as in Relay), and a unary one, merged like any other.
+void register_opaque_ops() {
   if (OpRegistry::global().find_loaded("test.cse_fresh")) return;
-  OpDef def;
-  def.name = "test.cse_fresh";
-  def.description = "A fresh tensor of 2 floats (CSE tests only).";
-  def.relation = [](std::span<const Type>, const Attrs&) -> Type { return tensor_type({2}); };
-  def.pattern = OpPattern::kOpaque;
-  OpRegistry::global().add(std::move(def));
+  OpDef fresh;
+  fresh.name = "test.cse_fresh";
+  fresh.description = "A fresh tensor of 2 floats.";
+  fresh.relation = [](std::span<const Type>, const Attrs&) -> Type { return tensor_type({2}); };
+  fresh.pattern = OpPattern::kOpaque;
+  OpRegistry::global().add(std::move(fresh));
+  OpDef sort;
+  sort.name = "test.cse_sort";
+  sort.description = "Sorts a tensor.";
+  sort.inputs = {{"data", "Tensor", "input"}};
+  sort.relation = [](std::span<const Type> args, const Attrs&) -> Type { return args[0]; };
+  sort.pattern = OpPattern::kOpaque;
+  OpRegistry::global().add(std::move(sort));
 }
 
 class CommonSubexprTest : public ::testing::Test {
  protected:
   void SetUp() override {
     testing::register_test_ops();
-    register_nullary_op();
+    register_opaque_ops();
   }
 };
 
@@ -106,6 +113,12 @@ TEST_F(CommonSubexprTest, CallsWithoutArgumentsAreNeverMerged) {
   Var x = var("x", t2());
   Function out = run_cse(function({x}, add(call("test.cse_fresh", {}), call("test.cse_fresh", {}))));
   EXPECT_FALSE(body_call(out)->args[0].same_as(body_call(out)->args[1]));
+}
+
+TEST_F(CommonSubexprTest, OpaqueOpsAreMergedToo) {
+  Var x = var("x", t2());
+  Function out = run_cse(function({x}, add(call("test.cse_sort", {x}), call("test.cse_sort", {x}))));
+  EXPECT_TRUE(body_call(out)->args[0].same_as(body_call(out)->args[1]));
 }
 
 TEST_F(CommonSubexprTest, CallsInAClosureAreNotMergedWithTheEnclosingFunctions) {
