@@ -8,6 +8,7 @@
 
 #include <weft/plugin.h>
 
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -64,9 +65,13 @@ weft_status_t guard(F&& body) noexcept {
   }
 }
 
-/// Takes a status returned by a plugin callback: throws weft::Error with its
-/// message (freeing it) if it is not OK.
-void check_plugin_status(weft_status_t status, const std::string& context);
+/// Takes a status a plugin returned: its message (freeing it), or nullopt for OK.
+inline std::optional<std::string> take_error(weft_status_t status) {
+  if (!status) return std::nullopt;
+  std::string message = std::move(status->message);
+  delete status;
+  return message;
+}
 
 // ---- core object -> handle ------------------------------------------------
 

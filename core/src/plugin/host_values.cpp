@@ -8,13 +8,6 @@
 
 namespace weft::plugin_host {
 
-void check_plugin_status(weft_status_t status, const std::string& context) {
-  if (!status) return;
-  std::string message = status->message;
-  delete status;
-  throw Error(context.empty() ? message : context + ": " + message);
-}
-
 namespace {
 
 // ---- Status -----------------------------------------------------------------

@@ -306,11 +306,7 @@ struct PluginLoader::Impl {
       throw plugin_error(r, "init threw an exception across the C boundary");
     }
     registrar.open = false;
-    if (status) {
-      std::string message = status->message;
-      delete status;
-      throw plugin_error(r, "init failed: " + message);
-    }
+    if (auto message = plugin_host::take_error(status)) throw plugin_error(r, "init failed: " + *message);
     try {
       plugin_host::commit_registrations(registrar);
     } catch (const Error& e) {

@@ -40,14 +40,6 @@ T read_element(const T* array, size_t i, const char* what) {
 
 std::string str(const char* s) { return s ? s : ""; }
 
-/// The message of a failed callback's status (freeing it), or nullopt on success.
-std::optional<std::string> take_error(weft_status_t status) {
-  if (!status) return std::nullopt;
-  std::string message = status->message;
-  delete status;
-  return message;
-}
-
 /// The plugin's user data, destroyed with the last definition that uses it.
 std::shared_ptr<void> own_user_data(void* user_data, weft_destroy_fn destroy) {
   return std::shared_ptr<void>(user_data, [destroy](void* p) {
