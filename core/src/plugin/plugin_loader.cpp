@@ -3,6 +3,8 @@
 
 #include <dlfcn.h>
 
+#include <algorithm>
+#include <atomic>
 #include <boost/dll/shared_library.hpp>
 #include <cstddef>
 #include <cstdlib>
