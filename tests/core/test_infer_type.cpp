@@ -444,6 +444,13 @@ TEST_F(InferTypeTest, ClosureCalledWithTheWrongArityIsAnError) {
   EXPECT_NE(msg.find("takes 1 arguments, the call passes 2"), std::string::npos) << msg;
 }
 
+TEST_F(InferTypeTest, SelfApplicationIsAnErrorNotACrash) {
+  // fn (%f) { %f(%f) }: %f's type would have to contain itself.
+  Var f = var("f");
+  std::string msg = error_of([&] { infer_type(Expr(function({f}, call_function(f, {f})))); });
+  EXPECT_NE(msg.find("would have to contain itself"), std::string::npos) << msg;
+}
+
 TEST_F(InferTypeTest, CallingATensorIsAnError) {
   Var x = var("x", f32({1}));
   std::string msg = error_of([&] { infer_type(Expr(function({x}, call_function(x, {x})))); });

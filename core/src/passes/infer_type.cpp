@@ -269,7 +269,9 @@ class Inferencer {
     Type callee = solver_.find(term(c->op));
     if (callee->kind == TypeKind::kIncomplete) {
       Type ret = incomplete_type();
-      solver_.unify(callee, func_type(std::move(args), ret));
+      unify_at(e, callee, func_type(std::move(args), ret), [](const Type& has, const Type& needs) {
+        return "the callee has type " + type_to_text(has) + ", but the call needs " + type_to_text(needs);
+      });
       return ret;
     }
     auto* ft = callee.as<FuncTypeNode>();
