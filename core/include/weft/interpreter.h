@@ -1,0 +1,68 @@
+// The interpreter: weft's reference ("debug") executor. It runs any function of
+// a module on the ops' reference kernels, including tuples, lets, ifs,
+// closures (functions as values) and calls between global functions. It is the
+// oracle the compiled targets are checked against, so it favours plain
+// correctness over speed.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "weft/expr.h"
+#include "weft/module.h"
+#include "weft/tensor.h"
+
+namespace weft {
+
+struct ClosureValue;
+
+/// A runtime value: a tensor, a tuple of values, or a closure.
+class Value {
+ public:
+  Value() = default;
+  Value(Tensor t);  // NOLINT: a tensor is a value
+  static Value tuple(std::vector<Value> fields);
+  static Value closure(std::shared_ptr<const ClosureValue> c);
+
+  bool is_tensor() const { return tensor_.defined(); }
+  bool is_tuple() const { return fields_ != nullptr; }
+  bool is_closure() const { return closure_ != nullptr; }
+
+  /// The tensor; weft::Error if the value is not one (`what` names the use).
+  const Tensor& tensor(const char* what = "value") const;
+  const std::vector<Value>& fields() const;
+  const std::shared_ptr<const ClosureValue>& closure() const { return closure_; }
+
+  /// Tensors in order, tuples flattened depth-first (how outputs are saved).
+  std::vector<Tensor> flatten() const;
+
+ private:
+  Tensor tensor_;
+  std::shared_ptr<const std::vector<Value>> fields_;
+  std::shared_ptr<const ClosureValue> closure_;
+};
+
+class Interpreter {
+ public:
+  /// Type-checks `mod` (running InferType); weft::Error if it does not.
+  explicit Interpreter(const IRModule& mod);
+
+  /// Calls global function `name` with `args` (one per parameter, in order).
+  /// Argument shapes and dtypes must match the parameter types; a mismatch, an
+  /// op without a reference kernel, or a kernel rejecting its input is a
+  /// weft::Error naming the op and the expression.
+  Value run(const std::string& name, const std::vector<Value>& args);
+  Value run_main(const std::vector<Value>& args) { return run("main", args); }
+
+  const IRModule& module() const { return mod_; }
+
+ private:
+  friend class Evaluator;
+  IRModule mod_;
+};
+
+/// Evaluates a closed expression (no free variables), e.g. in tests.
+Value evaluate(const Expr& expr);
+
+}  // namespace weft

@@ -1,0 +1,243 @@
+// The reference executor. Each function call gets a Frame: an environment of
+// bound variables and a memo of evaluated expressions. Dataflow (calls, tuples,
+// tuple access) is evaluated bottom-up from an explicit stack, so long chains
+// do not recurse; let chains are walked in a loop; only the nesting of scopes
+// (if branches, function calls) recurses.
+#include "weft/interpreter.h"
+
+#include <unordered_map>
+
+#include "weft/functor.h"
+#include "weft/op.h"
+#include "weft/passes.h"
+#include "weft/printer.h"
+
+namespace weft {
+
+/// Variables bound so far. Closures keep their defining environment alive; a
+/// let binding added later to the same frame is visible to them, which is what
+/// lets `let %f = fn (...) { ... %f(...) ... }` recurse.
+struct Environment {
+  std::unordered_map<const VarNode*, Value> vars;
+  std::shared_ptr<const Environment> parent;
+
+  const Value* lookup(const VarNode* v) const {
+    for (const Environment* e = this; e; e = e->parent.get())
+      if (auto it = e->vars.find(v); it != e->vars.end()) return &it->second;
+    return nullptr;
+  }
+};
+
+struct ClosureValue {
+  Function fn;
+  std::shared_ptr<const Environment> env;
+};
+
+namespace {
+
+std::string describe_call(const Call& call) {
+  PrintOptions opts;
+  opts.show_types = false;
+  std::string text = to_text(Expr(call), opts);
+  constexpr size_t kMaxLen = 400;  // deep arguments would flood the message
+  return text.size() > kMaxLen ? text.substr(0, kMaxLen) + " ..." : text;
+}
+
+/// Calls the expansion walks into: the operands whose values a node needs
+/// before it can be evaluated. Scopes (let bodies, if branches, function
+/// bodies) are evaluated by their handlers, once their variables are bound.
+void dataflow_children(const ExprNode& e, const auto& fn) {
+  switch (e.kind) {
+    case ExprKind::kCall: {
+      auto& c = static_cast<const CallNode&>(e);
+      if (c.op->kind != ExprKind::kOp) fn(c.op);
+      for (auto& a : c.args) fn(a);
+      break;
+    }
+    case ExprKind::kTuple:
+      for (auto& f : static_cast<const TupleNode&>(e).fields) fn(f);
+      break;
+    case ExprKind::kTupleGetItem:
+      fn(static_cast<const TupleGetItemNode&>(e).tuple);
+      break;
+    default:
+      break;
+  }
+}
+
+}  // namespace
+
+class Evaluator {
+ public:
+  Evaluator(const Interpreter& interp, std::shared_ptr<Environment> env) : interp_(interp), env_(std::move(env)) {}
+
+  Value eval(const Expr& root) {
+    if (auto it = memo_.find(root.get()); it != memo_.end()) return it->second;
+    detail::post_order(
+        root, [&](const ExprNode* n) { return memo_.count(n) > 0; },
+        [&](const ExprNode* n) { memo_.emplace(n, step(Expr(const_cast<ExprNode*>(n)))); },
+        [](const ExprNode& e, const auto& fn) { dataflow_children(e, fn); });
+    return memo_.at(root.get());
+  }
+
+  /// Binds params to args and evaluates fn's body in a new frame.
+  static Value apply(const Interpreter& interp, const ClosureValue& closure, const std::vector<Value>& args) {
+    const Function& fn = closure.fn;
+    if (args.size() != fn->params.size())
+      throw Error("function takes " + std::to_string(fn->params.size()) + " arguments, got " +
+                  std::to_string(args.size()));
+    auto env = std::make_shared<Environment>();
+    env->parent = closure.env;
+    for (size_t i = 0; i < args.size(); ++i) env->vars[fn->params[i].get()] = args[i];
+    return Evaluator(interp, std::move(env)).eval(fn->body);
+  }
+
+ private:
+  Value step(const Expr& e) {
+    switch (e->kind) {
+      case ExprKind::kVar: {
+        const Value* v = env_->lookup(static_cast<const VarNode*>(e.get()));
+        if (!v) throw Error("variable %" + downcast<VarNode>(e)->name_hint + " is not bound");
+        return *v;
+      }
+      case ExprKind::kGlobalVar:
+        return global_closure(downcast<GlobalVarNode>(e)->name);
+      case ExprKind::kConstant:
+        return downcast<ConstantNode>(e)->data;
+      case ExprKind::kOp:
+        throw Error("operator " + downcast<OpNode>(e)->name() + " used as a value; only calls to it can run");
+      case ExprKind::kCall:
+        return call(downcast<CallNode>(e));
+      case ExprKind::kFunction:
+        return Value::closure(std::make_shared<ClosureValue>(ClosureValue{downcast<FunctionNode>(e), env_}));
+      case ExprKind::kTuple: {
+        std::vector<Value> fields;
+        for (auto& f : downcast<TupleNode>(e)->fields) fields.push_back(memo_.at(f.get()));
+        return Value::tuple(std::move(fields));
+      }
+      case ExprKind::kTupleGetItem: {
+        auto item = downcast<TupleGetItemNode>(e);
+        const auto& fields = memo_.at(item->tuple.get()).fields();
+        if (item->index < 0 || static_cast<size_t>(item->index) >= fields.size())
+          throw Error("tuple index " + std::to_string(item->index) + " out of range for a tuple of " +
+                      std::to_string(fields.size()));
+        return fields[item->index];
+      }
+      case ExprKind::kLet:
+        return let_chain(downcast<LetNode>(e));
+      case ExprKind::kIf: {
+        auto node = downcast<IfNode>(e);
+        const Tensor& cond = eval(node->cond).tensor("if condition");
+        if (cond.numel() != 1) throw Error("if condition must be a scalar, got " + describe(cond));
+        return eval(cond.element_as_double(0) != 0.0 ? node->then_branch : node->else_branch);
+      }
+    }
+    throw InternalError(__FILE__, __LINE__, "unknown expression kind");
+  }
+
+  Value let_chain(Let let) {
+    for (;;) {
+      env_->vars[let->var.get()] = eval(let->value);
+      if (let->body->kind != ExprKind::kLet) return eval(let->body);
+      let = downcast<LetNode>(let->body);
+    }
+  }
+
+  Value global_closure(const std::string& name) const {
+    return Value::closure(std::make_shared<ClosureValue>(ClosureValue{interp_.mod_.lookup(name), nullptr}));
+  }
+
+  Value call(const Call& c) {
+    std::vector<Value> args;
+    args.reserve(c->args.size());
+    for (auto& a : c->args) args.push_back(memo_.at(a.get()));
+    if (c->op->kind == ExprKind::kOp) return call_op(c, args);
+    const Value& callee = memo_.at(c->op.get());
+    if (!callee.is_closure()) throw Error("called value is not a function").in(describe_call(c));
+    return apply(interp_, *callee.closure(), args);
+  }
+
+  Value call_op(const Call& c, const std::vector<Value>& args) {
+    const OpDef& def = *downcast<OpNode>(c->op)->def;
+    if (!def.kernel) throw Error("op has no reference kernel, so the interpreter cannot run it").op(def.name);
+    if (!c->has_type()) throw InternalError(__FILE__, __LINE__, "call without a type reached the interpreter");
+    std::vector<Tensor> inputs;
+    for (auto& a : args) {
+      auto flat = a.flatten();  // a tuple argument (concatenate's) passes its fields
+      inputs.insert(inputs.end(), flat.begin(), flat.end());
+    }
+    std::vector<Tensor> outputs;
+    Value result = allocate(c->checked_type(), def.name, outputs);
+    try {
+      def.kernel(inputs, outputs, c->attrs ? c->attrs : empty_attrs());
+    } catch (Error& e) {
+      if (e.op_name().empty()) e.op(def.name);
+      throw e.in(describe_call(c));
+    }
+    return result;
+  }
+
+  /// A value of type t with fresh tensors, appending them to `flat` in order.
+  static Value allocate(const Type& t, const std::string& op, std::vector<Tensor>& flat) {
+    if (auto tt = t.as<TensorTypeNode>()) {
+      if (!tt->is_static())
+        throw Error("output type " + type_to_text(t) + " has dynamic dimensions; the interpreter needs static shapes")
+            .op(op);
+      Tensor out = Tensor::zeros(tt->shape, tt->dtype);
+      flat.push_back(out);
+      return out;
+    }
+    if (auto tup = t.as<TupleTypeNode>()) {
+      std::vector<Value> fields;
+      for (auto& f : tup->fields) fields.push_back(allocate(f, op, flat));
+      return Value::tuple(std::move(fields));
+    }
+    throw Error("op output of type " + type_to_text(t) + " cannot be allocated").op(op);
+  }
+
+  const Interpreter& interp_;
+  std::shared_ptr<Environment> env_;
+  std::unordered_map<const ExprNode*, Value> memo_;
+};
+
+namespace {
+
+/// Checks a runtime argument against a parameter's type.
+void check_argument(const Value& v, const Type& t, const std::string& where) {
+  if (auto tt = t.as<TensorTypeNode>()) {
+    const Tensor& tensor = v.tensor(where.c_str());
+    bool shape_ok = tensor.ndim() == tt->ndim();
+    for (int i = 0; shape_ok && i < tt->ndim(); ++i)
+      shape_ok = tt->shape[i] == kAnyDim || tt->shape[i] == tensor.shape()[i];
+    if (!shape_ok || tensor.dtype() != tt->dtype)
+      throw Error(where + " is " + describe(tensor)).expected(type_to_text(t));
+  } else if (auto tup = t.as<TupleTypeNode>()) {
+    const auto& fields = v.fields();
+    if (fields.size() != tup->fields.size())
+      throw Error(where + " has " + std::to_string(fields.size()) + " fields").expected(type_to_text(t));
+    for (size_t i = 0; i < fields.size(); ++i)
+      check_argument(fields[i], tup->fields[i], where + "." + std::to_string(i));
+  }
+}
+
+}  // namespace
+
+Interpreter::Interpreter(const IRModule& mod) : mod_(infer_type(mod)) {}
+
+Value Interpreter::run(const std::string& name, const std::vector<Value>& args) {
+  Function fn = mod_.lookup(name);
+  if (args.size() != fn->params.size())
+    throw Error("@" + name + " takes " + std::to_string(fn->params.size()) + " arguments, got " +
+                std::to_string(args.size()));
+  for (size_t i = 0; i < args.size(); ++i)
+    check_argument(args[i], fn->params[i]->checked_type(), "argument %" + fn->params[i]->name_hint);
+  return Evaluator::apply(*this, ClosureValue{fn, nullptr}, args);
+}
+
+Value evaluate(const Expr& expr) {
+  if (!free_vars(expr).empty()) throw Error("cannot evaluate an expression with free variables");
+  Interpreter interp(IRModule::from_function(function({}, expr)));
+  return interp.run_main({});
+}
+
+}  // namespace weft
