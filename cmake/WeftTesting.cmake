@@ -1,0 +1,34 @@
+# Test helpers shared by tests/ and by plugins' own tests/ folders.
+#
+# weft_add_test_suite(<name> <dir> [libs...]): one GoogleTest executable from
+#   <dir>/*.cpp, linked with the core, registered with CTest (label = name).
+# weft_add_plugin_tests(<plugin> [DEPENDS plugins...]): the suite in the calling
+#   plugin's tests/ folder, run against the built plugin folder.
+set(WEFT_TESTS_DIR ${CMAKE_SOURCE_DIR}/tests)
+
+function(weft_add_test_suite name dir)
+  file(GLOB sources CONFIGURE_DEPENDS ${dir}/*.cpp)
+  if(NOT sources)
+    return()
+  endif()
+  add_executable(${name} ${sources})
+  target_link_libraries(${name} PRIVATE weft::core GTest::gtest GTest::gmock GTest::gtest_main ${ARGN})
+  target_include_directories(${name} PRIVATE ${WEFT_TESTS_DIR} ${dir})
+  target_compile_definitions(${name} PRIVATE
+    WEFT_GOLDEN_DIR="${WEFT_TESTS_DIR}/golden"
+    WEFT_TEST_BUILD_PLUGIN_DIR="${WEFT_PLUGIN_BUILD_DIR}")
+  gtest_discover_tests(${name} DISCOVERY_TIMEOUT 60 PROPERTIES LABELS ${name})
+endfunction()
+
+function(weft_add_plugin_tests plugin)
+  cmake_parse_arguments(P "" "" "DEPENDS" ${ARGN})
+  set(name weft_${plugin}_tests)
+  weft_add_test_suite(${name} ${CMAKE_CURRENT_SOURCE_DIR}/tests nlohmann_json::nlohmann_json)
+  if(TARGET ${name})
+    target_compile_definitions(${name} PRIVATE WEFT_PLUGIN_GOLDEN_DIR="${CMAKE_CURRENT_SOURCE_DIR}/tests/golden")
+    add_dependencies(${name} weft_plugin_${plugin})
+    foreach(dep ${P_DEPENDS})
+      add_dependencies(${name} weft_plugin_${dep})
+    endforeach()
+  endif()
+endfunction()
