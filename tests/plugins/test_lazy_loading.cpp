@@ -57,5 +57,23 @@ TEST_F(LazyLoadingTest, LoadingTwiceIsANoOp) {
   EXPECT_EQ(record(l, "a").state, PluginState::kLoaded);
 }
 
+TEST_F(LazyLoadingTest, ModelsLoadOnDemandToo) {
+  copy_test_library("c_model", root() / "models");
+  write_file(root() / "models" / "weft-plugin.yaml",
+             "name: models\nversion: 1.0.0\nabi: 1\nkind: model\nlibrary: libc_model.so\n"
+             "provides: {models: [cmodel.identity]}\n");
+  PluginLoader& l = loader();
+  l.install_resolvers();
+  EXPECT_EQ(record(l, "models").state, PluginState::kDiscovered);
+  Function f = build_model("cmodel.identity", make_attrs({{"n", 5}}));
+  EXPECT_EQ(record(l, "models").state, PluginState::kLoaded);
+  EXPECT_EQ(type_to_text(f->params[0]->type_annotation), "Tensor[(5), float32]");
+  EXPECT_TRUE(f->body.same_as(f->params[0]));
+  EXPECT_EQ(type_to_text(build_model("cmodel.identity")->params[0]->type_annotation), "Tensor[(3), float32]");
+  EXPECT_THAT([] { build_model("cmodel.identity", make_attrs({{"n", 0}})); },
+              ::testing::ThrowsMessage<Error>(::testing::HasSubstr("model cmodel.identity: n must be positive")));
+  EXPECT_EQ(record(l, "a").state, PluginState::kDiscovered);
+}
+
 }  // namespace
 }  // namespace weft::testing
