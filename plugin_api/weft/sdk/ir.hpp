@@ -441,10 +441,12 @@ class TensorView {
     for (int i = 0; i < t_->ndim; ++i) n *= t_->shape[i];
     return n;
   }
-  /// The data as T; Error if T's size does not match the dtype.
+  /// Bytes one element occupies (a bool takes a byte).
+  size_t element_bytes() const { return (t_->dtype.bits * t_->dtype.lanes + 7) / 8; }
+  /// The data as T; Error if T's size does not match the dtype's storage.
   template <typename T>
   T* data() const {
-    if (sizeof(T) * 8 != t_->dtype.bits * t_->dtype.lanes) {
+    if (sizeof(T) != element_bytes()) {
       throw Error("tensor of " + dtype_name(t_->dtype) + " read as a " + std::to_string(sizeof(T) * 8) + "-bit type");
     }
     return reinterpret_cast<T*>(static_cast<char*>(t_->data) + t_->byte_offset);
