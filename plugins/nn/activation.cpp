@@ -1,8 +1,222 @@
-// Placeholder until this family's ops land (issue 4).
+// Activations: relu, leaky_relu, prelu, softmax, fast_softmax, log_softmax
+// and dropout, as Relay's nn namespace defines them (TVM v0.19: relations in
+// src/relay/op/nn/nn.cc, computes in TOPI).
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
 #include "nn_ops.h"
+#include "tensor_access.h"
 
 namespace weft_nn {
 
-void register_activation_ops(weft::sdk::Registrar&) {}
+namespace {
+
+using namespace weft::sdk;
+
+/// Rectifier with slope `negative_slope` below zero (0 for relu), over one float tensor.
+void rectify(const KernelArgs& k, const char* op, double negative_slope) {
+  with_float_type(k.inputs.at(0), op, [&](auto tag) {
+    using T = decltype(tag);
+    const T* in = k.inputs[0].data<T>();
+    T* out = k.outputs.at(0).data<T>();
+    const T slope = static_cast<T>(negative_slope);
+    for (int64_t i = 0, n = k.outputs[0].numel(); i < n; ++i) out[i] = in[i] > T(0) ? in[i] : slope * in[i];
+  });
+}
+
+// ---- prelu -------------------------------------------------------------------------------------
+
+// The reference reads axis as a plain index: no negative axes (topi::prelu checks it).
+Type prelu_relation(const std::vector<Type>& args, const Attrs& attrs) {
+  Type data = tensor_arg(args, 0, "data");
+  Type alpha = tensor_arg(args, 1, "alpha");
+  int64_t axis = attrs.get_int("axis");
+  std::vector<int64_t> shape = data.shape();
+  if (axis < 0 || axis >= static_cast<int64_t>(shape.size())) {
+    throw Error("axis " + std::to_string(axis) + " is out of range for data " + data.str() + " (expected an axis in [0, " +
+                std::to_string(shape.size()) + "))");
+  }
+  std::vector<int64_t> a = alpha.shape();
+  if (a.size() != 1 || !dims_agree(a[0], shape[axis]) || alpha.dtype() != data.dtype()) {
+    throw Error("alpha must be a 1-D tensor of data's dtype with one slope per channel of axis " + std::to_string(axis) +
+                ": expected Tensor[(" + std::to_string(shape[axis]) + "), " + dtype_name(data.dtype()) + "], got " +
+                alpha.str() + " for data " + data.str());
+  }
+  return data;
+}
+
+void prelu_kernel(const KernelArgs& k) {
+  const TensorView& data = k.inputs.at(0);
+  std::vector<int64_t> shape = data.shape();
+  int64_t axis = k.attrs.get_int("axis");
+  int64_t channels = shape.at(axis);
+  int64_t inner = 1;
+  for (size_t d = axis + 1; d < shape.size(); ++d) inner *= shape[d];
+  with_float_type(data, "nn.prelu", [&](auto tag) {
+    using T = decltype(tag);
+    const T* x = data.data<T>();
+    const T* slope = k.inputs.at(1).data<T>();
+    T* out = k.outputs.at(0).data<T>();
+    for (int64_t i = 0, n = data.numel(); i < n; ++i) {
+      T s = slope[(i / inner) % channels];
+      out[i] = x[i] > T(0) ? x[i] : x[i] * s;
+    }
+  });
+}
+
+// ---- softmax family ----------------------------------------------------------------------------
+
+Type softmax_relation(const std::vector<Type>& args, const Attrs& attrs) {
+  Type data = tensor_arg(args, 0, "data");
+  normalize_axis(attrs.get_int("axis"), data.ndim(), "data " + data.str());
+  return data;
+}
+
+/// TOPI's fast_exp for float32 (topi/elemwise.h): a range reduction to
+/// 2^n * e^f with a degree-7 polynomial for e^f; other dtypes use exp.
+float fast_exp(float v) {
+  const float x = std::max(std::min(v, 88.3762626647950f), -88.3762626647949f);
+  const float n = std::floor(x * 1.44269504088896341f + 0.5f);
+  const float f = x - n * 0.6931471805599453f;
+  const float y =
+      (((((((1.9875691500E-4f * f + 1.3981999507E-3f) * f + 8.3334519073E-3f) * f + 4.1665795894E-2f) * f +
+          1.6666665459E-1f) *
+             f +
+         5.0000001201E-1f) *
+            f * f) +
+       f + 1.0f);
+  const int32_t bits = static_cast<int32_t>(n + 127.0f) << 23;
+  float two_n;
+  std::memcpy(&two_n, &bits, sizeof two_n);
+  return std::max(two_n * y, v);
+}
+double fast_exp(double v) { return std::exp(v); }
+
+enum class SoftmaxKind { kSoftmax, kFastSoftmax, kLogSoftmax };
+
+/// Softmax along one axis: the input viewed as (outer, extent, inner), each
+/// (outer, inner) line normalized with its maximum subtracted first, as TOPI does.
+Kernel softmax_kernel(const char* op, SoftmaxKind kind) {
+  return [op, kind](const KernelArgs& k) {
+    const TensorView& data = k.inputs.at(0);
+    std::vector<int64_t> shape = data.shape();
+    int64_t axis = normalize_axis(k.attrs.get_int("axis"), shape.size(), op);
+    int64_t extent = shape[axis], outer = 1, inner = 1;
+    for (int64_t d = 0; d < axis; ++d) outer *= shape[d];
+    for (size_t d = axis + 1; d < shape.size(); ++d) inner *= shape[d];
+    with_float_type(data, op, [&](auto tag) {
+      using T = decltype(tag);
+      const T* x = data.data<T>();
+      T* out = k.outputs.at(0).data<T>();
+      for (int64_t o = 0; o < outer; ++o) {
+        for (int64_t in = 0; in < inner; ++in) {
+          const int64_t base = o * extent * inner + in;
+          T m = x[base];
+          for (int64_t e = 1; e < extent; ++e) m = std::max(m, x[base + e * inner]);
+          T sum = 0;
+          for (int64_t e = 0; e < extent; ++e) {
+            const int64_t i = base + e * inner;
+            T ex = kind == SoftmaxKind::kFastSoftmax ? fast_exp(x[i] - m) : std::exp(x[i] - m);
+            if (kind != SoftmaxKind::kLogSoftmax) out[i] = ex;
+            sum += ex;
+          }
+          for (int64_t e = 0; e < extent; ++e) {
+            const int64_t i = base + e * inner;
+            out[i] = kind == SoftmaxKind::kLogSoftmax ? x[i] - m - std::log(sum) : out[i] / sum;
+          }
+        }
+      }
+    });
+  };
+}
+
+OpBuilder& softmax_op(Registrar& reg, const char* name, const char* doc, SoftmaxKind kind) {
+  return reg.op(name)
+      .describe(doc)
+      .input("data", "Tensor", "The input tensor.")
+      .attr("axis", int64_t{-1}, "The axis to normalize over; negative counts from the end.")
+      .support_level(1)
+      .pattern(WEFT_PATTERN_OUT_ELEMWISE_FUSABLE)
+      .type_relation(softmax_relation)
+      .kernel(softmax_kernel(name, kind));
+}
+
+// ---- dropout -----------------------------------------------------------------------------------
+
+// Relay's nn.dropout yields (result, mask); relay.nn.dropout() in Python takes
+// field 0 of it and dropout_raw() returns the call itself. No op of its own.
+Type dropout_relation(const std::vector<Type>& args, const Attrs&) {
+  Type data = tensor_arg(args, 0, "data");
+  return Type::tuple({data, data});
+}
+
+// At inference nothing is dropped: the data passes through and the mask is all ones.
+void dropout_kernel(const KernelArgs& k) {
+  const TensorView& data = k.inputs.at(0);
+  with_float_type(data, "nn.dropout", [&](auto tag) {
+    using T = decltype(tag);
+    const T* x = data.data<T>();
+    T* out = k.outputs.at(0).data<T>();
+    T* mask = k.outputs.at(1).data<T>();
+    for (int64_t i = 0, n = data.numel(); i < n; ++i) {
+      out[i] = x[i];
+      mask[i] = T(1);
+    }
+  });
+}
+
+}  // namespace
+
+void register_activation_ops(Registrar& reg) {
+  reg.op("nn.relu")
+      .describe("Rectified linear unit, elementwise max(data, 0).")
+      .input("data", "Tensor", "The input tensor.")
+      .support_level(1)
+      .pattern(WEFT_PATTERN_ELEMWISE)
+      .type_relation(identity_relation)
+      .kernel([](const KernelArgs& k) { rectify(k, "nn.relu", 0.0); });
+
+  reg.op("nn.leaky_relu")
+      .describe("Leaky rectified linear unit: data > 0 ? data : alpha * data, elementwise.")
+      .input("data", "Tensor", "The input tensor.")
+      .attr("alpha", 0.01, "Slope for negative inputs.")
+      .support_level(3)
+      .pattern(WEFT_PATTERN_ELEMWISE)
+      .type_relation(identity_relation)
+      .kernel([](const KernelArgs& k) { rectify(k, "nn.leaky_relu", k.attrs.get_float("alpha")); });
+
+  reg.op("nn.prelu")
+      .describe("Parametric rectified linear unit: data > 0 ? data : alpha[c] * data, with c the index along axis.")
+      .input("data", "Tensor", "The input tensor.")
+      .input("alpha", "1D Tensor", "One slope per channel of `axis`.")
+      .attr("axis", int64_t{1}, "The channel axis, in [0, rank).")
+      .support_level(3)
+      .pattern(WEFT_PATTERN_BROADCAST)
+      .type_relation(prelu_relation)
+      .kernel(prelu_kernel);
+
+  softmax_op(reg, "nn.softmax", "Softmax along axis: exp(x_i) / sum_j exp(x_j).", SoftmaxKind::kSoftmax);
+  softmax_op(reg, "nn.fast_softmax",
+             "Softmax along axis computed with the reference's fast exponential approximation "
+             "(float32; other dtypes use exp).",
+             SoftmaxKind::kFastSoftmax);
+  softmax_op(reg, "nn.log_softmax", "Log of softmax along axis: x_i - log(sum_j exp(x_j)).", SoftmaxKind::kLogSoftmax);
+
+  reg.op("nn.dropout")
+      .describe(
+          "Dropout. Yields a tuple (result, mask); at inference the result is the data unchanged and the mask is "
+          "all ones. Training-time dropping (each element zeroed with probability rate, the rest scaled by "
+          "1/(1-rate)) is the reference's definition and is not drawn by this reference kernel.")
+      .input("data", "Tensor", "The input tensor.")
+      .attr("rate", 0.5, "Probability of an element being dropped during training.")
+      .support_level(1)
+      .pattern(WEFT_PATTERN_OPAQUE)
+      .type_relation(dropout_relation)
+      .kernel(dropout_kernel);
+}
 
 }  // namespace weft_nn

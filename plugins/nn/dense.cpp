@@ -1,8 +1,343 @@
-// Placeholder until this family's ops land (issue 4).
+// Dense and its relatives: dense, contrib_dense_pack, matmul, batch_matmul,
+// plus bias_add and batch_flatten, as Relay's nn namespace defines them
+// (TVM v0.19: MatmulRel/BatchMatmulRel in src/relay/op/nn/nn.h, the other
+// relations in nn.cc, computes in TOPI).
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <optional>
+#include <string>
+#include <vector>
+
 #include "nn_ops.h"
+#include "tensor_access.h"
 
 namespace weft_nn {
 
-void register_dense_ops(weft::sdk::Registrar&) {}
+namespace {
+
+using namespace weft::sdk;
+
+std::optional<int64_t> optional_int(const Attrs& attrs, const char* name) {
+  Value v = attrs.get_value(name);
+  if (v.is_none()) return std::nullopt;
+  return v.as_int();
+}
+
+/// out_dtype when given, else the first operand's dtype (Relay's "" default).
+DLDataType out_dtype_or(const Attrs& attrs, DLDataType fallback) {
+  Value v = attrs.get_value("out_dtype");
+  return v.is_none() ? fallback : v.as_dtype();
+}
+
+std::string dims_str(const std::vector<int64_t>& s) {
+  std::string out = "(";
+  for (size_t i = 0; i < s.size(); ++i) {
+    out += (i ? ", " : "") + (s[i] == WEFT_DIM_ANY ? std::string("?") : std::to_string(s[i]));
+  }
+  return out + (s.size() == 1 ? ",)" : ")");
+}
+
+// ---- The shared product ------------------------------------------------------------------------
+
+/// One operand of a batched product, read as element (batch, row, col) of a
+/// flat C-order buffer through strides; a batch stride of 0 repeats one matrix.
+struct Operand {
+  int64_t batch_stride, row_stride, col_stride;
+  int64_t at(int64_t b, int64_t r, int64_t c) const { return b * batch_stride + r * row_stride + c * col_stride; }
+};
+
+/// out[b, i, j] = sum_k a(b, i, k) * b(b, k, j), with both operands converted
+/// to the output's accumulator type first, as TOPI casts them to out_dtype.
+void batched_product(const KernelArgs& k, const std::string& op, int64_t batch, int64_t m, int64_t n, int64_t depth,
+                     const Operand& a, const Operand& b) {
+  const TensorView& out = k.outputs.at(0);
+  with_accumulator(out, op, [&](auto tag) {
+    using A = decltype(tag);
+    std::vector<A> x = load_as<A>(k.inputs.at(0), op), y = load_as<A>(k.inputs.at(1), op);
+    std::vector<A> result(static_cast<size_t>(batch * m * n));
+    for (int64_t bi = 0; bi < batch; ++bi) {
+      for (int64_t i = 0; i < m; ++i) {
+        for (int64_t j = 0; j < n; ++j) {
+          A acc = 0;
+          for (int64_t r = 0; r < depth; ++r) acc += x[a.at(bi, i, r)] * y[b.at(bi, r, j)];
+          result[(bi * m + i) * n + j] = acc;
+        }
+      }
+    }
+    store_from(result, out, op);
+  });
+}
+
+// ---- dense and matmul --------------------------------------------------------------------------
+
+/// Relay's MatmulRel: tensor_a (..., K) or, transposed, (..., K, M); tensor_b
+/// (K, N) or, transposed, (N, K); out (..., N) or (..., M, N). A given `units`
+/// fixes N and so tensor_b's whole shape.
+Type matmul_type(const std::vector<Type>& args, const Attrs& attrs, bool transpose_a, bool transpose_b) {
+  Type a = tensor_arg(args, 0, "tensor_a");
+  Type b = tensor_arg(args, 1, "tensor_b");
+  std::vector<int64_t> ashape = a.shape(), bshape = b.shape();
+  if (ashape.empty() || (transpose_a && ashape.size() < 2)) {
+    throw Error(std::string("tensor_a must have rank ") + (transpose_a ? ">= 2 when transpose_a" : ">= 1") + ", got " +
+                a.str());
+  }
+  const size_t r = ashape.size();
+  const int64_t reduce = transpose_a ? ashape[r - 2] : ashape[r - 1];
+  std::vector<int64_t> oshape = ashape;
+  if (transpose_a) oshape[r - 2] = ashape[r - 1];
+  if (std::optional<int64_t> units = optional_int(attrs, "units")) {
+    std::vector<int64_t> expected = transpose_b ? std::vector<int64_t>{*units, reduce} : std::vector<int64_t>{reduce, *units};
+    bool ok = bshape.size() == 2 && dims_agree(bshape[0], expected[0]) && dims_agree(bshape[1], expected[1]);
+    if (!ok) {
+      throw Error("units=" + std::to_string(*units) + " needs a weight of shape " + dims_str(expected) + " for data " +
+                  a.str() + ", got weight " + b.str());
+    }
+    oshape[r - 1] = *units;
+  } else {
+    if (bshape.size() != 2) throw Error("the weight must be 2-D, got " + b.str() + " with data " + a.str());
+    const int64_t b_reduce = transpose_b ? bshape[1] : bshape[0];
+    if (!dims_agree(reduce, b_reduce)) {
+      throw Error("inner dimensions differ: data " + a.str() + " reduces over " + std::to_string(reduce) +
+                  " elements but weight " + b.str() + " has " + std::to_string(b_reduce));
+    }
+    oshape[r - 1] = transpose_b ? bshape[0] : bshape[1];
+  }
+  return Type::tensor(oshape, out_dtype_or(attrs, a.dtype()));
+}
+
+void matmul_compute(const KernelArgs& k, const std::string& op, bool transpose_a, bool transpose_b) {
+  std::vector<int64_t> ashape = k.inputs.at(0).shape(), bshape = k.inputs.at(1).shape();
+  const size_t r = ashape.size();
+  const int64_t n = transpose_b ? bshape[0] : bshape[1];
+  const Operand b{0, transpose_b ? 1 : n, transpose_b ? bshape[1] : 1};
+  if (!transpose_a) {
+    // Every leading dim is a row: one (prod(leading), K) matrix.
+    const int64_t depth = ashape[r - 1];
+    batched_product(k, op, 1, dims_product(ashape, 0, r - 1), n, depth, Operand{0, depth, 1}, b);
+    return;
+  }
+  // Transposed: each leading index holds a (K, M) matrix read column-wise.
+  const int64_t depth = ashape[r - 2], m = ashape[r - 1];
+  const int64_t batch = dims_product(ashape, 0, r - 2);
+  batched_product(k, op, batch, m, n, depth, Operand{depth * m, 1, m}, b);
+}
+
+OpBuilder& matmul_attrs(OpBuilder& op) {
+  return op
+      .attr_optional("units", WEFT_ATTR_INT, "Number of output units; None reads it from the weight's shape.")
+      .attr_optional("out_dtype", WEFT_ATTR_DTYPE,
+                     "Output dtype for mixed precision (e.g. int32 for int8 inputs); None keeps tensor_a's dtype "
+                     "(the reference's empty string).");
+}
+
+// ---- contrib_dense_pack ------------------------------------------------------------------------
+
+/// data (M, K); weight packed as (N/n, K, n), or (N/n, K/c, n, c) for the
+/// reference's int8 layout; out (M, N) with N = weight[0] * weight[2].
+Type dense_pack_relation(const std::vector<Type>& args, const Attrs& attrs) {
+  Type data = tensor_arg(args, 0, "data");
+  Type weight = tensor_arg(args, 1, "weight");
+  std::vector<int64_t> d = data.shape(), w = weight.shape();
+  if (d.size() != 2) throw Error("only 2-D data is supported, got " + data.str());
+  if (w.size() != 3 && w.size() != 4) throw Error("the packed weight must be 3-D or 4-D, got " + weight.str());
+  const int64_t depth = w.size() == 3 ? w[1] : (w[1] == WEFT_DIM_ANY || w[3] == WEFT_DIM_ANY ? WEFT_DIM_ANY : w[1] * w[3]);
+  if (!dims_agree(d[1], depth)) {
+    throw Error("inner dimensions differ: data " + data.str() + " has " + std::to_string(d[1]) +
+                " columns but the packed weight " + weight.str() + " holds " + std::to_string(depth));
+  }
+  const int64_t units = w[0] == WEFT_DIM_ANY || w[2] == WEFT_DIM_ANY ? WEFT_DIM_ANY : w[0] * w[2];
+  if (std::optional<int64_t> given = optional_int(attrs, "units"); given && !dims_agree(*given, units)) {
+    throw Error("units=" + std::to_string(*given) + " but the packed weight " + weight.str() + " holds " +
+                std::to_string(units) + " units");
+  }
+  return Type::tensor({d[0], units}, out_dtype_or(attrs, data.dtype()));
+}
+
+void dense_pack_kernel(const KernelArgs& k) {
+  std::vector<int64_t> w = k.inputs.at(1).shape();
+  const int64_t tile = w[2];
+  const int64_t depth = k.inputs.at(0).shape()[1];
+  const TensorView& out = k.outputs.at(0);
+  const int64_t m = out.shape()[0], n = out.shape()[1];
+  // Element (row k, unit x) of the unpacked (K, N) weight.
+  auto weight_index = [&](int64_t r, int64_t x) {
+    if (w.size() == 3) return ((x / tile) * w[1] + r) * tile + x % tile;
+    const int64_t inner = w[3];
+    return (((x / tile) * w[1] + r / inner) * tile + x % tile) * inner + r % inner;
+  };
+  with_accumulator(out, "nn.contrib_dense_pack", [&](auto tag) {
+    using A = decltype(tag);
+    std::vector<A> x = load_as<A>(k.inputs[0], "nn.contrib_dense_pack");
+    std::vector<A> y = load_as<A>(k.inputs[1], "nn.contrib_dense_pack");
+    std::vector<A> result(static_cast<size_t>(m * n));
+    for (int64_t i = 0; i < m; ++i) {
+      for (int64_t j = 0; j < n; ++j) {
+        A acc = 0;
+        for (int64_t r = 0; r < depth; ++r) acc += x[i * depth + r] * y[weight_index(r, j)];
+        result[i * n + j] = acc;
+      }
+    }
+    store_from(result, out, "nn.contrib_dense_pack");
+  });
+}
+
+// ---- batch_matmul ------------------------------------------------------------------------------
+
+/// Relay's BatchMatmulRel: (b, M, K) x (b, K, N) -> (b, M, N), each operand
+/// possibly transposed in its last two dims; a batch of 1 broadcasts.
+Type batch_matmul_relation(const std::vector<Type>& args, const Attrs& attrs) {
+  Type x = tensor_arg(args, 0, "tensor_a");
+  Type y = tensor_arg(args, 1, "tensor_b");
+  std::vector<int64_t> xs = x.shape(), ys = y.shape();
+  if (xs.size() != 3 || ys.size() != 3) throw Error("both operands must be 3-D, got " + x.str() + " and " + y.str());
+  const bool ta = attrs.get_bool("transpose_a"), tb = attrs.get_bool("transpose_b");
+  const int64_t xi = xs[ta ? 2 : 1], xk = xs[ta ? 1 : 2], yk = ys[tb ? 2 : 1], yj = ys[tb ? 1 : 2];
+  if (!(dims_agree(xs[0], ys[0]) || xs[0] == 1 || ys[0] == 1)) {
+    throw Error("batch dimensions differ and neither is 1: " + x.str() + " and " + y.str());
+  }
+  if (!dims_agree(xk, yk)) {
+    throw Error("inner dimensions differ: " + x.str() + " reduces over " + std::to_string(xk) + " elements but " +
+                y.str() + " over " + std::to_string(yk) + " (transpose_a=" + (ta ? "True" : "False") +
+                ", transpose_b=" + (tb ? "True" : "False") + ")");
+  }
+  const int64_t batch = xs[0] == WEFT_DIM_ANY || ys[0] == WEFT_DIM_ANY ? WEFT_DIM_ANY : std::max(xs[0], ys[0]);
+  return Type::tensor({batch, xi, yj}, out_dtype_or(attrs, x.dtype()));
+}
+
+void batch_matmul_kernel(const KernelArgs& k) {
+  std::vector<int64_t> xs = k.inputs.at(0).shape(), ys = k.inputs.at(1).shape();
+  const bool ta = k.attrs.get_bool("transpose_a"), tb = k.attrs.get_bool("transpose_b");
+  const int64_t m = xs[ta ? 2 : 1], depth = xs[ta ? 1 : 2], n = ys[tb ? 1 : 2];
+  const Operand a{xs[0] == 1 ? 0 : xs[1] * xs[2], ta ? 1 : depth, ta ? m : 1};
+  const Operand b{ys[0] == 1 ? 0 : ys[1] * ys[2], tb ? 1 : n, tb ? depth : 1};
+  batched_product(k, "nn.batch_matmul", std::max(xs[0], ys[0]), m, n, depth, a, b);
+}
+
+// ---- bias_add and batch_flatten ----------------------------------------------------------------
+
+Type bias_add_relation(const std::vector<Type>& args, const Attrs& attrs) {
+  Type data = tensor_arg(args, 0, "data");
+  Type bias = tensor_arg(args, 1, "bias");
+  std::vector<int64_t> shape = data.shape();
+  const int64_t axis = attrs.get_int("axis");
+  const int64_t n = static_cast<int64_t>(shape.size());
+  if (axis < -n || axis >= n) {
+    throw Error("the axis in bias_add must be in range for the shape; attempted to access index " +
+                std::to_string(axis) + " of data " + data.str());
+  }
+  const int64_t channels = shape[axis < 0 ? axis + n : axis];
+  std::vector<int64_t> b = bias.shape();
+  if (b.size() != 1 || !dims_agree(b[0], channels) || bias.dtype() != data.dtype()) {
+    throw Error("bias must be Tensor[(" + std::to_string(channels) + ",), " + dtype_name(data.dtype()) +
+                "] to match axis " + std::to_string(axis) + " of data " + data.str() + ", got " + bias.str());
+  }
+  return data;
+}
+
+void bias_add_kernel(const KernelArgs& k) {
+  const TensorView& data = k.inputs.at(0);
+  std::vector<int64_t> shape = data.shape();
+  const int64_t axis = normalize_axis(k.attrs.get_int("axis"), shape.size(), "nn.bias_add");
+  int64_t inner = 1;
+  for (size_t d = axis + 1; d < shape.size(); ++d) inner *= shape[d];
+  const int64_t channels = shape[axis];
+  with_float_type(data, "nn.bias_add", [&](auto tag) {
+    using T = decltype(tag);
+    const T* x = data.data<T>();
+    const T* bias = k.inputs.at(1).data<T>();
+    T* out = k.outputs.at(0).data<T>();
+    for (int64_t i = 0, total = data.numel(); i < total; ++i) out[i] = x[i] + bias[(i / inner) % channels];
+  });
+}
+
+Type batch_flatten_relation(const std::vector<Type>& args, const Attrs&) {
+  Type data = tensor_arg(args, 0, "data");
+  std::vector<int64_t> shape = data.shape();
+  if (shape.empty()) throw Error("data must have rank >= 1, got " + data.str());
+  return Type::tensor({shape[0], dims_product(shape, 1, shape.size())}, data.dtype());
+}
+
+// C order makes flattening a copy of the bytes.
+void batch_flatten_kernel(const KernelArgs& k) {
+  const DLTensor& in = k.inputs.at(0).dl();
+  const DLTensor& out = k.outputs.at(0).dl();
+  const size_t bytes = static_cast<size_t>(k.inputs[0].numel()) * ((in.dtype.bits * in.dtype.lanes + 7) / 8);
+  std::memcpy(static_cast<char*>(out.data) + out.byte_offset, static_cast<const char*>(in.data) + in.byte_offset, bytes);
+}
+
+}  // namespace
+
+void register_dense_ops(Registrar& reg) {
+  matmul_attrs(reg.op("nn.dense")
+                   .describe("Linear transformation out = data * weight^T: data (d1, ..., dn, K), weight (units, K), "
+                             "out (d1, ..., dn, units). Inputs are cast to out_dtype before multiplying.")
+                   .input("data", "nD Tensor", "Input data, (d1, ..., dn, K).")
+                   .input("weight", "2D Tensor", "Weight matrix, (units, K)."))
+      .support_level(1)
+      .pattern(WEFT_PATTERN_OUT_ELEMWISE_FUSABLE)
+      .type_relation([](const std::vector<Type>& args, const Attrs& attrs) { return matmul_type(args, attrs, false, true); })
+      .kernel([](const KernelArgs& k) { matmul_compute(k, "nn.dense", false, true); });
+
+  reg.op("nn.contrib_dense_pack")
+      .describe("Dense with a packed weight: data (M, K), weight (N/n, K, n) so that weight[x / n, k, x % n] is "
+                "unit x of row k (or (N/n, K/c, n, c), element [x / n, k / c, x % n, k % c]); out (M, N).")
+      .input("data", "2D Tensor", "Input data, (M, K).")
+      .input("weight", "3D Tensor", "Packed weight, (N/n, K, n) or (N/n, K/c, n, c).")
+      .attr("weight_layout", "NC", "The weight's layout name, such as NC or NC8n (informational for the kernel).")
+      .attr_optional("units", WEFT_ATTR_INT, "Number of output units; None reads it from the weight's shape.")
+      .attr_optional("out_dtype", WEFT_ATTR_DTYPE, "Output dtype for mixed precision; None keeps data's dtype.")
+      .support_level(10)
+      .pattern(WEFT_PATTERN_OUT_ELEMWISE_FUSABLE)
+      .type_relation(dense_pack_relation)
+      .kernel(dense_pack_kernel);
+
+  matmul_attrs(reg.op("nn.matmul")
+                   .describe("Matrix product out = A * B with either operand transposed: tensor_a (..., K) or "
+                             "(..., K, M) when transpose_a; tensor_b (K, N) or (N, K) when transpose_b.")
+                   .input("tensor_a", "nD Tensor", "The first operand.")
+                   .input("tensor_b", "2D Tensor", "The second operand."))
+      .attr("transpose_a", false, "Whether tensor_a is given transposed.")
+      .attr("transpose_b", false, "Whether tensor_b is given transposed.")
+      .support_level(1)
+      .pattern(WEFT_PATTERN_OUT_ELEMWISE_FUSABLE)
+      .type_relation([](const std::vector<Type>& args, const Attrs& attrs) {
+        return matmul_type(args, attrs, attrs.get_bool("transpose_a"), attrs.get_bool("transpose_b"));
+      })
+      .kernel([](const KernelArgs& k) {
+        matmul_compute(k, "nn.matmul", k.attrs.get_bool("transpose_a"), k.attrs.get_bool("transpose_b"));
+      });
+
+  reg.op("nn.batch_matmul")
+      .describe("Batched matrix product: tensor_a (b, M, K), tensor_b (b, N, K) by default (transpose_b), "
+                "out (b, M, N); a batch of 1 broadcasts against the other.")
+      .input("tensor_a", "3D Tensor", "The first operand, (b, M, K) or (b, K, M) when transpose_a.")
+      .input("tensor_b", "3D Tensor", "The second operand, (b, N, K) or (b, K, N) when not transpose_b.")
+      .attr_optional("out_dtype", WEFT_ATTR_DTYPE, "Output dtype for mixed precision; None keeps tensor_a's dtype.")
+      .attr("transpose_a", false, "Whether tensor_a is given transposed.")
+      .attr("transpose_b", true, "Whether tensor_b is given transposed (the reference's NT default).")
+      .support_level(10)
+      .pattern(WEFT_PATTERN_OUT_ELEMWISE_FUSABLE)
+      .type_relation(batch_matmul_relation)
+      .kernel(batch_matmul_kernel);
+
+  reg.op("nn.bias_add")
+      .describe("Adds a 1-D bias along one axis of data.")
+      .input("data", "nD Tensor", "Input data.")
+      .input("bias", "1D Tensor", "The bias, one value per index of axis.")
+      .attr("axis", int64_t{1}, "The axis the bias runs along; negative counts from the end.")
+      .support_level(1)
+      .pattern(WEFT_PATTERN_BROADCAST)
+      .type_relation(bias_add_relation)
+      .kernel(bias_add_kernel);
+
+  reg.op("nn.batch_flatten")
+      .describe("Flattens all dims but the first: (d1, d2, ..., dk) -> (d1, d2 * ... * dk).")
+      .input("data", "Tensor", "The input tensor.")
+      .support_level(2)
+      .pattern(WEFT_PATTERN_INJECTIVE)
+      .type_relation(batch_flatten_relation)
+      .kernel(batch_flatten_kernel);
+}
 
 }  // namespace weft_nn

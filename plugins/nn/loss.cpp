@@ -1,8 +1,165 @@
-// Placeholder until this family's ops land (issue 4).
+// Losses: cross_entropy, cross_entropy_with_logits and nll_loss, as Relay's
+// nn namespace defines them (TVM v0.19: relations in src/relay/op/nn/nn.cc,
+// computes in relay/op/nn/_nn.py and topi::nn::nll_loss).
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
 #include "nn_ops.h"
+#include "tensor_access.h"
 
 namespace weft_nn {
 
-void register_loss_ops(weft::sdk::Registrar&) {}
+namespace {
+
+using namespace weft::sdk;
+
+// ---- cross entropy -----------------------------------------------------------------------------
+
+/// Predictions and targets: two 2-D tensors (batch, classes) of one shape; a scalar out.
+Type cross_entropy_relation(const std::vector<Type>& args, const Attrs&) {
+  Type x = tensor_arg(args, 0, "x");
+  Type y = tensor_arg(args, 1, "y");
+  std::vector<int64_t> xs = x.shape(), ys = y.shape();
+  bool ok = xs.size() == 2 && ys.size() == 2 && dims_agree(xs[0], ys[0]) && dims_agree(xs[1], ys[1]);
+  if (!ok) throw Error("predictions and targets must be 2-D of one shape, got x " + x.str() + " and y " + y.str());
+  if (x.dtype() != y.dtype()) throw Error("predictions and targets differ in dtype: x " + x.str() + ", y " + y.str());
+  return Type::tensor({}, x.dtype());
+}
+
+/// -sum(term(x, y)) / batch, the reference's compute for both cross entropies.
+template <typename F>
+Kernel cross_entropy_kernel(const char* op, F term) {
+  return [op, term](const KernelArgs& k) {
+    const TensorView& x = k.inputs.at(0);
+    with_float_type(x, op, [&](auto tag) {
+      using T = decltype(tag);
+      const T* p = x.data<T>();
+      const T* t = k.inputs.at(1).data<T>();
+      T sum = 0;
+      for (int64_t i = 0, n = x.numel(); i < n; ++i) sum += term(p[i], t[i]);
+      k.outputs.at(0).data<T>()[0] = -sum / static_cast<T>(x.shape()[0]);
+    });
+  };
+}
+
+// ---- nll_loss ----------------------------------------------------------------------------------
+
+/// predictions (N, C, d1, ..., dk), targets (N, d1, ..., dk) of an integer
+/// dtype, weights (C,); out: the targets' shape for reduction "none", else a scalar.
+Type nll_loss_relation(const std::vector<Type>& args, const Attrs& attrs) {
+  Type pred = tensor_arg(args, 0, "predictions");
+  Type targets = tensor_arg(args, 1, "targets");
+  Type weights = tensor_arg(args, 2, "weights");
+  std::vector<int64_t> ps = pred.shape(), ts = targets.shape(), ws = weights.shape();
+  if (ps.size() != ts.size() + 1) {
+    throw Error("predictions should be one dimension larger than targets, got predictions " + pred.str() +
+                " and targets " + targets.str());
+  }
+  if (ws.size() != 1) {
+    throw Error("weights should be a 1-D tensor with one weight per class, got " + weights.str());
+  }
+  const int64_t classes = ps.size() >= 2 ? ps[1] : ps[0];
+  if (!dims_agree(classes, ws[0])) {
+    throw Error("the class dimension of predictions " + pred.str() + " (" + std::to_string(classes) +
+                ") differs from the length of weights " + weights.str());
+  }
+  if (pred.dtype() != weights.dtype() || pred.dtype().code != kDLFloat) {
+    throw Error("predictions and weights should be of one float dtype, got " + pred.str() + " and " + weights.str());
+  }
+  if (targets.dtype().code != kDLInt && targets.dtype().code != kDLUInt) {
+    throw Error("targets should be of an integer dtype, got " + targets.str());
+  }
+  if (attrs.get_string("reduction") == "none") return Type::tensor(ts, pred.dtype());
+  return Type::tensor({}, pred.dtype());
+}
+
+/// topi::nn::nll_loss: loss[n, d...] = -predictions[n, t, d...] * weights[t]
+/// with t = targets[n, d...], and 0 where t == ignore_index; "mean" divides
+/// the sum of losses by the sum of the weights of the targets not ignored.
+void nll_loss_kernel(const KernelArgs& k) {
+  const char* op = "nn.nll_loss";
+  const TensorView& pred = k.inputs.at(0);
+  std::vector<int64_t> ps = pred.shape();
+  const int64_t classes = ps.size() >= 2 ? ps[1] : ps[0];
+  const int64_t batch = ps.size() >= 2 ? ps[0] : 1;
+  int64_t inner = 1;
+  for (size_t d = 2; d < ps.size(); ++d) inner *= ps[d];
+  std::vector<int64_t> targets = load_as<int64_t>(k.inputs.at(1), op);
+  const int64_t ignore_index = k.attrs.get_int("ignore_index");
+  const std::string reduction = k.attrs.get_string("reduction");
+  with_float_type(pred, op, [&](auto tag) {
+    using T = decltype(tag);
+    const T* p = pred.data<T>();
+    const T* w = k.inputs.at(2).data<T>();
+    std::vector<T> loss(targets.size());
+    T loss_sum = 0, weight_sum = 0;
+    for (int64_t n = 0; n < batch; ++n) {
+      for (int64_t i = 0; i < inner; ++i) {
+        const int64_t at = n * inner + i;
+        const int64_t t = targets[at];
+        if (t == ignore_index) continue;
+        if (t < 0 || t >= classes) {
+          throw Error(std::string(op) + ": target " + std::to_string(t) + " at flat index " + std::to_string(at) +
+                      " is not a class in [0, " + std::to_string(classes) + ") nor ignore_index " +
+                      std::to_string(ignore_index));
+        }
+        loss[at] = -p[(n * classes + t) * inner + i] * w[t];
+        loss_sum += loss[at];
+        weight_sum += w[t];
+      }
+    }
+    T* out = k.outputs.at(0).data<T>();
+    if (reduction == "none") {
+      for (size_t i = 0; i < loss.size(); ++i) out[i] = loss[i];
+    } else {
+      out[0] = reduction == "mean" ? loss_sum / weight_sum : loss_sum;
+    }
+  });
+}
+
+}  // namespace
+
+void register_loss_ops(Registrar& reg) {
+  reg.op("nn.cross_entropy")
+      .describe("Cross entropy of probabilities x against targets y: -sum(log(x) * y) / batch. Takes "
+                "probabilities, not logits.")
+      .input("x", "2D Tensor", "Predicted probabilities, (batch, classes).")
+      .input("y", "2D Tensor", "Targets, (batch, classes).")
+      .support_level(10)
+      .pattern(WEFT_PATTERN_OPAQUE)
+      .type_relation(cross_entropy_relation)
+      .kernel(cross_entropy_kernel("nn.cross_entropy", [](auto x, auto y) { return std::log(x) * y; }));
+
+  reg.op("nn.cross_entropy_with_logits")
+      .describe("Cross entropy of log-probabilities x against targets y: -sum(x * y) / batch.")
+      .input("x", "2D Tensor", "Predicted log-probabilities, (batch, classes).")
+      .input("y", "2D Tensor", "Targets, (batch, classes).")
+      .support_level(10)
+      .pattern(WEFT_PATTERN_OPAQUE)
+      .type_relation(cross_entropy_relation)
+      .kernel(cross_entropy_kernel("nn.cross_entropy_with_logits", [](auto x, auto y) { return x * y; }));
+
+  reg.op("nn.nll_loss")
+      .describe("Negative log likelihood loss: -predictions[n, t, ...] * weights[t] for each target t, 0 where t is "
+                "ignore_index, then reduced by reduction.")
+      .input("predictions", "Tensor", "Log-probabilities, (N, C, d1, ..., dk).")
+      .input("targets", "Tensor", "Class indices, (N, d1, ..., dk), of an integer dtype.")
+      .input("weights", "1D Tensor", "One weight per class, (C,).")
+      .attr("reduction", "mean", "How to reduce the losses.", "one of \"mean\", \"sum\", \"none\"")
+      .normalize([](const Value& v) {
+        std::string r = v.as_string();
+        if (r != "mean" && r != "sum" && r != "none") {
+          throw Error("reduction must be one of \"mean\", \"sum\", \"none\", got \"" + r + "\"");
+        }
+        return v;
+      })
+      .attr("ignore_index", int64_t{-100}, "A target value that contributes nothing (neither loss nor weight).")
+      .support_level(10)
+      .pattern(WEFT_PATTERN_OUT_ELEMWISE_FUSABLE)
+      .type_relation(nll_loss_relation)
+      .kernel(nll_loss_kernel);
+}
 
 }  // namespace weft_nn
