@@ -127,7 +127,8 @@ class Evaluator {
         return let_chain(downcast<LetNode>(e));
       case ExprKind::kIf: {
         auto node = downcast<IfNode>(e);
-        const Tensor& cond = eval(node->cond).tensor("if condition");
+        const Value cond_value = eval(node->cond);
+        const Tensor& cond = cond_value.tensor("if condition");
         if (cond.numel() != 1) throw Error("if condition must be a scalar, got " + describe(cond));
         return eval(cond.element_as_double(0) != 0.0 ? node->then_branch : node->else_branch);
       }
