@@ -1,4 +1,4 @@
-// The tensor plugin: elementwise and broadcasting arithmetic.
+// The tensor plugin: Relay's tensor ops, one source file per op family.
 #include "tensor_ops.h"
 
 namespace weft_tensor {
@@ -21,4 +21,13 @@ bool float_kernel_dtype(const weft::sdk::KernelArgs& k, const char* op) {
 WEFT_PLUGIN(reg) {
   weft_tensor::register_binary_ops(reg);
   weft_tensor::register_unary_ops(reg);
+  weft_tensor::register_elementwise_math_ops(reg);
+  weft_tensor::register_compare_logical_ops(reg);
+  weft_tensor::register_init_cast_ops(reg);
+  weft_tensor::register_shape_ops(reg);
+  weft_tensor::register_join_split_ops(reg);
+  weft_tensor::register_indexing_ops(reg);
+  weft_tensor::register_broadcast_ops(reg);
+  weft_tensor::register_layout_transform_op(reg);
+  weft_tensor::register_reduce_ops(reg);
 }

@@ -9,6 +9,25 @@ namespace weft_tensor {
 void register_binary_ops(weft::sdk::Registrar& reg);
 /// negative, exp: elementwise over one tensor.
 void register_unary_ops(weft::sdk::Registrar& reg);
+/// power, maximum, minimum, mod, floor_divide, floor_mod, abs, sign, log,
+/// sqrt, rsqrt, tanh, sigmoid, erf, floor, ceil, round, clip.
+void register_elementwise_math_ops(weft::sdk::Registrar& reg);
+/// equal ... greater_equal, logical_and/or/xor/not, where.
+void register_compare_logical_ops(weft::sdk::Registrar& reg);
+/// zeros, ones, full, zeros_like, ones_like, full_like, copy, cast.
+void register_init_cast_ops(weft::sdk::Registrar& reg);
+/// reshape, reshape_like, squeeze, expand_dims, transpose.
+void register_shape_ops(weft::sdk::Registrar& reg);
+/// concatenate, stack, split.
+void register_join_split_ops(weft::sdk::Registrar& reg);
+/// take, strided_slice.
+void register_indexing_ops(weft::sdk::Registrar& reg);
+/// broadcast_to, broadcast_to_like, collapse_sum_like, collapse_sum_to, tile, repeat.
+void register_broadcast_ops(weft::sdk::Registrar& reg);
+/// layout_transform.
+void register_layout_transform_op(weft::sdk::Registrar& reg);
+/// sum, mean, max, min, prod, argmax, argmin, variance.
+void register_reduce_ops(weft::sdk::Registrar& reg);
 
 /// Throws unless every tensor is float32 or float64 and all share one dtype;
 /// returns whether it is float64.

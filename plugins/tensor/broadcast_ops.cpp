@@ -1,0 +1,198 @@
+// Growing a tensor by repetition (broadcast_to, broadcast_to_like, tile,
+// repeat) and the sums automatic differentiation uses to undo a broadcast
+// (collapse_sum_like, collapse_sum_to).
+#include "kernel_util.h"
+#include "tensor_ops.h"
+
+namespace weft_tensor {
+
+namespace {
+
+using namespace weft::sdk;
+
+/// `data` broadcast to `target` must give `target`.
+void check_broadcasts_to(const Type& data, const Shape& target) {
+  Shape got;
+  try {
+    got = broadcast_shapes(data.shape(), target);
+  } catch (const Error&) {
+    got.clear();
+  }
+  if (got != target) throw Error("cannot broadcast " + data.str() + " to shape " + shape_str(target));
+}
+
+Type broadcast_to_relation(const std::vector<Type>& args, const Attrs& attrs) {
+  Type data = tensor_arg(args, 0, "data");
+  Shape target = checked_shape(attrs.get_ints("shape"));
+  check_broadcasts_to(data, target);
+  return Type::tensor(target, data.dtype());
+}
+
+Type broadcast_to_like_relation(const std::vector<Type>& args, const Attrs&) {
+  Type data = tensor_arg(args, 0, "data"), like = tensor_arg(args, 1, "broadcast_type");
+  if (data.dtype() != like.dtype()) throw Error("dtypes differ: " + data.str() + " and " + like.str());
+  check_broadcasts_to(data, like.shape());
+  return like;
+}
+
+void broadcast_kernel(const KernelArgs& k) {
+  const TensorView& in = k.inputs.at(0);
+  const TensorView& out = k.outputs.at(0);
+  std::vector<int64_t> offsets = broadcast_offsets(in.shape(), out.shape());
+  size_t bytes = out.element_bytes();
+  for (size_t i = 0; i < offsets.size(); ++i) {
+    std::memcpy(mutable_bytes_of(out) + i * bytes, bytes_of(in) + offsets[i] * bytes, bytes);
+  }
+}
+
+/// `target` must broadcast to data's shape (the sum undoes that broadcast).
+Type collapse_to(const Type& data, const Shape& target) {
+  Shape got;
+  try {
+    got = broadcast_shapes(data.shape(), target);
+  } catch (const Error&) {
+    got.clear();
+  }
+  if (got != data.shape()) throw Error("cannot collapse " + data.str() + " to shape " + shape_str(target));
+  return Type::tensor(target, data.dtype());
+}
+
+Type collapse_sum_like_relation(const std::vector<Type>& args, const Attrs&) {
+  Type data = tensor_arg(args, 0, "data"), like = tensor_arg(args, 1, "collapse_type");
+  if (data.dtype() != like.dtype()) throw Error("dtypes differ: " + data.str() + " and " + like.str());
+  return collapse_to(data, like.shape());
+}
+
+Type collapse_sum_to_relation(const std::vector<Type>& args, const Attrs& attrs) {
+  return collapse_to(tensor_arg(args, 0, "data"), checked_shape(attrs.get_ints("shape")));
+}
+
+/// Sums data over the dims the output broadcasts along.
+void collapse_sum_kernel(const KernelArgs& k) {
+  const TensorView& in = k.inputs.at(0);
+  const TensorView& out = k.outputs.at(0);
+  std::vector<int64_t> offsets = broadcast_offsets(out.shape(), in.shape());
+  visit_number(out.dtype(), "collapse_sum", [&](auto zero) {
+    using T = decltype(zero);
+    const T* x = in.data<T>();
+    T* o = out.data<T>();
+    std::fill(o, o + out.numel(), T(0));
+    for (size_t i = 0; i < offsets.size(); ++i) o[offsets[i]] += x[i];
+  });
+}
+
+/// reps and the data's shape, both padded with leading 1s to one rank.
+std::pair<Shape, Shape> tile_dims(const Shape& data, const Shape& reps) {
+  size_t rank = std::max(data.size(), reps.size());
+  Shape d(rank - data.size(), 1), r(rank - reps.size(), 1);
+  d.insert(d.end(), data.begin(), data.end());
+  r.insert(r.end(), reps.begin(), reps.end());
+  return {d, r};
+}
+
+Type tile_relation(const std::vector<Type>& args, const Attrs& attrs) {
+  Type data = tensor_arg(args, 0, "data");
+  Shape reps = attrs.get_ints("reps");
+  for (int64_t r : reps) {
+    if (r <= 0) throw Error("reps " + shape_str(reps) + " must all be positive");
+  }
+  auto [d, r] = tile_dims(data.shape(), reps);
+  Shape out(d.size());
+  for (size_t i = 0; i < d.size(); ++i) out[i] = d[i] == WEFT_DIM_ANY ? WEFT_DIM_ANY : d[i] * r[i];
+  return Type::tensor(out, data.dtype());
+}
+
+void tile_kernel(const KernelArgs& k) {
+  const TensorView& in = k.inputs.at(0);
+  Shape in_shape = in.shape(), strides = row_major_strides(in_shape);
+  size_t lead = k.outputs.at(0).shape().size() - in_shape.size();
+  gather_elements(in, k.outputs[0], [&](const Shape& index) {
+    int64_t off = 0;
+    for (size_t d = 0; d < in_shape.size(); ++d) off += (index[lead + d] % in_shape[d]) * strides[d];
+    return off;
+  });
+}
+
+int64_t repeat_axis(const Attrs& attrs, int64_t ndim) { return normalize_axis(attrs.get_int("axis"), ndim); }
+
+Type repeat_relation(const std::vector<Type>& args, const Attrs& attrs) {
+  Type data = tensor_arg(args, 0, "data");
+  int64_t repeats = attrs.get_int("repeats");
+  if (repeats < 1) throw Error("repeats must be >= 1, got " + std::to_string(repeats));
+  Shape out = data.shape();
+  int64_t axis = repeat_axis(attrs, static_cast<int64_t>(out.size()));
+  if (out[axis] != WEFT_DIM_ANY) out[axis] *= repeats;
+  return Type::tensor(out, data.dtype());
+}
+
+void repeat_kernel(const KernelArgs& k) {
+  const TensorView& in = k.inputs.at(0);
+  Shape strides = row_major_strides(in.shape());
+  int64_t repeats = k.attrs.get_int("repeats"), axis = repeat_axis(k.attrs, in.ndim());
+  gather_elements(in, k.outputs.at(0), [&](const Shape& index) {
+    int64_t off = 0;
+    for (size_t d = 0; d < index.size(); ++d) {
+      off += (static_cast<int64_t>(d) == axis ? index[d] / repeats : index[d]) * strides[d];
+    }
+    return off;
+  });
+}
+
+}  // namespace
+
+void register_broadcast_ops(Registrar& reg) {
+  reg.op("broadcast_to")
+      .describe("data broadcast to shape as in NumPy.")
+      .input("data", "Tensor", "The input tensor.")
+      .attr_required("shape", WEFT_ATTR_ANY, "The target shape.", "an int or a list of ints")
+      .normalize(int_list_normal)
+      .support_level(4)
+      .pattern(WEFT_PATTERN_BROADCAST)
+      .type_relation(broadcast_to_relation)
+      .kernel(broadcast_kernel);
+  reg.op("broadcast_to_like")
+      .describe("data broadcast to the shape of broadcast_type as in NumPy.")
+      .input("data", "Tensor", "The input tensor.")
+      .input("broadcast_type", "Tensor", "The tensor whose type the result takes.")
+      .support_level(10)
+      .pattern(WEFT_PATTERN_BROADCAST)
+      .type_relation(broadcast_to_like_relation)
+      .kernel(broadcast_kernel);
+  reg.op("collapse_sum_like")
+      .describe("data summed down to the shape of collapse_type, undoing a NumPy broadcast to data's shape.")
+      .input("data", "Tensor", "The input tensor.")
+      .input("collapse_type", "Tensor", "The tensor whose type the result takes.")
+      .support_level(10)
+      .pattern(WEFT_PATTERN_COMM_REDUCE)
+      .type_relation(collapse_sum_like_relation)
+      .kernel(collapse_sum_kernel);
+  reg.op("collapse_sum_to")
+      .describe("data summed down to shape, undoing a NumPy broadcast to data's shape.")
+      .input("data", "Tensor", "The input tensor.")
+      .attr_required("shape", WEFT_ATTR_ANY, "The target shape.", "an int or a list of ints")
+      .normalize(int_list_normal)
+      .support_level(4)
+      .pattern(WEFT_PATTERN_COMM_REDUCE)
+      .type_relation(collapse_sum_to_relation)
+      .kernel(collapse_sum_kernel);
+  reg.op("tile")
+      .describe("data repeated reps times along each dim; data or reps is padded with leading 1s to one rank.")
+      .input("data", "Tensor", "The input tensor.")
+      .attr_required("reps", WEFT_ATTR_ANY, "Repetitions per dim, all positive.", "an int or a list of ints")
+      .normalize(int_list_normal)
+      .support_level(3)
+      .pattern(WEFT_PATTERN_BROADCAST)
+      .type_relation(tile_relation)
+      .kernel(tile_kernel);
+  reg.op("repeat")
+      .describe("Each element of data repeated repeats times along axis.")
+      .input("data", "Tensor", "The input tensor.")
+      .attr_required("repeats", WEFT_ATTR_INT, "How many times each element repeats (>= 1).", "an int")
+      .attr_required("axis", WEFT_ATTR_INT, "The axis to repeat along.", "an int")
+      .support_level(3)
+      .pattern(WEFT_PATTERN_BROADCAST)
+      .type_relation(repeat_relation)
+      .kernel(repeat_kernel);
+}
+
+}  // namespace weft_tensor

@@ -1,0 +1,181 @@
+// Elementwise math beyond the four arithmetic ops: power, maximum, minimum,
+// mod, floor_divide, floor_mod (NumPy broadcasting) and the unary functions
+// abs, log, sqrt, rsqrt, tanh, sigmoid, erf, floor, ceil, round, sign, clip.
+// Semantics are TOPI's: mod truncates (C fmod), floor_mod and floor_divide
+// round toward minus infinity, round goes half to even.
+#include <cmath>
+#include <type_traits>
+
+#include "kernel_util.h"
+#include "tensor_ops.h"
+
+namespace weft_tensor {
+
+namespace {
+
+using namespace weft::sdk;
+
+enum class Dtypes { kFloat, kNumber };
+
+template <typename F>
+void visit(Dtypes which, DLDataType dt, const std::string& op, F&& f) {
+  if (which == Dtypes::kFloat) visit_float(dt, op, f);
+  else visit_number(dt, op, f);
+}
+
+/// out[i] = f(lhs[..], rhs[..]) with NumPy broadcasting.
+template <typename F>
+Kernel broadcast_kernel(std::string op, Dtypes dtypes, F f) {
+  return [op, dtypes, f](const KernelArgs& k) {
+    const TensorView& out = k.outputs.at(0);
+    std::vector<int64_t> oa = broadcast_offsets(k.inputs.at(0).shape(), out.shape());
+    std::vector<int64_t> ob = broadcast_offsets(k.inputs.at(1).shape(), out.shape());
+    visit(dtypes, out.dtype(), op, [&](auto zero) {
+      using T = decltype(zero);
+      const T* a = k.inputs[0].data<T>();
+      const T* b = k.inputs[1].data<T>();
+      T* o = out.data<T>();
+      for (size_t i = 0; i < oa.size(); ++i) o[i] = f(a[oa[i]], b[ob[i]]);
+    });
+  };
+}
+
+/// out[i] = f(data[i]).
+template <typename F>
+Kernel map_kernel(std::string op, Dtypes dtypes, F f) {
+  return [op, dtypes, f](const KernelArgs& k) {
+    const TensorView& out = k.outputs.at(0);
+    visit(dtypes, out.dtype(), op, [&](auto zero) {
+      using T = decltype(zero);
+      const T* x = k.inputs.at(0).data<T>();
+      T* o = out.data<T>();
+      for (int64_t i = 0, n = out.numel(); i < n; ++i) o[i] = f(x[i]);
+    });
+  };
+}
+
+/// max(min(x, a_max), a_min), as TOPI, with the bounds cast to the dtype.
+void clip_kernel(const KernelArgs& k) {
+  double a_min = k.attrs.get_float("a_min"), a_max = k.attrs.get_float("a_max");
+  const TensorView& out = k.outputs.at(0);
+  visit_number(out.dtype(), "clip", [&](auto zero) {
+    using T = decltype(zero);
+    T lo = static_cast<T>(a_min), hi = static_cast<T>(a_max);
+    const T* x = k.inputs.at(0).data<T>();
+    T* o = out.data<T>();
+    for (int64_t i = 0, n = out.numel(); i < n; ++i) {
+      T y = x[i] < hi ? x[i] : hi;
+      o[i] = y > lo ? y : lo;
+    }
+  });
+}
+
+/// Integer division by zero has no value; the reference leaves it undefined.
+template <typename T>
+void check_divisor(T b, const char* op) {
+  if constexpr (std::is_integral_v<T>) {
+    if (b == 0) throw Error(std::string(op) + ": integer division by zero");
+  }
+}
+
+template <typename T>
+T floor_div(T a, T b) {
+  check_divisor(b, "floor_divide");
+  if constexpr (std::is_integral_v<T>) {
+    T q = a / b;
+    return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+  } else {
+    return std::floor(a / b);
+  }
+}
+
+template <typename T>
+T floor_mod(T a, T b) {
+  check_divisor(b, "floor_mod");
+  if constexpr (std::is_integral_v<T>) {
+    T r = a % b;
+    return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
+  } else {
+    return a - std::floor(a / b) * b;  // TOPI's floormod for floats
+  }
+}
+
+template <typename T>
+T trunc_mod(T a, T b) {
+  check_divisor(b, "mod");
+  if constexpr (std::is_integral_v<T>) return a % b;
+  else return std::fmod(a, b);
+}
+
+OpBuilder& binary(Registrar& reg, const char* name, const char* doc, int level) {
+  return reg.op(name)
+      .describe(doc)
+      .input("lhs", "Tensor", "The left operand.")
+      .input("rhs", "Tensor", "The right operand; broadcast against lhs as in NumPy.")
+      .support_level(level)
+      .pattern(WEFT_PATTERN_BROADCAST)
+      .type_relation(broadcast_relation);
+}
+
+OpBuilder& unary(Registrar& reg, const char* name, const char* doc, int level) {
+  return reg.op(name)
+      .describe(doc)
+      .input("data", "Tensor", "The input tensor.")
+      .support_level(level)
+      .pattern(WEFT_PATTERN_ELEMWISE)
+      .type_relation(identity_relation);
+}
+
+/// A unary float function as a map kernel.
+template <typename F>
+Kernel float_map(const char* op, F f) {
+  return map_kernel(op, Dtypes::kFloat, [f](auto x) { return static_cast<decltype(x)>(f(x)); });
+}
+
+}  // namespace
+
+void register_elementwise_math_ops(Registrar& reg) {
+  binary(reg, "power", "Elementwise lhs ** rhs, with broadcasting.", 4)
+      .kernel(broadcast_kernel("power", Dtypes::kFloat, [](auto a, auto b) { return std::pow(a, b); }));
+  binary(reg, "maximum", "Elementwise maximum of lhs and rhs, with broadcasting.", 4)
+      .kernel(broadcast_kernel("maximum", Dtypes::kNumber, [](auto a, auto b) { return a > b ? a : b; }));
+  binary(reg, "minimum", "Elementwise minimum of lhs and rhs, with broadcasting.", 4)
+      .kernel(broadcast_kernel("minimum", Dtypes::kNumber, [](auto a, auto b) { return a < b ? a : b; }));
+  binary(reg, "mod", "Elementwise remainder of lhs / rhs truncated toward zero (C fmod), with broadcasting.", 1)
+      .kernel(broadcast_kernel("mod", Dtypes::kNumber, [](auto a, auto b) { return trunc_mod(a, b); }));
+  binary(reg, "floor_divide", "Elementwise floor(lhs / rhs), with broadcasting.", 1)
+      .kernel(broadcast_kernel("floor_divide", Dtypes::kNumber, [](auto a, auto b) { return floor_div(a, b); }));
+  binary(reg, "floor_mod", "Elementwise lhs - floor(lhs / rhs) * rhs (sign of rhs), with broadcasting.", 1)
+      .kernel(broadcast_kernel("floor_mod", Dtypes::kNumber, [](auto a, auto b) { return floor_mod(a, b); }));
+
+  unary(reg, "abs", "Elementwise |data|.", 3)
+      .kernel(map_kernel("abs", Dtypes::kNumber, [](auto x) { return x < 0 ? -x : x; }));
+  unary(reg, "sign", "Elementwise sign of data: -1, 0 or 1.", 3)
+      .kernel(map_kernel("sign", Dtypes::kNumber, [](auto x) {
+        using T = decltype(x);
+        return x < 0 ? T(-1) : x > 0 ? T(1) : T(0);
+      }));
+  unary(reg, "log", "Elementwise natural logarithm.", 1).kernel(float_map("log", [](auto x) { return std::log(x); }));
+  unary(reg, "sqrt", "Elementwise square root.", 1).kernel(float_map("sqrt", [](auto x) { return std::sqrt(x); }));
+  unary(reg, "rsqrt", "Elementwise 1 / sqrt(data).", 1)
+      .kernel(float_map("rsqrt", [](auto x) { return 1 / std::sqrt(x); }));
+  unary(reg, "tanh", "Elementwise hyperbolic tangent.", 1)
+      .kernel(float_map("tanh", [](auto x) { return std::tanh(x); }));
+  unary(reg, "sigmoid", "Elementwise 1 / (1 + e^-data).", 1)
+      .kernel(float_map("sigmoid", [](auto x) { return 1 / (1 + std::exp(-x)); }));
+  unary(reg, "erf", "Elementwise Gauss error function.", 1)
+      .kernel(float_map("erf", [](auto x) { return std::erf(x); }));
+  unary(reg, "floor", "Elementwise largest integer not above data.", 3)
+      .kernel(float_map("floor", [](auto x) { return std::floor(x); }));
+  unary(reg, "ceil", "Elementwise smallest integer not below data.", 3)
+      .kernel(float_map("ceil", [](auto x) { return std::ceil(x); }));
+  unary(reg, "round", "Elementwise nearest integer, halves to even.", 3)
+      .kernel(float_map("round", [](auto x) { return std::nearbyint(x); }));
+  unary(reg, "clip",
+        "Elementwise clamp of data to [a_min, a_max]; the bounds are cast to the tensor's dtype.", 3)
+      .attr_required("a_min", WEFT_ATTR_FLOAT, "The lower bound.", "a number")
+      .attr_required("a_max", WEFT_ATTR_FLOAT, "The upper bound.", "a number")
+      .kernel(clip_kernel);
+}
+
+}  // namespace weft_tensor

@@ -1,0 +1,226 @@
+// Selecting elements by position: take (gather along an axis, or from the
+// flattened tensor) and strided_slice.
+#include <limits>
+
+#include "kernel_util.h"
+#include "tensor_ops.h"
+
+namespace weft_tensor {
+
+namespace {
+
+using namespace weft::sdk;
+
+// ---- take ---------------------------------------------------------------------------------
+
+/// take's dims: data is [batch..., pre..., n, post...], indices [batch..., idx...].
+struct TakeDims {
+  int64_t batch = 1, pre = 1, n = 1, idx = 1, post = 1;
+  Shape out;
+};
+
+TakeDims take_dims(const Shape& data, const Shape& indices, const Attrs& attrs) {
+  TakeDims t;
+  Value axis_value = attrs.get_value("axis");
+  if (axis_value.is_none()) {  // the flattened data
+    t.n = product(data);
+    t.idx = product(indices);
+    t.out = indices;
+    return t;
+  }
+  int64_t nd = static_cast<int64_t>(data.size()), ni = static_cast<int64_t>(indices.size());
+  int64_t axis = normalize_axis(axis_value.as_int(), nd);
+  int64_t batch_dims = attrs.get_int("batch_dims");
+  if (batch_dims < 0) batch_dims += ni;
+  if (batch_dims < 0 || batch_dims > ni || batch_dims > axis) {
+    throw Error("batch_dims " + std::to_string(attrs.get_int("batch_dims")) + " is out of range: it must lie in [" +
+                std::to_string(-ni) + ", " + std::to_string(ni) + "] and not exceed axis " + std::to_string(axis));
+  }
+  for (int64_t i = 0; i < batch_dims; ++i) {
+    if (data[i] != indices[i]) {
+      throw Error("the batch dims of data " + shape_str(data) + " and indices " + shape_str(indices) +
+                  " differ at dim " + std::to_string(i));
+    }
+    t.batch *= data[i];
+    t.out.push_back(data[i]);
+  }
+  for (int64_t i = batch_dims; i < axis; ++i) {
+    t.pre *= data[i];
+    t.out.push_back(data[i]);
+  }
+  t.n = data[axis];
+  for (int64_t i = batch_dims; i < ni; ++i) {
+    t.idx *= indices[i];
+    t.out.push_back(indices[i]);
+  }
+  for (int64_t i = axis + 1; i < nd; ++i) {
+    t.post *= data[i];
+    t.out.push_back(data[i]);
+  }
+  return t;
+}
+
+Type take_relation(const std::vector<Type>& args, const Attrs& attrs) {
+  Type data = tensor_arg(args, 0, "data"), indices = tensor_arg(args, 1, "indices");
+  if (!is_integer(indices.dtype())) throw Error("indices must be a tensor of integers, got " + indices.str());
+  return Type::tensor(take_dims(data.shape(), indices.shape(), attrs).out, data.dtype());
+}
+
+void take_kernel(const KernelArgs& k) {
+  const TensorView& data = k.inputs.at(0);
+  const TensorView& indices = k.inputs.at(1);
+  const TensorView& out = k.outputs.at(0);
+  TakeDims t = take_dims(data.shape(), indices.shape(), k.attrs);
+  std::string mode = k.attrs.get_string("mode");
+  size_t bytes = out.element_bytes();
+  const char* src = bytes_of(data);
+  char* dst = mutable_bytes_of(out);
+  for (int64_t b = 0; b < t.batch; ++b) {
+    for (int64_t p = 0; p < t.pre; ++p) {
+      for (int64_t i = 0; i < t.idx; ++i) {
+        int64_t index = index_at(indices, b * t.idx + i);
+        if (mode == "clip") index = std::min(std::max<int64_t>(index, 0), t.n - 1);
+        else if (mode == "wrap" && t.n > 0) index = ((index % t.n) + t.n) % t.n;
+        if (index < 0 || index >= t.n) {
+          throw Error("index " + std::to_string(index_at(indices, b * t.idx + i)) + " is out of range for extent " +
+                      std::to_string(t.n) + " (mode " + mode + ")");
+        }
+        size_t block = static_cast<size_t>(t.post) * bytes;
+        std::memcpy(dst + (((b * t.pre + p) * t.idx + i) * t.post) * bytes,
+                    src + (((b * t.pre + p) * t.n + index) * t.post) * bytes, block);
+      }
+    }
+  }
+}
+
+// ---- strided_slice ------------------------------------------------------------------------
+
+/// Per sliced axis: where it starts, its step and how many elements it keeps.
+struct SliceAxis {
+  int64_t axis, begin, stride, size;
+};
+
+/// The reference's CanonicalizeIndex: negative counts from the end, then
+/// clamp to the range a slice of this direction can start or stop in.
+int64_t canonical_index(int64_t index, int64_t extent, int64_t stride) {
+  int64_t lo = stride < 0 ? -1 : 0, hi = stride < 0 ? extent - 1 : extent;
+  if (index < 0) index += extent;
+  return std::min(std::max(index, lo), hi);
+}
+
+std::vector<SliceAxis> slice_plan(const Shape& shape, const Attrs& attrs) {
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+  Shape begin = attrs.get_ints("begin"), end = attrs.get_ints("end"), strides = attrs.get_ints("strides"), axes;
+  bool size_mode = attrs.get_string("slice_mode") == "size";
+  int64_t ndim = static_cast<int64_t>(shape.size());
+  if (optional_ints(attrs, "axes", axes)) {
+    if (begin.size() != axes.size() || end.size() != axes.size() || strides.size() != axes.size()) {
+      throw Error("axes, begin, end and strides must have one length, got " + std::to_string(axes.size()) + ", " +
+                  std::to_string(begin.size()) + ", " + std::to_string(end.size()) + " and " +
+                  std::to_string(strides.size()));
+    }
+    for (int64_t& a : axes) a = normalize_axis(a, ndim, "axes entry");
+  } else {
+    if (static_cast<int64_t>(std::max({begin.size(), end.size(), strides.size()})) > ndim) {
+      throw Error("begin " + shape_str(begin) + ", end " + shape_str(end) + " and strides " + shape_str(strides) +
+                  " may not be longer than the rank " + std::to_string(ndim) + " of data");
+    }
+    for (int64_t i = 0; i < ndim; ++i) axes.push_back(i);
+    strides.resize(ndim, 1);
+    for (size_t i = begin.size(); i < strides.size(); ++i) begin.push_back(strides[i] > 0 ? 0 : kMax);
+    for (size_t i = end.size(); i < strides.size(); ++i) end.push_back(strides[i] < 0 ? 0 : kMax);
+  }
+  std::vector<SliceAxis> plan;
+  for (size_t i = 0; i < axes.size(); ++i) {
+    int64_t stride = size_mode ? 1 : strides[i];
+    if (stride == 0) throw Error("strides " + shape_str(strides) + " may not contain 0");
+    int64_t stop = end[i];
+    if (size_mode) {  // a negative size takes the rest
+      stop = end[i] < 0 || begin[i] > kMax - end[i] ? kMax : begin[i] + end[i];
+    }
+    int64_t dim = shape[axes[i]];
+    if (dim == WEFT_DIM_ANY) {
+      plan.push_back({axes[i], begin[i], stride, WEFT_DIM_ANY});
+      continue;
+    }
+    int64_t b = canonical_index(begin[i], dim, stride), e = canonical_index(stop, dim, stride);
+    if (stride < 0 ? e > b : b > e) {
+      throw Error("begin " + std::to_string(begin[i]) + " and end " + std::to_string(end[i]) +
+                  " select nothing valid along axis " + std::to_string(axes[i]) + " of extent " +
+                  std::to_string(dim) + " with stride " + std::to_string(stride));
+    }
+    int64_t step = stride < 0 ? -stride : stride;
+    plan.push_back({axes[i], b, stride, ((b > e ? b - e : e - b) + step - 1) / step});
+  }
+  return plan;
+}
+
+Type strided_slice_relation(const std::vector<Type>& args, const Attrs& attrs) {
+  Type data = tensor_arg(args, 0, "data");
+  Shape out = data.shape();
+  for (const SliceAxis& s : slice_plan(out, attrs)) out[s.axis] = s.size;
+  return Type::tensor(out, data.dtype());
+}
+
+void strided_slice_kernel(const KernelArgs& k) {
+  const TensorView& in = k.inputs.at(0);
+  const TensorView& out = k.outputs.at(0);
+  Shape in_shape = in.shape();
+  Shape begin(in_shape.size(), 0), step(in_shape.size(), 1);
+  for (const SliceAxis& s : slice_plan(in_shape, k.attrs)) {
+    begin[s.axis] = s.begin;
+    step[s.axis] = s.stride;
+  }
+  Shape in_strides = row_major_strides(in_shape);
+  gather_elements(in, out, [&](const Shape& index) {
+    int64_t off = 0;
+    for (size_t d = 0; d < index.size(); ++d) off += (begin[d] + index[d] * step[d]) * in_strides[d];
+    return off;
+  });
+}
+
+}  // namespace
+
+void register_indexing_ops(Registrar& reg) {
+  reg.op("take")
+      .describe(
+          "Elements of data at indices along axis (of the flattened data when axis is None); out-of-range indices "
+          "are clamped (clip), wrapped (wrap) or an error (fast).")
+      .input("data", "Tensor", "The tensor to take from.")
+      .input("indices", "Tensor", "Integer positions along axis.")
+      .attr("batch_dims", int64_t{0}, "Leading dims shared by data and indices.")
+      .attr_optional("axis", WEFT_ATTR_INT, "The axis to take along; None takes from the flattened data.",
+                     "an int or None")
+      .attr("mode", std::string("clip"), "What an out-of-range index does: clip, wrap or fast.",
+            "one of clip, wrap, fast")
+      .normalize(one_of({"clip", "wrap", "fast"}))
+      .support_level(3)
+      .pattern(WEFT_PATTERN_INJECTIVE)
+      .type_relation(take_relation)
+      .kernel(take_kernel);
+  reg.op("strided_slice")
+      .describe(
+          "The slice begin:end:strides of data along each axis (the listed axes, or the leading ones). Negative "
+          "begin/end count from the end; in slice_mode size, end holds sizes (negative: to the end) and strides "
+          "are 1.")
+      .input("data", "Tensor", "The tensor to slice.")
+      .attr_required("begin", WEFT_ATTR_ANY, "Where each slice starts.", "an int or a list of ints")
+      .normalize(int_list_normal)
+      .attr_required("end", WEFT_ATTR_ANY, "Where each slice stops (exclusive), or its size.",
+                     "an int or a list of ints")
+      .normalize(int_list_normal)
+      .attr("strides", WEFT_ATTR_ANY, Value(std::vector<int64_t>{1}), "The step of each slice; may be negative.",
+            "an int or a list of ints")
+      .normalize(int_list_normal)
+      .attr("slice_mode", std::string("end"), "end: end is an index; size: end is a size.", "end or size")
+      .normalize(one_of({"end", "size"}))
+      .attr_optional("axes", WEFT_ATTR_ANY, "The axes begin, end and strides apply to; None for the leading ones.",
+                     "a list of ints or None")
+      .normalize(int_list_normal)
+      .support_level(4)
+      .pattern(WEFT_PATTERN_INJECTIVE)
+      .type_relation(strided_slice_relation)
+      .kernel(strided_slice_kernel);
+}
+
+}  // namespace weft_tensor

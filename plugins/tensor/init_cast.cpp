@@ -1,0 +1,135 @@
+// Tensors made from a value (zeros, ones, full and their *_like forms), copy,
+// and cast between dtypes.
+#include "kernel_util.h"
+#include "tensor_ops.h"
+
+namespace weft_tensor {
+
+namespace {
+
+using namespace weft::sdk;
+
+/// out[i] = in[i] (or in[0] for every i when `broadcast_scalar`), converted
+/// as TVM's cast does: C conversion, and x != 0 into bool.
+void convert(const TensorView& in, const TensorView& out, const std::string& op, bool broadcast_scalar) {
+  visit_number_or_bool(in.dtype(), op, [&](auto in_zero) {
+    using S = decltype(in_zero);
+    const S* src = in.data<S>();
+    visit_number_or_bool(out.dtype(), op, [&](auto out_zero) {
+      using D = decltype(out_zero);
+      D* dst = out.data<D>();
+      bool to_bool = out.dtype() == dtype::boolean;
+      for (int64_t i = 0, n = out.numel(); i < n; ++i) {
+        S v = src[broadcast_scalar ? 0 : i];
+        dst[i] = to_bool ? static_cast<D>(v != 0) : static_cast<D>(v);
+      }
+    });
+  });
+}
+
+void fill(const TensorView& out, double value, const std::string& op) {
+  visit_number_or_bool(out.dtype(), op, [&](auto zero) {
+    using T = decltype(zero);
+    T* o = out.data<T>();
+    for (int64_t i = 0, n = out.numel(); i < n; ++i) o[i] = static_cast<T>(value);
+  });
+}
+
+Type init_relation(const std::vector<Type>&, const Attrs& attrs) {
+  return Type::tensor(checked_shape(attrs.get_ints("shape")), attrs.get_dtype("dtype"));
+}
+
+Type scalar_fill_value(const std::vector<Type>& args, size_t i) {
+  Type fill_value = tensor_arg(args, i, "fill_value");
+  if (fill_value.ndim() != 0) throw Error("fill_value must be a scalar (rank 0), got " + fill_value.str());
+  return fill_value;
+}
+
+Type full_relation(const std::vector<Type>& args, const Attrs& attrs) {
+  Type fill_value = scalar_fill_value(args, 0);
+  Value dt = attrs.get_value("dtype");
+  return Type::tensor(checked_shape(attrs.get_ints("shape")), dt.is_none() ? fill_value.dtype() : dt.as_dtype());
+}
+
+Type full_like_relation(const std::vector<Type>& args, const Attrs&) {
+  scalar_fill_value(args, 1);
+  return tensor_arg(args, 0, "data");
+}
+
+Type cast_relation(const std::vector<Type>& args, const Attrs& attrs) {
+  return Type::tensor(tensor_arg(args, 0, "data").shape(), attrs.get_dtype("dtype"));
+}
+
+OpBuilder& init_op(Registrar& reg, const char* name, const char* doc) {
+  return reg.op(name)
+      .describe(doc)
+      .attr_required("shape", WEFT_ATTR_ANY, "The output shape.", "an int or a list of ints")
+      .normalize(int_list_normal)
+      .attr_required("dtype", WEFT_ATTR_DTYPE, "The output dtype.", "a dtype such as \"float32\"")
+      .support_level(3)
+      .pattern(WEFT_PATTERN_ELEMWISE)
+      .type_relation(init_relation);
+}
+
+OpBuilder& like_op(Registrar& reg, const char* name, const char* doc) {
+  return reg.op(name)
+      .describe(doc)
+      .input("data", "Tensor", "The tensor whose shape and dtype the result takes.")
+      .support_level(4)
+      .pattern(WEFT_PATTERN_ELEMWISE)
+      .type_relation(identity_relation);
+}
+
+}  // namespace
+
+void register_init_cast_ops(Registrar& reg) {
+  init_op(reg, "zeros", "A tensor of the given shape and dtype filled with zeros.")
+      .kernel([](const KernelArgs& k) { fill(k.outputs.at(0), 0, "zeros"); });
+  init_op(reg, "ones", "A tensor of the given shape and dtype filled with ones.")
+      .kernel([](const KernelArgs& k) { fill(k.outputs.at(0), 1, "ones"); });
+  reg.op("full")
+      .describe("A tensor of the given shape filled with the scalar fill_value, converted to dtype.")
+      .input("fill_value", "Tensor", "The value to fill with (rank 0).")
+      .attr("shape", WEFT_ATTR_ANY, Value(std::vector<int64_t>{}), "The output shape.", "an int or a list of ints")
+      .normalize(int_list_normal)
+      .attr_optional("dtype", WEFT_ATTR_DTYPE, "The output dtype; None takes fill_value's.",
+                     "a dtype such as \"float32\", or None")
+      .support_level(3)
+      .pattern(WEFT_PATTERN_ELEMWISE)
+      .type_relation(full_relation)
+      .kernel([](const KernelArgs& k) { convert(k.inputs.at(0), k.outputs.at(0), "full", true); });
+
+  like_op(reg, "zeros_like", "Zeros with the shape and dtype of data.")
+      .kernel([](const KernelArgs& k) { fill(k.outputs.at(0), 0, "zeros_like"); });
+  like_op(reg, "ones_like", "Ones with the shape and dtype of data.")
+      .kernel([](const KernelArgs& k) { fill(k.outputs.at(0), 1, "ones_like"); });
+  reg.op("full_like")
+      .describe("The scalar fill_value in the shape and dtype of data.")
+      .input("data", "Tensor", "The tensor whose shape and dtype the result takes.")
+      .input("fill_value", "Tensor", "The value to fill with (rank 0).")
+      .support_level(3)
+      .pattern(WEFT_PATTERN_ELEMWISE)
+      .type_relation(full_like_relation)
+      .kernel([](const KernelArgs& k) { convert(k.inputs.at(1), k.outputs.at(0), "full_like", true); });
+
+  reg.op("copy")
+      .describe("A copy of data.")
+      .input("data", "Tensor", "The input tensor.")
+      .support_level(3)
+      .pattern(WEFT_PATTERN_ELEMWISE)
+      .type_relation(identity_relation)
+      .kernel([](const KernelArgs& k) {
+        const TensorView& out = k.outputs.at(0);
+        std::memcpy(mutable_bytes_of(out), bytes_of(k.inputs.at(0)), out.numel() * out.element_bytes());
+      });
+  reg.op("cast")
+      .describe("data converted elementwise to dtype (C conversion; nonzero -> true for bool).")
+      .input("data", "Tensor", "The input tensor.")
+      .attr_required("dtype", WEFT_ATTR_DTYPE, "The target dtype.", "a dtype such as \"int32\"")
+      .support_level(3)
+      .pattern(WEFT_PATTERN_ELEMWISE)
+      .type_relation(cast_relation)
+      .kernel([](const KernelArgs& k) { convert(k.inputs.at(0), k.outputs.at(0), "cast", false); });
+}
+
+}  // namespace weft_tensor

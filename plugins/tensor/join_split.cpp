@@ -1,0 +1,216 @@
+// Joining tensors along an axis (concatenate, stack; a Tuple input, whose
+// fields the interpreter passes as separate kernel inputs) and splitting one
+// into a Tuple (split).
+#include "kernel_util.h"
+#include "tensor_ops.h"
+
+namespace weft_tensor {
+
+namespace {
+
+using namespace weft::sdk;
+
+/// The tensor fields of the single Tuple argument `data`.
+std::vector<Type> tuple_fields(const std::vector<Type>& args) {
+  if (args.size() != 1 || !args[0].is_tuple()) {
+    throw Error("expected a tuple of tensors as data, got " + (args.empty() ? std::string("nothing") : args[0].str()));
+  }
+  std::vector<Type> fields = args[0].fields();
+  if (fields.empty()) throw Error("expected at least one tensor in data, got an empty tuple");
+  for (const Type& f : fields) {
+    if (!f.is_tensor()) throw Error("expected a tuple of tensors as data, got " + args[0].str());
+  }
+  return fields;
+}
+
+/// Fields must agree in rank and dtype; dims other than `skip` (or all when
+/// skip < 0) must be equal where known.
+Shape common_shape(const std::vector<Type>& fields, int64_t skip, const char* what) {
+  Shape first = fields[0].shape();
+  for (const Type& f : fields) {
+    Shape s = f.shape();
+    bool same = s.size() == first.size() && f.dtype() == fields[0].dtype();
+    for (size_t d = 0; same && d < s.size(); ++d) {
+      if (static_cast<int64_t>(d) == skip || s[d] == WEFT_DIM_ANY) continue;
+      if (first[d] == WEFT_DIM_ANY) first[d] = s[d];
+      same = first[d] == s[d];
+    }
+    if (!same) {
+      throw Error(std::string(what) + " needs tensors of one rank, dtype and shape" +
+                  (skip >= 0 ? " outside axis " + std::to_string(skip) : std::string()) + ", got " +
+                  fields[0].str() + " and " + f.str());
+    }
+  }
+  return first;
+}
+
+Type concatenate_relation(const std::vector<Type>& args, const Attrs& attrs) {
+  std::vector<Type> fields = tuple_fields(args);
+  int64_t axis = normalize_axis(attrs.get_int("axis"), static_cast<int64_t>(fields[0].ndim()));
+  Shape out = common_shape(fields, axis, "concatenate");
+  out[axis] = 0;
+  for (const Type& f : fields) {
+    int64_t d = f.shape()[axis];
+    out[axis] = (d == WEFT_DIM_ANY || out[axis] == WEFT_DIM_ANY) ? WEFT_DIM_ANY : out[axis] + d;
+  }
+  return Type::tensor(out, fields[0].dtype());
+}
+
+/// Elements before and after `axis` in row-major order.
+std::pair<int64_t, int64_t> outer_inner(const Shape& shape, int64_t axis) {
+  int64_t outer = 1, inner = 1;
+  for (int64_t d = 0; d < axis; ++d) outer *= shape[d];
+  for (size_t d = axis + 1; d < shape.size(); ++d) inner *= shape[d];
+  return {outer, inner};
+}
+
+void concatenate_kernel(const KernelArgs& k) {
+  const TensorView& out = k.outputs.at(0);
+  int64_t axis = k.attrs.get_int("axis");
+  if (axis < 0) axis += out.ndim();
+  auto [outer, inner] = outer_inner(out.shape(), axis);
+  size_t bytes = out.element_bytes();
+  char* dst = mutable_bytes_of(out);
+  for (int64_t o = 0; o < outer; ++o) {
+    for (const TensorView& in : k.inputs) {
+      size_t block = static_cast<size_t>(in.shape()[axis] * inner) * bytes;
+      std::memcpy(dst, bytes_of(in) + o * block, block);
+      dst += block;
+    }
+  }
+}
+
+int64_t stack_axis(const Attrs& attrs, int64_t ndim) {
+  int64_t axis = attrs.get_int("axis");
+  return normalize_axis(axis, ndim + 1);
+}
+
+Type stack_relation(const std::vector<Type>& args, const Attrs& attrs) {
+  std::vector<Type> fields = tuple_fields(args);
+  Shape out = common_shape(fields, -1, "stack");
+  int64_t axis = stack_axis(attrs, static_cast<int64_t>(out.size()));
+  out.insert(out.begin() + axis, static_cast<int64_t>(fields.size()));
+  return Type::tensor(out, fields[0].dtype());
+}
+
+void stack_kernel(const KernelArgs& k) {
+  const TensorView& out = k.outputs.at(0);
+  int64_t axis = stack_axis(k.attrs, out.ndim() - 1);
+  auto [outer, inner] = outer_inner(out.shape(), axis);
+  size_t block = static_cast<size_t>(inner) * out.element_bytes();
+  char* dst = mutable_bytes_of(out);
+  for (int64_t o = 0; o < outer; ++o) {
+    for (const TensorView& in : k.inputs) {
+      std::memcpy(dst, bytes_of(in) + o * block, block);
+      dst += block;
+    }
+  }
+}
+
+/// split's normal form of indices_or_sections: an int, or a list of ints.
+Value sections_normal(const Value& v) {
+  if (v.type() == WEFT_ATTR_INT) return v;
+  return int_list_normal(v);
+}
+
+/// Start of each piece along the axis, and the axis extent as the end.
+Shape split_bounds(const Type& data, const Attrs& attrs, int64_t axis) {
+  int64_t dim = data.shape()[axis];
+  Value ios = attrs.get_value("indices_or_sections");
+  Shape bounds{0};
+  if (ios.type() == WEFT_ATTR_INT) {
+    int64_t sections = ios.as_int();
+    if (sections <= 0) throw Error("indices_or_sections must be a positive number of sections, got " +
+                                   std::to_string(sections));
+    if (dim == WEFT_DIM_ANY) throw Error("cannot split the dynamic axis " + std::to_string(axis) + " of " + data.str());
+    if (dim % sections != 0) {
+      throw Error("cannot split " + data.str() + " into " + std::to_string(sections) + " equal sections along axis " +
+                  std::to_string(axis) + ": " + std::to_string(dim) + " is not divisible by " +
+                  std::to_string(sections));
+    }
+    for (int64_t i = 1; i < sections; ++i) bounds.push_back(i * (dim / sections));
+  } else {
+    for (int64_t index : ios.as_ints()) {
+      if (index <= bounds.back()) {
+        throw Error("indices_or_sections " + shape_str(ios.as_ints()) + " must be a sorted ascending list of " +
+                    "positive indices");
+      }
+      bounds.push_back(index);
+    }
+    if (dim != WEFT_DIM_ANY && bounds.back() >= dim && bounds.size() > 1) {
+      throw Error("indices_or_sections " + shape_str(ios.as_ints()) + " must lie inside axis " +
+                  std::to_string(axis) + " of " + data.str() + " (extent " + std::to_string(dim) + ")");
+    }
+  }
+  bounds.push_back(dim);
+  return bounds;
+}
+
+int64_t split_axis(const Type& data, const Attrs& attrs) {
+  if (data.ndim() == 0) throw Error("cannot split a scalar " + data.str());
+  return normalize_axis(attrs.get_int("axis"), static_cast<int64_t>(data.ndim()));
+}
+
+Type split_relation(const std::vector<Type>& args, const Attrs& attrs) {
+  Type data = tensor_arg(args, 0, "data");
+  int64_t axis = split_axis(data, attrs);
+  Shape bounds = split_bounds(data, attrs, axis);
+  std::vector<Type> pieces;
+  for (size_t i = 0; i + 1 < bounds.size(); ++i) {
+    Shape s = data.shape();
+    s[axis] = s[axis] == WEFT_DIM_ANY ? WEFT_DIM_ANY : bounds[i + 1] - bounds[i];
+    pieces.push_back(Type::tensor(s, data.dtype()));
+  }
+  return Type::tuple(pieces);
+}
+
+void split_kernel(const KernelArgs& k) {
+  const TensorView& in = k.inputs.at(0);
+  int64_t axis = k.attrs.get_int("axis");
+  if (axis < 0) axis += in.ndim();
+  auto [outer, inner] = outer_inner(in.shape(), axis);
+  size_t bytes = in.element_bytes();
+  size_t row = static_cast<size_t>(in.shape()[axis] * inner) * bytes;
+  size_t start = 0;
+  for (const TensorView& out : k.outputs) {
+    size_t block = static_cast<size_t>(out.shape()[axis] * inner) * bytes;
+    for (int64_t o = 0; o < outer; ++o) std::memcpy(mutable_bytes_of(out) + o * block, bytes_of(in) + o * row + start, block);
+    start += block;
+  }
+}
+
+}  // namespace
+
+void register_join_split_ops(Registrar& reg) {
+  reg.op("concatenate")
+      .describe("The tensors of data joined along axis; other dims must match.")
+      .input("data", "Tuple of Tensors", "The tensors to join.")
+      .attr("axis", int64_t{0}, "The axis to join along, in [-ndim, ndim).")
+      .support_level(1)
+      .pattern(WEFT_PATTERN_INJECTIVE)
+      .type_relation(concatenate_relation)
+      .kernel(concatenate_kernel);
+  reg.op("stack")
+      .describe("The tensors of data, all of one shape, joined along a new axis.")
+      .input("data", "Tuple of Tensors", "The tensors to stack.")
+      .attr("axis", int64_t{0}, "Where the new axis goes, in [-(ndim + 1), ndim + 1).")
+      .support_level(3)
+      .pattern(WEFT_PATTERN_INJECTIVE)
+      .type_relation(stack_relation)
+      .kernel(stack_kernel);
+  reg.op("split")
+      .describe(
+          "data cut along axis into a Tuple: into indices_or_sections equal pieces when it is an int, or at the "
+          "sorted indices it lists.")
+      .input("data", "Tensor", "The tensor to split.")
+      .attr_required("indices_or_sections", WEFT_ATTR_ANY, "A number of equal sections, or the indices to cut at.",
+                     "an int or a sorted list of ints")
+      .normalize(sections_normal)
+      .attr("axis", int64_t{0}, "The axis to split along.")
+      .support_level(3)
+      .pattern(WEFT_PATTERN_INJECTIVE)
+      .type_relation(split_relation)
+      .kernel(split_kernel);
+}
+
+}  // namespace weft_tensor

@@ -1,0 +1,229 @@
+// Reductions over axes: sum, mean, max, min, prod, argmax, argmin and
+// variance (of data about a given mean). axis is an int, a list or None (all
+// axes; an empty list too, as in the reference); exclude reduces the axes not
+// listed; keepdims keeps reduced axes as extent 1.
+#include <limits>
+
+#include "kernel_util.h"
+#include "tensor_ops.h"
+
+namespace weft_tensor {
+
+namespace {
+
+using namespace weft::sdk;
+
+/// Whether each axis of a rank-`ndim` tensor is reduced.
+std::vector<bool> reduced_axes(int64_t ndim, const Attrs& attrs) {
+  Shape axis;
+  bool given = optional_ints(attrs, "axis", axis);
+  bool exclude = attrs.get_bool("exclude");
+  if (!given && exclude) throw Error("exclude=True needs an axis to exclude, got axis=None");
+  if (axis.empty()) return std::vector<bool>(ndim, true);
+  std::vector<bool> listed(ndim, false);
+  for (int64_t a : axis) {
+    int64_t n = normalize_axis(a, ndim);
+    if (listed[n]) throw Error("axis " + shape_str(axis) + " lists axis " + std::to_string(a) + " twice");
+    listed[n] = true;
+  }
+  if (exclude) listed.flip();
+  return listed;
+}
+
+/// The input's shape with reduced axes set to 1.
+Shape kept_shape(const Shape& in, const std::vector<bool>& reduced) {
+  Shape out = in;
+  for (size_t d = 0; d < in.size(); ++d) {
+    if (reduced[d]) out[d] = 1;
+  }
+  return out;
+}
+
+Shape reduce_shape(const Shape& in, const Attrs& attrs) {
+  std::vector<bool> reduced = reduced_axes(static_cast<int64_t>(in.size()), attrs);
+  if (attrs.get_bool("keepdims")) return kept_shape(in, reduced);
+  Shape out;
+  for (size_t d = 0; d < in.size(); ++d) {
+    if (!reduced[d]) out.push_back(in[d]);
+  }
+  return out;
+}
+
+Type reduce_relation(const std::vector<Type>& args, const Attrs& attrs) {
+  Type data = tensor_arg(args, 0, "data");
+  return Type::tensor(reduce_shape(data.shape(), attrs), data.dtype());
+}
+
+Type arg_reduce_relation(const std::vector<Type>& args, const Attrs& attrs) {
+  Type data = tensor_arg(args, 0, "data");
+  if (data.ndim() == 0) throw Error("expected a tensor of rank >= 1, got " + data.str());
+  return Type::tensor(reduce_shape(data.shape(), attrs), dtype::int32);
+}
+
+Type variance_relation(const std::vector<Type>& args, const Attrs& attrs) {
+  Type data = tensor_arg(args, 0, "data"), mean = tensor_arg(args, 1, "mean");
+  if (data.ndim() == 0) throw Error("expected data of rank >= 1, got " + data.str());
+  if (mean.ndim() != data.ndim() || mean.dtype() != data.dtype() ||
+      broadcast_shapes(data.shape(), mean.shape()) != data.shape()) {
+    throw Error("mean " + mean.str() + " must have the rank and dtype of data " + data.str() +
+                " and broadcast to its shape");
+  }
+  return Type::tensor(reduce_shape(data.shape(), attrs), data.dtype());
+}
+
+/// For each input element, the offset of the output element it reduces into.
+std::vector<int64_t> reduce_offsets(const TensorView& in, const Attrs& attrs) {
+  Shape shape = in.shape();
+  return broadcast_offsets(kept_shape(shape, reduced_axes(in.ndim(), attrs)), shape);
+}
+
+/// How many input elements reduce into each output element.
+int64_t reduce_count(const TensorView& in, const TensorView& out) {
+  return out.numel() == 0 ? 0 : in.numel() / out.numel();
+}
+
+/// out = fold of the input elements reducing into it, from `init`.
+template <typename Init, typename F>
+Kernel fold_kernel(std::string op, Init init, F f) {
+  return [op, init, f](const KernelArgs& k) {
+    const TensorView& in = k.inputs.at(0);
+    const TensorView& out = k.outputs.at(0);
+    std::vector<int64_t> offsets = reduce_offsets(in, k.attrs);
+    visit_number(out.dtype(), op, [&](auto zero) {
+      using T = decltype(zero);
+      const T* x = in.data<T>();
+      T* o = out.data<T>();
+      std::fill(o, o + out.numel(), init(zero));
+      for (size_t i = 0; i < offsets.size(); ++i) o[offsets[i]] = f(o[offsets[i]], x[i]);
+    });
+  };
+}
+
+void mean_kernel(const KernelArgs& k) {
+  const TensorView& in = k.inputs.at(0);
+  const TensorView& out = k.outputs.at(0);
+  std::vector<int64_t> offsets = reduce_offsets(in, k.attrs);
+  int64_t count = reduce_count(in, out);
+  visit_number(out.dtype(), "mean", [&](auto zero) {
+    using T = decltype(zero);
+    if (std::is_integral_v<T> && count == 0) throw Error("mean: integer mean over no elements");
+    const T* x = in.data<T>();
+    T* o = out.data<T>();
+    std::fill(o, o + out.numel(), T(0));
+    for (size_t i = 0; i < offsets.size(); ++i) o[offsets[i]] += x[i];
+    for (int64_t i = 0; i < out.numel(); ++i) o[i] = o[i] / static_cast<T>(count);
+  });
+}
+
+/// The position of the max (or min) within the reduced axes, flattened in
+/// row-major order; ties go to the first (or, with select_last_index, last).
+Kernel arg_kernel(std::string op, bool is_max) {
+  return [op, is_max](const KernelArgs& k) {
+    const TensorView& in = k.inputs.at(0);
+    const TensorView& out = k.outputs.at(0);
+    Shape shape = in.shape();
+    std::vector<bool> reduced = reduced_axes(in.ndim(), k.attrs);
+    std::vector<int64_t> offsets = broadcast_offsets(kept_shape(shape, reduced), shape);
+    Shape reduced_only = shape;  // non-reduced axes at 1: offsets within the reduced sub-space
+    for (size_t d = 0; d < shape.size(); ++d) {
+      if (!reduced[d]) reduced_only[d] = 1;
+    }
+    std::vector<int64_t> positions = broadcast_offsets(reduced_only, shape);
+    bool last = k.attrs.get_bool("select_last_index");
+    int32_t* o = out.data<int32_t>();
+    visit_number(in.dtype(), op, [&](auto zero) {
+      using T = decltype(zero);
+      const T* x = in.data<T>();
+      std::vector<T> best(static_cast<size_t>(out.numel()));
+      std::vector<bool> seen(best.size(), false);
+      for (size_t i = 0; i < offsets.size(); ++i) {
+        int64_t j = offsets[i];
+        bool better = !seen[j] || (is_max ? x[i] > best[j] : x[i] < best[j]) || (last && x[i] == best[j]);
+        if (better) {
+          best[j] = x[i];
+          o[j] = static_cast<int32_t>(positions[i]);
+          seen[j] = true;
+        }
+      }
+    });
+  };
+}
+
+void variance_kernel(const KernelArgs& k) {
+  const TensorView& in = k.inputs.at(0);
+  const TensorView& mean = k.inputs.at(1);
+  const TensorView& out = k.outputs.at(0);
+  std::vector<int64_t> offsets = reduce_offsets(in, k.attrs);
+  std::vector<int64_t> mean_offsets = broadcast_offsets(mean.shape(), in.shape());
+  int64_t count = reduce_count(in, out) - (k.attrs.get_bool("unbiased") ? 1 : 0);
+  visit_float(out.dtype(), "variance", [&](auto zero) {
+    using T = decltype(zero);
+    const T* x = in.data<T>();
+    const T* m = mean.data<T>();
+    T* o = out.data<T>();
+    std::fill(o, o + out.numel(), T(0));
+    for (size_t i = 0; i < offsets.size(); ++i) {
+      T d = x[i] - m[mean_offsets[i]];
+      o[offsets[i]] += d * d;
+    }
+    for (int64_t i = 0; i < out.numel(); ++i) o[i] /= static_cast<T>(count);
+  });
+}
+
+OpBuilder& reduce_op(Registrar& reg, const char* name, const char* doc) {
+  return reg.op(name)
+      .describe(doc)
+      .input("data", "Tensor", "The input tensor.")
+      .attr_optional("axis", WEFT_ATTR_ANY, "The axes to reduce; None (or []) for all.",
+                     "an int, a list of ints or None")
+      .normalize(int_list_normal)
+      .attr("keepdims", false, "Whether reduced axes stay, with extent 1.")
+      .support_level(4)
+      .pattern(WEFT_PATTERN_COMM_REDUCE);
+}
+
+}  // namespace
+
+void register_reduce_ops(Registrar& reg) {
+  auto exclude = [](OpBuilder& b) -> OpBuilder& {
+    return b.attr("exclude", false, "Whether to reduce the axes not listed in axis instead.");
+  };
+  exclude(reduce_op(reg, "sum", "The sum of data over axis."))
+      .type_relation(reduce_relation)
+      .kernel(fold_kernel("sum", [](auto z) { return z; }, [](auto a, auto x) { return a + x; }));
+  exclude(reduce_op(reg, "mean", "The mean of data over axis."))
+      .type_relation(reduce_relation)
+      .kernel(mean_kernel);
+  exclude(reduce_op(reg, "max", "The maximum of data over axis."))
+      .type_relation(reduce_relation)
+      .kernel(fold_kernel(
+          "max", [](auto z) { return std::numeric_limits<decltype(z)>::lowest(); },
+          [](auto a, auto x) { return x > a ? x : a; }));
+  exclude(reduce_op(reg, "min", "The minimum of data over axis."))
+      .type_relation(reduce_relation)
+      .kernel(fold_kernel(
+          "min", [](auto z) { return std::numeric_limits<decltype(z)>::max(); },
+          [](auto a, auto x) { return x < a ? x : a; }));
+  exclude(reduce_op(reg, "prod", "The product of data over axis."))
+      .type_relation(reduce_relation)
+      .kernel(fold_kernel("prod", [](auto z) { return static_cast<decltype(z)>(1); },
+                          [](auto a, auto x) { return a * x; }));
+  for (bool is_max : {true, false}) {
+    const char* name = is_max ? "argmax" : "argmin";
+    exclude(reduce_op(reg, name,
+                      is_max ? "The int32 index of the maximum of data over axis (flattened over several axes)."
+                             : "The int32 index of the minimum of data over axis (flattened over several axes).")
+                .attr("select_last_index", false, "Whether ties go to the last index rather than the first."))
+        .type_relation(arg_reduce_relation)
+        .kernel(arg_kernel(name, is_max));
+  }
+  exclude(reduce_op(reg, "variance",
+                    "The mean of (data - mean)^2 over axis, dividing by N - 1 when unbiased; mean broadcasts to "
+                    "data (relay.variance passes mean(data, axis, keepdims=True)).")
+              .input("mean", "Tensor", "The mean to measure from, of data's rank."))
+      .attr("unbiased", false, "Whether to divide by N - 1 rather than N.")
+      .type_relation(variance_relation)
+      .kernel(variance_kernel);
+}
+
+}  // namespace weft_tensor

@@ -1,0 +1,273 @@
+// Ops that change a tensor's shape but not its row-major data (reshape,
+// reshape_like, squeeze, expand_dims) and transpose, which permutes axes.
+#include <set>
+
+#include "kernel_util.h"
+#include "tensor_ops.h"
+
+namespace weft_tensor {
+
+namespace {
+
+using namespace weft::sdk;
+
+/// The reference's InferNewShape: newshape with its special codes
+///   0 copy a dim (unless allowzero), -1 infer one dim, -2 copy the rest,
+///   -3 merge two dims, -4 split one dim into the next two values.
+Shape infer_new_shape(const Shape& in, const Shape& newshape, bool allowzero) {
+  auto fail = [&](const std::string& why) {
+    return Error("cannot reshape " + shape_str(in) + " to newshape " + shape_str(newshape) + ": " + why);
+  };
+  Shape out;
+  std::set<size_t> used_in, used_out;
+  size_t src = 0;
+  int64_t infer_at = -1;
+  for (size_t i = 0; i < newshape.size(); ++i) {
+    int64_t v = newshape[i];
+    if (v > 0 || (v == 0 && allowzero)) {
+      out.push_back(v);
+      ++src;
+    } else if (v == 0) {
+      if (src >= in.size()) throw fail("0 at position " + std::to_string(i) + " has no input dim to copy");
+      used_in.insert(src);
+      used_out.insert(out.size());
+      out.push_back(in[src++]);
+    } else if (v == -1) {
+      if (infer_at >= 0) throw fail("only one dim can be inferred (-1)");
+      infer_at = static_cast<int64_t>(out.size());
+      out.push_back(1);
+      ++src;
+    } else if (v == -2) {
+      while (src < in.size()) {
+        used_in.insert(src);
+        used_out.insert(out.size());
+        out.push_back(in[src++]);
+      }
+    } else if (v == -3) {
+      if (src + 1 >= in.size()) throw fail("-3 at position " + std::to_string(i) + " needs two input dims");
+      used_in.insert(src);
+      used_in.insert(src + 1);
+      int64_t d1 = in[src++], d2 = in[src++];
+      used_out.insert(out.size());
+      out.push_back(d1 == WEFT_DIM_ANY || d2 == WEFT_DIM_ANY ? WEFT_DIM_ANY : d1 * d2);
+    } else if (v == -4) {
+      if (i + 2 >= newshape.size()) throw fail("-4 at position " + std::to_string(i) + " needs two values after it");
+      if (src >= in.size()) throw fail("-4 at position " + std::to_string(i) + " has no input dim to split");
+      used_in.insert(src);
+      int64_t d0 = in[src++], d1 = newshape[++i], d2 = newshape[++i];
+      if (d1 == -1 && d2 == -1) throw fail("-4 cannot split into two inferred (-1) dims");
+      if ((d1 == 0 && d2 == -1) || (d2 == 0 && d1 == -1)) throw fail("-4 cannot infer a dim beside a 0");
+      used_out.insert(out.size());
+      out.push_back(d1 != -1 ? d1 : d0 == WEFT_DIM_ANY ? WEFT_DIM_ANY : d0 / d2);
+      used_out.insert(out.size());
+      out.push_back(d2 != -1 ? d2 : d0 == WEFT_DIM_ANY ? WEFT_DIM_ANY : d0 / d1);
+    } else {
+      throw fail("unsupported special value " + std::to_string(v));
+    }
+  }
+  if (infer_at >= 0) {
+    int64_t dim = 1;
+    for (size_t i = 0; i < in.size() && dim != WEFT_DIM_ANY; ++i) {
+      if (used_in.count(i)) continue;
+      dim = in[i] == WEFT_DIM_ANY ? WEFT_DIM_ANY : dim * in[i];
+    }
+    for (size_t i = 0; i < out.size() && dim != WEFT_DIM_ANY; ++i) {
+      if (used_out.count(i)) continue;
+      if (out[i] == WEFT_DIM_ANY) dim = WEFT_DIM_ANY;
+      else if (out[i] == 0) throw fail("cannot infer -1 beside a 0 extent");
+      else dim /= out[i];
+    }
+    out[infer_at] = dim;
+  }
+  return out;
+}
+
+bool is_static(const Shape& s) {
+  return std::none_of(s.begin(), s.end(), [](int64_t d) { return d == WEFT_DIM_ANY; });
+}
+
+Type reshape_relation(const std::vector<Type>& args, const Attrs& attrs) {
+  Type data = tensor_arg(args, 0, "data");
+  Shape in = data.shape(), newshape = attrs.get_ints("newshape");
+  Shape out = infer_new_shape(in, newshape, attrs.get_bool("allowzero"));
+  if (is_static(in) && is_static(out) && product(in) != product(out)) {
+    throw Error("cannot reshape " + shape_str(in) + " (" + std::to_string(product(in)) + " elements) to " +
+                shape_str(out) + " (" + std::to_string(product(out)) + " elements) given by newshape " +
+                shape_str(newshape));
+  }
+  return Type::tensor(out, data.dtype());
+}
+
+/// reshape_like's target: data's dims outside [lhs_begin, lhs_end) around
+/// shape_like's dims in [rhs_begin, rhs_end).
+Type reshape_like_relation(const std::vector<Type>& args, const Attrs& attrs) {
+  Type data = tensor_arg(args, 0, "data"), like = tensor_arg(args, 1, "shape_like");
+  Shape lhs = data.shape(), rhs = like.shape();
+  auto bound = [&](const char* key, int64_t rank) {
+    Value v = attrs.get_value(key);
+    int64_t given = v.is_none() ? rank : v.as_int();
+    int64_t b = given < 0 ? given + rank : given;
+    if (b < 0 || b > rank) {
+      throw Error(std::string(key) + " " + std::to_string(given) + " is out of range for rank " + std::to_string(rank));
+    }
+    return b;
+  };
+  int64_t lb = bound("lhs_begin", static_cast<int64_t>(lhs.size()));
+  int64_t le = bound("lhs_end", static_cast<int64_t>(lhs.size()));
+  int64_t rb = bound("rhs_begin", static_cast<int64_t>(rhs.size()));
+  int64_t re = bound("rhs_end", static_cast<int64_t>(rhs.size()));
+  if (lb > le || rb > re) throw Error("a begin bound lies after its end bound");
+  Shape out(lhs.begin(), lhs.begin() + lb);
+  out.insert(out.end(), rhs.begin() + rb, rhs.begin() + re);
+  out.insert(out.end(), lhs.begin() + le, lhs.end());
+  if (is_static(lhs) && is_static(out) && product(lhs) != product(out)) {
+    throw Error("cannot reshape " + data.str() + " like " + like.str() + ": the target shape " + shape_str(out) +
+                " holds " + std::to_string(product(out)) + " elements, not " + std::to_string(product(lhs)));
+  }
+  return Type::tensor(out, data.dtype());
+}
+
+Type squeeze_relation(const std::vector<Type>& args, const Attrs& attrs) {
+  Type data = tensor_arg(args, 0, "data");
+  Shape in = data.shape(), axes, out;
+  int64_t ndim = static_cast<int64_t>(in.size());
+  std::vector<bool> drop(in.size(), false);
+  if (!optional_ints(attrs, "axis", axes)) {
+    for (size_t i = 0; i < in.size(); ++i) {
+      if (in[i] == WEFT_DIM_ANY) throw Error("axis must be given for a dynamic dimension, got " + data.str());
+      drop[i] = in[i] == 1;
+    }
+  }
+  for (int64_t a : axes) {
+    int64_t axis = normalize_axis(a, ndim);
+    if (in[axis] != 1 && in[axis] != WEFT_DIM_ANY) {
+      throw Error("cannot squeeze axis " + std::to_string(a) + " of extent " + std::to_string(in[axis]) + " in " +
+                  data.str() + " (expected extent 1)");
+    }
+    drop[axis] = true;
+  }
+  for (size_t i = 0; i < in.size(); ++i) {
+    if (!drop[i]) out.push_back(in[i]);
+  }
+  return Type::tensor(out, data.dtype());
+}
+
+Type expand_dims_relation(const std::vector<Type>& args, const Attrs& attrs) {
+  Type data = tensor_arg(args, 0, "data");
+  Shape in = data.shape();
+  int64_t ndim = static_cast<int64_t>(in.size()), axis = attrs.get_int("axis"), n = attrs.get_int("num_newaxis");
+  if (n < 0) throw Error("num_newaxis must be >= 0, got " + std::to_string(n));
+  if (axis < -ndim - 1 || axis > ndim) {
+    throw Error("axis " + std::to_string(axis) + " is out of range for " + data.str() + " (expected [" +
+                std::to_string(-ndim - 1) + ", " + std::to_string(ndim) + "])");
+  }
+  int64_t pivot = axis < 0 ? ndim + axis + 1 : axis;
+  Shape out(in.begin(), in.begin() + pivot);
+  out.insert(out.end(), static_cast<size_t>(n), 1);
+  out.insert(out.end(), in.begin() + pivot, in.end());
+  return Type::tensor(out, data.dtype());
+}
+
+/// The permutation transpose applies: `axes`, or reversed dims when None.
+Shape transpose_axes(const Type& data, const Attrs& attrs) {
+  int64_t ndim = static_cast<int64_t>(data.ndim());
+  Shape axes;
+  if (!optional_ints(attrs, "axes", axes)) {
+    for (int64_t i = ndim - 1; i >= 0; --i) axes.push_back(i);
+    return axes;
+  }
+  if (static_cast<int64_t>(axes.size()) != ndim) {
+    throw Error("axes " + shape_str(axes) + " has " + std::to_string(axes.size()) + " entries but data " +
+                data.str() + " has rank " + std::to_string(ndim));
+  }
+  std::vector<bool> seen(axes.size(), false);
+  for (int64_t& a : axes) {
+    int64_t given = a;
+    a = normalize_axis(a, ndim, "axes entry");
+    if (seen[a]) throw Error("axes " + shape_str(axes) + " is not a permutation: " + std::to_string(given) + " repeats");
+    seen[a] = true;
+  }
+  return axes;
+}
+
+Type transpose_relation(const std::vector<Type>& args, const Attrs& attrs) {
+  Type data = tensor_arg(args, 0, "data");
+  Shape in = data.shape(), out;
+  for (int64_t a : transpose_axes(data, attrs)) out.push_back(in[a]);
+  return Type::tensor(out, data.dtype());
+}
+
+void transpose_kernel(const KernelArgs& k) {
+  const TensorView& in = k.inputs.at(0);
+  Shape axes, in_strides = row_major_strides(in.shape());
+  if (!optional_ints(k.attrs, "axes", axes)) {
+    for (int64_t i = in.ndim() - 1; i >= 0; --i) axes.push_back(i);
+  }
+  for (int64_t& a : axes) a = a < 0 ? a + in.ndim() : a;
+  gather_elements(in, k.outputs.at(0), [&](const Shape& index) {
+    int64_t off = 0;
+    for (size_t d = 0; d < axes.size(); ++d) off += index[d] * in_strides[axes[d]];
+    return off;
+  });
+}
+
+/// Shape-only ops keep the row-major data as it is.
+void copy_kernel(const KernelArgs& k) {
+  const TensorView& out = k.outputs.at(0);
+  std::memcpy(mutable_bytes_of(out), bytes_of(k.inputs.at(0)), out.numel() * out.element_bytes());
+}
+
+OpBuilder& data_op(Registrar& reg, const char* name, const char* doc, int level, weft_op_pattern_t pattern) {
+  return reg.op(name).describe(doc).input("data", "Tensor", "The input tensor.").support_level(level).pattern(pattern);
+}
+
+}  // namespace
+
+void register_shape_ops(Registrar& reg) {
+  data_op(reg, "reshape",
+          "data with a new shape of as many elements. newshape may use the codes 0 (copy a dim), -1 (infer one "
+          "dim), -2 (copy the remaining dims), -3 (merge two dims) and -4 (split a dim into the next two values, "
+          "one of which may be -1).",
+          3, WEFT_PATTERN_INJECTIVE)
+      .attr_required("newshape", WEFT_ATTR_ANY, "The new shape, with special codes.", "an int or a list of ints")
+      .normalize(int_list_normal)
+      .attr("allowzero", false, "Whether a 0 in newshape means an empty dim rather than a copied one.")
+      .type_relation(reshape_relation)
+      .kernel(copy_kernel);
+  reg.op("reshape_like")
+      .describe(
+          "data reshaped so that its dims [lhs_begin, lhs_end) become shape_like's dims [rhs_begin, rhs_end).")
+      .input("data", "Tensor", "The input tensor.")
+      .input("shape_like", "Tensor", "The tensor whose dims give the new shape.")
+      .attr("lhs_begin", int64_t{0}, "First dim of data to replace.")
+      .attr_optional("lhs_end", WEFT_ATTR_INT, "End of the dims of data to replace; None for data's rank.",
+                     "an int or None")
+      .attr("rhs_begin", int64_t{0}, "First dim of shape_like to use.")
+      .attr_optional("rhs_end", WEFT_ATTR_INT, "End of the dims of shape_like to use; None for its rank.",
+                     "an int or None")
+      .support_level(3)
+      .pattern(WEFT_PATTERN_INJECTIVE)
+      .type_relation(reshape_like_relation)
+      .kernel(copy_kernel);
+  data_op(reg, "squeeze", "data without the given dims of extent 1 (all of them when axis is None).", 3,
+          WEFT_PATTERN_INJECTIVE)
+      .attr_optional("axis", WEFT_ATTR_ANY, "The dims to remove, each of extent 1; None for every such dim.",
+                     "an int, a list of ints or None")
+      .normalize(int_list_normal)
+      .type_relation(squeeze_relation)
+      .kernel(copy_kernel);
+  data_op(reg, "expand_dims", "data with num_newaxis dims of extent 1 inserted at axis.", 1, WEFT_PATTERN_BROADCAST)
+      .attr_required("axis", WEFT_ATTR_INT, "Where the new dims go, in [-ndim - 1, ndim].", "an int")
+      .attr("num_newaxis", int64_t{1}, "How many dims to insert (>= 0).")
+      .type_relation(expand_dims_relation)
+      .kernel(copy_kernel);
+  data_op(reg, "transpose", "data with its dims permuted by axes (reversed when axes is None).", 3,
+          WEFT_PATTERN_INJECTIVE)
+      .attr_optional("axes", WEFT_ATTR_ANY, "The permutation: output dim i is input dim axes[i].",
+                     "a list of ints or None")
+      .normalize(int_list_normal)
+      .type_relation(transpose_relation)
+      .kernel(transpose_kernel);
+}
+
+}  // namespace weft_tensor
