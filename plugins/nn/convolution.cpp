@@ -1,8 +1,221 @@
-// Placeholder until this family's ops land (issue 4).
+// nn.conv1d, nn.conv2d, nn.conv3d: grouped, strided, padded, dilated
+// convolution in any layout convertible from NCW/NCHW/NCDHW (weights from
+// OIW/OIHW/OIDHW), as Relay's Conv{1,2,3}DRel and TOPI's conv computes.
+// Registers the sibling conv families too.
+#include "conv_common.h"
 #include "nn_ops.h"
 
 namespace weft_nn {
 
-void register_convolution_ops(weft::sdk::Registrar&) {}
+namespace {
+
+using namespace weft::sdk;
+using namespace conv;
+
+struct ConvSpec {
+  const char* op;
+  size_t dims;               // spatial axes
+  const char* data_canon;    // NCHW
+  const char* kernel_canon;  // OIHW
+};
+
+/// Everything a conv's relation decides, in canonical (NCHW / OIHW) order.
+struct ConvPlan {
+  Layout data_layout, kernel_layout, out_layout;
+  std::vector<int64_t> data, weight, out;  // canonical shapes; weight as the kernel reads it
+  std::vector<int64_t> strides, padding, dilation;
+  int64_t groups = 1;
+};
+
+ConvPlan plan_conv(const ConvSpec& spec, const std::vector<int64_t>& data_shape, const std::vector<int64_t>& weight_shape,
+                   const Attrs& attrs) {
+  ConvPlan p;
+  p.data_layout = Layout::parse(attrs.get_string("data_layout"), spec.data_canon, "data_layout");
+  p.kernel_layout = Layout::parse(attrs.get_string("kernel_layout"), spec.kernel_canon, "kernel_layout");
+  std::string out_layout = attrs.get_string("out_layout");
+  p.out_layout = Layout::parse(out_layout.empty() ? p.data_layout.name() : out_layout, spec.data_canon, "out_layout");
+  expect_rank(data_shape, p.data_layout, "data");
+  expect_rank(weight_shape, p.kernel_layout, "weight");
+  p.strides = attrs.get_ints("strides");
+  p.padding = attrs.get_ints("padding");
+  p.dilation = attrs.get_ints("dilation");
+  p.groups = attrs.get_int("groups");
+  if (p.groups < 1) throw Error("groups must be positive, got " + std::to_string(p.groups));
+  p.data = p.data_layout.to_canonical(data_shape);
+  std::vector<int64_t> w = p.kernel_layout.to_canonical(weight_shape);
+  const int64_t in_channels = p.data[1];
+  const std::string shapes = " (data shape " + shape_str(data_shape) + " in " + p.data_layout.name() +
+                             ", weight shape " + shape_str(weight_shape) + " in " + p.kernel_layout.name() + ")";
+  if (known(in_channels) && in_channels % p.groups != 0) {
+    throw Error("groups=" + std::to_string(p.groups) + " does not divide the " + std::to_string(in_channels) +
+                " input channels" + shapes);
+  }
+  std::optional<int64_t> channels = optional_int(attrs, "channels");
+  std::optional<std::vector<int64_t>> kernel_size = optional_ints(attrs, "kernel_size");
+  // Relay's depthwise case: a weight of (C, multiplier, ...) in OIHW terms.
+  bool depthwise = spec.dims > 1 && p.groups > 1 && p.groups == in_channels && p.groups == w[0];
+  int64_t out_channels;
+  if (channels && kernel_size) {
+    // Relay assigns the weight this type; weft checks the given one against it.
+    std::vector<int64_t> expected{depthwise ? in_channels : *channels, known(in_channels) ? in_channels / p.groups
+                                                                                         : WEFT_DIM_ANY};
+    if (depthwise) expected[1] = *channels / in_channels;
+    expected.insert(expected.end(), kernel_size->begin(), kernel_size->end());
+    std::vector<int64_t> expected_shape = p.kernel_layout.from_canonical(expected);
+    for (size_t i = 0; i < expected_shape.size(); ++i) {
+      if (known(expected_shape[i], weight_shape[i]) && expected_shape[i] != weight_shape[i]) {
+        throw Error("the weight shape " + shape_str(weight_shape) + " does not match the shape " +
+                    shape_str(expected_shape) + " implied by channels=" + std::to_string(*channels) + ", kernel_size=" +
+                    shape_str(*kernel_size) + " and groups=" + std::to_string(p.groups) + shapes);
+      }
+    }
+    out_channels = *channels;
+    if (depthwise) w = {*channels, 1};  // the same elements, read as (channels, 1, ...)
+    else w = {*channels, expected[1]};
+    w.insert(w.end(), kernel_size->begin(), kernel_size->end());
+  } else {
+    if (kernel_size) {
+      for (size_t i = 0; i < spec.dims; ++i) {
+        if (known(w[2 + i]) && w[2 + i] != (*kernel_size)[i]) {
+          throw Error("the weight's kernel " + shape_str(std::vector<int64_t>(w.begin() + 2, w.end())) +
+                      " does not match kernel_size=" + shape_str(*kernel_size) + shapes);
+        }
+      }
+    }
+    if (channels && known(w[0]) && w[0] != *channels) {
+      throw Error("the weight's output channels (" + std::to_string(w[0]) + ") do not match channels=" +
+                  std::to_string(*channels) + shapes);
+    }
+    if (known(in_channels, w[1]) && in_channels / p.groups != w[1]) {
+      throw Error("the input channels (" + std::to_string(in_channels) + ") divided by groups (" +
+                  std::to_string(p.groups) + ") must equal the weight's input channels (" + std::to_string(w[1]) + ")" +
+                  shapes);
+    }
+    out_channels = w[0];
+  }
+  if (known(out_channels) && out_channels % p.groups != 0) {
+    throw Error("groups=" + std::to_string(p.groups) + " does not divide the " + std::to_string(out_channels) +
+                " output channels" + shapes);
+  }
+  p.weight = w;
+  p.out = {p.data[0], out_channels};
+  std::vector<int64_t> pads = pad_totals(p.padding);
+  for (size_t i = 0; i < spec.dims; ++i) {
+    int64_t in = p.data[2 + i], k = w[2 + i];
+    if (!known(in, k)) {
+      p.out.push_back(WEFT_DIM_ANY);
+      continue;
+    }
+    int64_t dilated = 1 + (k - 1) * p.dilation[i];
+    if (in + pads[i] < dilated) {
+      throw Error("spatial axis " + std::to_string(i) + ": the dilated kernel (" + std::to_string(dilated) +
+                  ") is larger than the padded input (" + std::to_string(in + pads[i]) + ")" + shapes);
+    }
+    p.out.push_back((in + pads[i] - dilated) / p.strides[i] + 1);
+  }
+  return p;
+}
+
+Type conv_relation(const ConvSpec& spec, const std::vector<Type>& args, const Attrs& attrs) {
+  expect_tensors(args, 2, "data, weight");
+  ConvPlan p = plan_conv(spec, args[0].shape(), args[1].shape(), attrs);
+  return Type::tensor(p.out_layout.from_canonical(p.out), out_dtype_of(attrs, args[0]));
+}
+
+/// y[n, o, ...] = sum over the group's input channels c and taps k of
+/// x[n, c, pos*stride - pad + k*dilation] * w[o, c, k] (zero outside x).
+template <typename T>
+void conv_forward(const ConvPlan& p, const std::vector<T>& x, const std::vector<T>& w, std::vector<T>& y) {
+  const size_t dims = p.data.size() - 2;
+  auto tail = [](const std::vector<int64_t>& v) { return std::vector<int64_t>(v.begin() + 2, v.end()); };
+  std::vector<int64_t> pad_before(p.padding.begin(), p.padding.begin() + static_cast<std::ptrdiff_t>(dims));
+  std::array<Window, 3> s = windows(tail(p.data), tail(p.weight), tail(p.out), p.strides, pad_before, p.dilation);
+  const int64_t batch = p.data[0], in_c = p.data[1], out_c = p.out[1];
+  const int64_t in_per_group = in_c / p.groups, out_per_group = out_c / p.groups;
+  const int64_t in_plane = s[0].in * s[1].in * s[2].in, k_plane = s[0].kernel * s[1].kernel * s[2].kernel;
+  int64_t yi = 0;
+  for (int64_t n = 0; n < batch; ++n) {
+    for (int64_t o = 0; o < out_c; ++o) {
+      const int64_t c0 = (o / out_per_group) * in_per_group;
+      for (int64_t od = 0; od < s[0].out; ++od) {
+        for (int64_t oh = 0; oh < s[1].out; ++oh) {
+          for (int64_t ow = 0; ow < s[2].out; ++ow) {
+            T acc = 0;
+            for (int64_t ci = 0; ci < in_per_group; ++ci) {
+              const T* xc = x.data() + ((n * in_c) + c0 + ci) * in_plane;
+              const T* wc = w.data() + (o * in_per_group + ci) * k_plane;
+              for (int64_t kd = 0; kd < s[0].kernel; ++kd) {
+                int64_t id = od * s[0].stride - s[0].pad_before + kd * s[0].dilation;
+                if (id < 0 || id >= s[0].in) continue;
+                for (int64_t kh = 0; kh < s[1].kernel; ++kh) {
+                  int64_t ih = oh * s[1].stride - s[1].pad_before + kh * s[1].dilation;
+                  if (ih < 0 || ih >= s[1].in) continue;
+                  for (int64_t kw = 0; kw < s[2].kernel; ++kw) {
+                    int64_t iw = ow * s[2].stride - s[2].pad_before + kw * s[2].dilation;
+                    if (iw < 0 || iw >= s[2].in) continue;
+                    acc += xc[(id * s[1].in + ih) * s[2].in + iw] *
+                           wc[(kd * s[1].kernel + kh) * s[2].kernel + kw];
+                  }
+                }
+              }
+            }
+            y[yi++] = acc;
+          }
+        }
+      }
+    }
+  }
+}
+
+Kernel conv_kernel(const ConvSpec& spec) {
+  return [spec](const KernelArgs& k) {
+    const TensorView &data = k.inputs.at(0), &weight = k.inputs.at(1), &out = k.outputs.at(0);
+    ConvPlan p = plan_conv(spec, data.shape(), weight.shape(), k.attrs);
+    dispatch_accumulator(spec.op, out, [&]<typename T>() {
+      std::vector<T> x = to_canonical<T>(data, p.data_layout, p.data);
+      std::vector<T> w = to_canonical<T>(weight, p.kernel_layout, p.kernel_layout.to_canonical(weight.shape()));
+      std::vector<T> y(static_cast<size_t>(out.numel()));
+      conv_forward(p, x, w, y);
+      from_canonical(y, p.out_layout, p.out, out);
+    });
+  };
+}
+
+void register_conv(Registrar& reg, const ConvSpec& spec, const std::string& doc) {
+  OpBuilder& op = reg.op(spec.op)
+                      .describe(doc)
+                      .input("data", "Tensor", std::string("The input, in data_layout (default ") + spec.data_canon + ").")
+                      .input("weight", "Tensor",
+                             std::string("The kernel, in kernel_layout (default ") + spec.kernel_canon + ").")
+                      .support_level(2)
+                      .pattern(WEFT_PATTERN_OUT_ELEMWISE_FUSABLE);
+  window_attrs(op, spec.dims);
+  op.attr("groups", int64_t{1}, "The number of groups: input and output channels are split into this many.",
+          "an int >= 1");
+  channel_attrs(op, spec.dims);
+  layout_attrs(op, spec.data_canon, spec.kernel_canon);
+  out_dtype_attr(op);
+  op.type_relation([spec](const std::vector<Type>& args, const Attrs& attrs) { return conv_relation(spec, args, attrs); })
+      .kernel(conv_kernel(spec));
+}
+
+}  // namespace
+
+void register_convolution_ops(Registrar& reg) {
+  register_conv(reg, {"nn.conv1d", 1, "NCW", "OIW"},
+                "1D convolution over sequences. data (batch, in_channels, width) in NCW, weight (channels, "
+                "in_channels/groups, kernel_size) in OIW; out (batch, channels, out_width) with out_width = "
+                "(width + pad_left + pad_right - dilated_kernel) / stride + 1.");
+  register_conv(reg, {"nn.conv2d", 2, "NCHW", "OIHW"},
+                "2D convolution over images. data (batch, in_channels, height, width) in NCHW, weight (channels, "
+                "in_channels/groups, kh, kw) in OIHW; out (batch, channels, out_height, out_width) with out_height = "
+                "(height + pad_top + pad_bottom - dilated_kh) / stride_h + 1. groups == in_channels is a depthwise "
+                "convolution. int8/uint8 inputs accumulate in out_dtype (e.g. int32).");
+  register_conv(reg, {"nn.conv3d", 3, "NCDHW", "OIDHW"},
+                "3D convolution over volumes. data (batch, in_channels, depth, height, width) in NCDHW, weight "
+                "(channels, in_channels/groups, kd, kh, kw) in OIDHW; out (batch, channels, out_depth, out_height, "
+                "out_width).");
+  conv::register_conv_transpose_ops(reg);
+}
 
 }  // namespace weft_nn

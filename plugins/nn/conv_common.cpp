@@ -1,0 +1,264 @@
+// Layouts, attribute normalization and shape helpers shared by the conv ops.
+#include "conv_common.h"
+
+#include <algorithm>
+#include <cctype>
+
+namespace weft_nn::conv {
+
+using namespace weft::sdk;
+
+std::string shape_str(const std::vector<int64_t>& shape) {
+  std::string out = "(";
+  for (size_t i = 0; i < shape.size(); ++i) {
+    out += (i ? ", " : "") + (shape[i] == WEFT_DIM_ANY ? std::string("?") : std::to_string(shape[i]));
+  }
+  return out + (shape.size() == 1 ? ",)" : ")");
+}
+
+// ---- Layout ------------------------------------------------------------------------
+
+Layout Layout::parse(const std::string& name, const std::string& canonical, const std::string& attr) {
+  auto fail = [&](const std::string& why) -> Error {
+    return Error(attr + " '" + name + "' is not convertible from " + canonical + ": " + why);
+  };
+  Layout out;
+  out.name_ = name;
+  std::vector<int> primal_seen(canonical.size(), 0), split_seen(canonical.size(), 0);
+  for (size_t i = 0; i < name.size();) {
+    int64_t factor = 0;
+    size_t digits = i;
+    while (i < name.size() && std::isdigit(static_cast<unsigned char>(name[i]))) {
+      factor = factor * 10 + (name[i] - '0');
+      if (factor > (int64_t{1} << 30)) throw fail("block size too large");
+      ++i;
+    }
+    if (i == name.size()) throw fail("a block size must be followed by an axis letter");
+    char c = name[i++];
+    bool split = i - 1 > digits;
+    if (!std::isalpha(static_cast<unsigned char>(c))) throw fail(std::string("'") + c + "' is not an axis letter");
+    if (split != static_cast<bool>(std::islower(static_cast<unsigned char>(c)))) {
+      throw fail(split ? "a blocked axis is written in lower case after its size (8c)"
+                       : "a lower-case axis needs a block size (8c)");
+    }
+    if (split && factor <= 0) throw fail("block sizes must be positive");
+    size_t axis = canonical.find(static_cast<char>(std::toupper(static_cast<unsigned char>(c))));
+    if (axis == std::string::npos) throw fail(std::string("axis '") + c + "' is not one of " + canonical);
+    int& seen = split ? split_seen[axis] : primal_seen[axis];
+    if (seen++) throw fail(std::string("axis '") + c + "' appears twice");
+    out.axes_.push_back(Axis{axis, split ? factor : 0});
+  }
+  for (size_t a = 0; a < canonical.size(); ++a) {
+    if (!primal_seen[a]) throw fail(std::string("axis '") + canonical[a] + "' is missing");
+  }
+  return out;
+}
+
+std::vector<int64_t> Layout::to_canonical(const std::vector<int64_t>& shape) const {
+  size_t primal = std::count_if(axes_.begin(), axes_.end(), [](const Axis& a) { return a.factor == 0; });
+  std::vector<int64_t> out(primal, 1);
+  for (size_t i = 0; i < axes_.size(); ++i) {
+    int64_t& d = out[axes_[i].canonical_axis];
+    d = known(d, shape[i]) ? d * shape[i] : WEFT_DIM_ANY;
+  }
+  return out;
+}
+
+std::vector<int64_t> Layout::from_canonical(const std::vector<int64_t>& canonical_shape) const {
+  std::vector<int64_t> out;
+  for (const Axis& a : axes_) {
+    int64_t d = canonical_shape[a.canonical_axis];
+    if (a.factor) {
+      out.push_back(a.factor);
+      continue;
+    }
+    int64_t block = 1;
+    for (const Axis& b : axes_) {
+      if (b.canonical_axis == a.canonical_axis && b.factor) block = b.factor;
+    }
+    if (known(d) && d % block != 0) {
+      throw Error("layout " + name_ + " splits an axis of extent " + std::to_string(d) + " into blocks of " +
+                  std::to_string(block) + ", which do not divide it");
+    }
+    out.push_back(known(d) ? d / block : WEFT_DIM_ANY);
+  }
+  return out;
+}
+
+std::vector<std::vector<int64_t>> Layout::offset_tables(const std::vector<int64_t>& canonical_shape) const {
+  std::vector<int64_t> shape = from_canonical(canonical_shape);
+  std::vector<int64_t> strides(shape.size(), 1);
+  for (size_t i = shape.size(); i-- > 1;) strides[i - 1] = strides[i] * shape[i];
+  std::vector<std::vector<int64_t>> tables;
+  for (size_t a = 0; a < canonical_shape.size(); ++a) {
+    int64_t outer_stride = 0, inner_stride = 0, block = 0;
+    for (size_t i = 0; i < axes_.size(); ++i) {
+      if (axes_[i].canonical_axis != a) continue;
+      if (axes_[i].factor) {
+        block = axes_[i].factor;
+        inner_stride = strides[i];
+      } else {
+        outer_stride = strides[i];
+      }
+    }
+    std::vector<int64_t> t(static_cast<size_t>(canonical_shape[a]));
+    for (int64_t v = 0; v < canonical_shape[a]; ++v) {
+      t[v] = block ? (v / block) * outer_stride + (v % block) * inner_stride : v * outer_stride;
+    }
+    tables.push_back(std::move(t));
+  }
+  return tables;
+}
+
+// ---- Attributes --------------------------------------------------------------------
+
+namespace {
+std::optional<std::vector<int64_t>> ints_of(const Value& v) {
+  switch (v.type()) {
+    case WEFT_ATTR_INT: return std::vector<int64_t>{v.as_int()};
+    case WEFT_ATTR_INT_LIST: return v.as_ints();
+    case WEFT_ATTR_LIST: {
+      std::vector<int64_t> out;
+      for (const Value& e : v.as_list()) {
+        if (e.type() != WEFT_ATTR_INT) return std::nullopt;
+        out.push_back(e.as_int());
+      }
+      return out;
+    }
+    default: return std::nullopt;
+  }
+}
+}  // namespace
+
+Value int_tuple(const Value& v, size_t n, int64_t min) {
+  std::optional<std::vector<int64_t>> ints = ints_of(v);
+  if (!ints) throw Error("expected an int or a list of ints");
+  if (v.type() == WEFT_ATTR_INT) ints->assign(n, ints->front());
+  if (ints->size() != n) throw Error("expected " + std::to_string(n) + " values, got " + std::to_string(ints->size()));
+  for (int64_t e : *ints) {
+    if (e < min) throw Error("values must be at least " + std::to_string(min));
+  }
+  return Value(*ints);
+}
+
+Value pad_tuple(const Value& v, size_t n) {
+  std::optional<std::vector<int64_t>> ints = ints_of(v);
+  if (!ints) throw Error("expected an int or a list of ints");
+  for (int64_t e : *ints) {
+    if (e < 0) throw Error("padding must not be negative");
+  }
+  if (ints->size() == 2 * n) return Value(*ints);
+  if (ints->size() == 1) ints->assign(n, ints->front());
+  if (ints->size() != n) throw Error("expected 1, " + std::to_string(n) + " or " + std::to_string(2 * n) + " values");
+  // Relay splits a total of 2p as ceil before, floor after: p each side.
+  std::vector<int64_t> out(2 * n);
+  for (size_t i = 0; i < n; ++i) {
+    int64_t total = 2 * (*ints)[i];
+    out[i] = (total + 1) / 2;
+    out[n + i] = total - out[i];
+  }
+  return Value(out);
+}
+
+std::vector<int64_t> pad_totals(const std::vector<int64_t>& padding) {
+  size_t n = padding.size() / 2;
+  std::vector<int64_t> out(n);
+  for (size_t i = 0; i < n; ++i) out[i] = padding[i] + padding[n + i];
+  return out;
+}
+
+DLDataType out_dtype_of(const Attrs& attrs, const Type& data) {
+  Value v = attrs.get_value("out_dtype");
+  return v.is_none() ? data.dtype() : v.as_dtype();
+}
+
+std::optional<std::vector<int64_t>> optional_ints(const Attrs& attrs, const std::string& name) {
+  Value v = attrs.get_value(name);
+  if (v.is_none()) return std::nullopt;
+  return v.as_ints();
+}
+
+std::optional<int64_t> optional_int(const Attrs& attrs, const std::string& name) {
+  Value v = attrs.get_value(name);
+  if (v.is_none()) return std::nullopt;
+  return v.as_int();
+}
+
+OpBuilder& stride_pad_attrs(OpBuilder& op, size_t n) {
+  return op
+      .attr("strides", WEFT_ATTR_ANY, Value(std::vector<int64_t>(n, 1)), "The strides of the convolution.",
+            "an int or a list of " + std::to_string(n) + " ints >= 1")
+      .normalize([n](const Value& v) { return int_tuple(v, n, 1); })
+      .attr("padding", WEFT_ATTR_ANY, Value(std::vector<int64_t>(2 * n, 0)),
+            "Zero padding on both sides of each spatial axis: an int, one per axis (both sides), or all befores "
+            "then all afters.",
+            "an int or a list of 1, " + std::to_string(n) + " or " + std::to_string(2 * n) + " ints >= 0")
+      .normalize([n](const Value& v) { return pad_tuple(v, n); });
+}
+
+OpBuilder& dilation_attr(OpBuilder& op, size_t n) {
+  return op
+      .attr("dilation", WEFT_ATTR_ANY, Value(std::vector<int64_t>(n, 1)),
+            "The dilation of the kernel (spacing between its taps).",
+            "an int or a list of " + std::to_string(n) + " ints >= 1")
+      .normalize([n](const Value& v) { return int_tuple(v, n, 1); });
+}
+
+OpBuilder& channel_attrs(OpBuilder& op, size_t n) {
+  return op
+      .attr_optional("channels", WEFT_ATTR_INT, "The number of output channels; inferred from the weight when None.",
+                     "None or an int >= 1")
+      .normalize([](const Value& v) {
+        if (v.as_int() < 1) throw Error("channels must be positive");
+        return v;
+      })
+      .attr_optional("kernel_size", WEFT_ATTR_ANY, "The spatial size of the kernel; inferred from the weight when None.",
+                     "None, an int or a list of " + std::to_string(n) + " ints >= 1")
+      .normalize([n](const Value& v) { return int_tuple(v, n, 1); });
+}
+
+OpBuilder& layout_attrs(OpBuilder& op, const std::string& data_layout, const std::string& kernel_layout) {
+  return op
+      .attr("data_layout", data_layout, "The layout of the input data.", "a layout such as " + data_layout)
+      .attr("kernel_layout", kernel_layout, "The layout of the weight.", "a layout such as " + kernel_layout)
+      .attr("out_layout", std::string(), "The layout of the output; empty means data_layout.",
+            "empty or a layout such as " + data_layout);
+}
+
+OpBuilder& out_dtype_attr(OpBuilder& op) {
+  return op.attr_optional("out_dtype", WEFT_ATTR_DTYPE,
+                          "The output dtype (for mixed precision, e.g. int8 inputs with int32 out_dtype); None means "
+                          "the data's dtype.",
+                          "None or a dtype");
+}
+
+// ---- Shapes ------------------------------------------------------------------------
+
+void expect_tensors(const std::vector<Type>& args, size_t n, const char* names) {
+  if (args.size() != n) {
+    throw Error("expected " + std::to_string(n) + " arguments (" + names + "), got " + std::to_string(args.size()));
+  }
+  for (const Type& t : args) {
+    if (!t.is_tensor()) throw Error(std::string("expected tensors (") + names + "), got " + t.str());
+  }
+}
+
+void expect_rank(const std::vector<int64_t>& shape, const Layout& layout, const char* what) {
+  if (shape.size() != layout.rank()) {
+    throw Error(std::string(what) + " of shape " + shape_str(shape) + " has rank " + std::to_string(shape.size()) +
+                ", but its layout " + layout.name() + " has rank " + std::to_string(layout.rank()));
+  }
+}
+
+std::array<Window, 3> windows(const std::vector<int64_t>& in, const std::vector<int64_t>& kernel,
+                              const std::vector<int64_t>& out, const std::vector<int64_t>& strides,
+                              const std::vector<int64_t>& padding, const std::vector<int64_t>& dilation) {
+  std::array<Window, 3> w{};
+  size_t n = in.size(), skip = 3 - n;
+  for (size_t i = 0; i < n; ++i) {
+    w[skip + i] = Window{in[i], kernel[i], out[i], strides[i], padding[i], dilation[i]};
+  }
+  return w;
+}
+
+}  // namespace weft_nn::conv

@@ -1,0 +1,195 @@
+// Shared pieces of the convolution family: layouts (NCHW, NHWC, NCHW8c,
+// OIHW8i8o, ...), attribute normalization as Relay's nn.py does it, and the
+// canonical-order tensor copies every conv kernel computes on.
+#pragma once
+
+#include <weft/plugin.hpp>
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace weft_nn::conv {
+
+using weft::sdk::Attrs;
+using weft::sdk::Error;
+using weft::sdk::OpBuilder;
+using weft::sdk::TensorView;
+using weft::sdk::Type;
+using weft::sdk::Value;
+
+/// "(1, 3, 224, 224)", with "?" for dynamic dims.
+std::string shape_str(const std::vector<int64_t>& shape);
+
+/// A data layout in Relay's notation: upper-case letters are the primal axes
+/// of a canonical layout ("NCHW"), and "8c" splits axis C into blocks of 8 as
+/// its inner part. Parsing checks the layout holds exactly the canonical
+/// layout's primal axes, which is when Relay's BijectiveLayout exists.
+class Layout {
+ public:
+  /// Throws an Error naming `attr` when `name` is not convertible to `canonical`.
+  static Layout parse(const std::string& name, const std::string& canonical, const std::string& attr);
+
+  const std::string& name() const { return name_; }
+  size_t rank() const { return axes_.size(); }
+  /// The canonical shape of a tensor of this layout (Relay's ForwardShape).
+  std::vector<int64_t> to_canonical(const std::vector<int64_t>& shape) const;
+  /// This layout's shape for a canonical shape (BackwardShape); Error when a
+  /// split axis does not divide.
+  std::vector<int64_t> from_canonical(const std::vector<int64_t>& canonical_shape) const;
+  /// For each canonical axis, the element offset of each index along it in a
+  /// compact tensor of this layout whose canonical shape is `canonical_shape`.
+  std::vector<std::vector<int64_t>> offset_tables(const std::vector<int64_t>& canonical_shape) const;
+
+ private:
+  struct Axis {
+    size_t canonical_axis;
+    int64_t factor;  // 0 for a primal axis, the block size for a split one
+  };
+  std::string name_;
+  std::vector<Axis> axes_;
+};
+
+/// Element values of a tensor of any supported dtype, converted to T.
+template <typename T>
+std::vector<T> read_as(const TensorView& t);
+
+/// The tensor's elements as T in the canonical order of `layout`.
+template <typename T>
+std::vector<T> to_canonical(const TensorView& t, const Layout& layout, const std::vector<int64_t>& canonical_shape);
+
+/// Writes `values` (canonical order) into `out`, laid out as `layout`.
+template <typename T>
+void from_canonical(const std::vector<T>& values, const Layout& layout, const std::vector<int64_t>& canonical_shape,
+                    const TensorView& out);
+
+/// Runs `body.template operator()<T>()` with T the C++ type of `out_dtype`
+/// (float, double or int32_t): the type a conv accumulates in, as TOPI casts
+/// both operands to out_dtype before multiplying.
+template <typename Body>
+void dispatch_accumulator(const std::string& op, const TensorView& out, Body&& body) {
+  using namespace weft::sdk;
+  DLDataType dt = out.dtype();
+  if (dt == dtype::float32) body.template operator()<float>();
+  else if (dt == dtype::float64) body.template operator()<double>();
+  else if (dt == dtype::int32) body.template operator()<int32_t>();
+  else throw Error(op + ": the reference kernel computes in float32, float64 or int32, not " + dtype_name(dt));
+}
+
+// ---- Attributes ------------------------------------------------------------------
+
+/// `n` ints from an int (repeated) or a list of `n` ints, each >= `min`.
+Value int_tuple(const Value& v, size_t n, int64_t min);
+/// Relay's get_pad_tuple{1,2,3}d: an int, `n` ints (both sides) or `2n` ints
+/// (all befores, then all afters) -> 2n ints. A single int in a list counts as the int.
+Value pad_tuple(const Value& v, size_t n);
+/// The output dtype: out_dtype when set, else the data's dtype.
+DLDataType out_dtype_of(const Attrs& attrs, const Type& data);
+/// The optional int-list attr `name` (kernel_size), or nullopt when None.
+std::optional<std::vector<int64_t>> optional_ints(const Attrs& attrs, const std::string& name);
+/// The optional int attr `name` (channels), or nullopt when None.
+std::optional<int64_t> optional_int(const Attrs& attrs, const std::string& name);
+
+/// Declares strides and padding for `n` spatial dims.
+OpBuilder& stride_pad_attrs(OpBuilder& op, size_t n);
+/// Declares dilation for `n` spatial dims.
+OpBuilder& dilation_attr(OpBuilder& op, size_t n);
+/// strides, padding, dilation, in Relay's order.
+inline OpBuilder& window_attrs(OpBuilder& op, size_t n) { return dilation_attr(stride_pad_attrs(op, n), n); }
+/// Declares channels and kernel_size.
+OpBuilder& channel_attrs(OpBuilder& op, size_t n);
+/// Declares data_layout, kernel_layout, out_layout.
+OpBuilder& layout_attrs(OpBuilder& op, const std::string& data_layout, const std::string& kernel_layout);
+/// Declares out_dtype.
+OpBuilder& out_dtype_attr(OpBuilder& op);
+
+/// The padding total per spatial dim (before + after) from a normalized 2n tuple.
+std::vector<int64_t> pad_totals(const std::vector<int64_t>& padding);
+
+// ---- Shapes --------------------------------------------------------------------
+
+/// Both of two dims are known.
+inline bool known(int64_t a, int64_t b = 0) { return a != WEFT_DIM_ANY && b != WEFT_DIM_ANY; }
+
+/// The data and weight tensor types of a two-input conv; Error otherwise.
+void expect_tensors(const std::vector<Type>& args, size_t n, const char* names);
+
+/// Checks a shape's rank against its layout.
+void expect_rank(const std::vector<int64_t>& shape, const Layout& layout, const char* what);
+
+/// One spatial axis of a convolution window.
+struct Window {
+  int64_t in = 1, kernel = 1, out = 1, stride = 1, pad_before = 0, dilation = 1;
+};
+
+/// Three windows (depth, height, width) from per-axis values of 1 to 3 spatial
+/// axes; missing leading axes are extent-1 windows, so one loop nest serves
+/// conv1d, conv2d and conv3d.
+std::array<Window, 3> windows(const std::vector<int64_t>& in, const std::vector<int64_t>& kernel,
+                              const std::vector<int64_t>& out, const std::vector<int64_t>& strides,
+                              const std::vector<int64_t>& padding, const std::vector<int64_t>& dilation);
+
+// ---- Sibling families, registered by register_convolution_ops ----------------------
+
+void register_conv_transpose_ops(weft::sdk::Registrar& reg);
+
+// ---- Template definitions ----------------------------------------------------------
+
+template <typename T>
+std::vector<T> read_as(const TensorView& t) {
+  using namespace weft::sdk;
+  std::vector<T> out(static_cast<size_t>(t.numel()));
+  auto copy = [&](const auto* p) {
+    for (size_t i = 0; i < out.size(); ++i) out[i] = static_cast<T>(p[i]);
+  };
+  DLDataType dt = t.dtype();
+  if (dt == dtype::float32) copy(t.data<float>());
+  else if (dt == dtype::float64) copy(t.data<double>());
+  else if (dt == dtype::int8) copy(t.data<int8_t>());
+  else if (dt == dtype::uint8) copy(t.data<uint8_t>());
+  else if (dt == dtype::int32) copy(t.data<int32_t>());
+  else if (dt == dtype::int64) copy(t.data<int64_t>());
+  else throw Error("the reference kernel reads float32, float64, int8, uint8, int32 or int64 tensors, not " +
+                   dtype_name(dt));
+  return out;
+}
+
+namespace detail {
+/// Calls f(canonical flat index, layout offset) for every element, in canonical order.
+template <typename F>
+void for_each_offset(const Layout& layout, const std::vector<int64_t>& canonical_shape, F f) {
+  std::vector<std::vector<int64_t>> tables = layout.offset_tables(canonical_shape);
+  size_t rank = canonical_shape.size();
+  int64_t total = 1;
+  for (int64_t d : canonical_shape) total *= d;
+  std::vector<int64_t> index(rank, 0);
+  for (int64_t flat = 0; flat < total; ++flat) {
+    int64_t offset = 0;
+    for (size_t a = 0; a < rank; ++a) offset += tables[a][index[a]];
+    f(flat, offset);
+    for (size_t a = rank; a-- > 0;) {
+      if (++index[a] < canonical_shape[a]) break;
+      index[a] = 0;
+    }
+  }
+}
+}  // namespace detail
+
+template <typename T>
+std::vector<T> to_canonical(const TensorView& t, const Layout& layout, const std::vector<int64_t>& canonical_shape) {
+  std::vector<T> raw = read_as<T>(t);
+  std::vector<T> out(raw.size());
+  detail::for_each_offset(layout, canonical_shape, [&](int64_t flat, int64_t offset) { out[flat] = raw[offset]; });
+  return out;
+}
+
+template <typename T>
+void from_canonical(const std::vector<T>& values, const Layout& layout, const std::vector<int64_t>& canonical_shape,
+                    const TensorView& out) {
+  T* dst = out.data<T>();
+  detail::for_each_offset(layout, canonical_shape, [&](int64_t flat, int64_t offset) { dst[offset] = values[flat]; });
+}
+
+}  // namespace weft_nn::conv

@@ -1,0 +1,207 @@
+#!/usr/bin/python3
+"""Golden cases for the nn convolution ops (conv1d/2d/3d and their
+transposes), computed with PyTorch in float64. Layout variants (NHWC, HWIO,
+NCHW4c, OIHW4i4o, ...) are the canonical oracle transposed; asymmetric padding
+is an explicit pad (conv) or a crop of the unpadded result (transposes).
+
+Run once with Debian's python3 (python3-numpy, python3-torch):
+    /usr/bin/python3 gen_conv.py   # writes conv.json and conv_transpose.json beside it
+"""
+import json
+import os
+import re
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+rng = np.random.default_rng(19)
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def tensor(a):
+    a = np.asarray(a)
+    return {"shape": list(a.shape), "dtype": str(a.dtype), "data": a.reshape(-1).tolist()}
+
+
+def case(name, op, attrs, inputs, output):
+    return {"name": name, "op": op, "attrs": attrs, "inputs": [tensor(i) for i in inputs], "output": tensor(output)}
+
+
+def to_layout(a, canonical, layout):
+    """A canonical-order array (NCHW, OIHW, ...) rearranged into `layout`,
+    where "4c" splits axis C into blocks of 4 (the inner part)."""
+    axes = re.findall(r"(\d*)([A-Za-z])", layout)
+    blocks = {c.upper(): int(f) for f, c in axes if f}
+    shape, names = [], []
+    for ax, ext in zip(canonical, a.shape):
+        if ax in blocks:
+            shape += [ext // blocks[ax], blocks[ax]]
+            names += [ax, ax.lower()]
+        else:
+            shape.append(ext)
+            names.append(ax)
+    return np.ascontiguousarray(a.reshape(shape).transpose([names.index(c) for _, c in axes]))
+
+
+def pad_tuple(padding, n):
+    """Relay's get_pad_tuple{1,2,3}d: befores then afters."""
+    if isinstance(padding, int):
+        padding = [padding] * n
+    if len(padding) == n:
+        return list(padding) + list(padding)
+    return list(padding)
+
+
+def rand(shape, dt):
+    if dt in ("int8", "uint8"):
+        lo, hi = (-8, 8) if dt == "int8" else (0, 16)
+        return rng.integers(lo, hi, size=shape).astype(dt)
+    return rng.standard_normal(shape).astype(dt)
+
+
+def conv_oracle(x, w, strides, padding, dilation, groups):
+    n = x.ndim - 2
+    pads = pad_tuple(padding, n)
+    xt = torch.from_numpy(x.astype(np.float64))
+    torch_pad = []
+    for i in reversed(range(n)):  # F.pad lists the last axis first
+        torch_pad += [pads[i], pads[n + i]]
+    xt = F.pad(xt, torch_pad)
+    fn = [F.conv1d, F.conv2d, F.conv3d][n - 1]
+    return fn(xt, torch.from_numpy(w.astype(np.float64)), stride=strides, dilation=dilation, groups=groups).numpy()
+
+
+def transpose_oracle(x, w, strides, padding, output_padding, dilation, groups):
+    n = x.ndim - 2
+    pads = pad_tuple(padding, n)
+    fn = [F.conv_transpose1d, F.conv_transpose2d, F.conv_transpose3d][n - 1]
+    full = fn(torch.from_numpy(x.astype(np.float64)), torch.from_numpy(w.astype(np.float64)), stride=strides,
+              output_padding=output_padding, groups=groups, dilation=dilation).numpy()
+    crop = tuple([slice(None), slice(None)] + [slice(pads[i], full.shape[2 + i] - pads[n + i]) for i in range(n)])
+    return full[crop]
+
+
+CANON = {1: ("NCW", "OIW", "IOW"), 2: ("NCHW", "OIHW", "IOHW"), 3: ("NCDHW", "OIDHW", "IODHW")}
+
+
+def conv_case(name, op, xshape, wshape, dt="float32", attrs=None, data_layout=None, kernel_layout=None,
+              out_layout=None, out_dtype=None, weight_view=None):
+    """weight_view: the shape the weight is handed over in (canonical order), e.g. Relay's depthwise (C, m, kh, kw)."""
+    attrs = dict(attrs or {})
+    n = len(xshape) - 2
+    dcanon, kcanon, _ = CANON[n]
+    x, w = rand(xshape, dt), rand(wshape, dt if out_dtype is None else ("int8" if dt == "uint8" else dt))
+    y = conv_oracle(x, w, attrs.get("strides", 1), attrs.get("padding", 0), attrs.get("dilation", 1),
+                    attrs.get("groups", 1))
+    out_dt = out_dtype or dt
+    y = y.astype(out_dt)
+    if weight_view is not None:
+        w = w.reshape(weight_view)
+    if data_layout:
+        attrs["data_layout"] = data_layout
+    if kernel_layout:
+        attrs["kernel_layout"] = kernel_layout
+    if out_layout:
+        attrs["out_layout"] = out_layout
+    if out_dtype:
+        attrs["out_dtype"] = out_dtype
+    xl = to_layout(x, dcanon, data_layout or dcanon)
+    wl = to_layout(w, kcanon, kernel_layout or kcanon)
+    yl = to_layout(y, dcanon, out_layout or data_layout or dcanon)
+    return case(name, op, attrs, [xl, wl], yl)
+
+
+def transpose_case(name, op, xshape, wshape, dt="float32", attrs=None, data_layout=None, kernel_layout=None):
+    attrs = dict(attrs or {})
+    n = len(xshape) - 2
+    dcanon, _, kcanon = CANON[n]
+    x, w = rand(xshape, dt), rand(wshape, dt)
+    opad = attrs.get("output_padding", 0)
+    y = transpose_oracle(x, w, attrs.get("strides", 1), attrs.get("padding", 0),
+                         opad if isinstance(opad, int) else tuple(opad), attrs.get("dilation", 1),
+                         attrs.get("groups", 1)).astype(dt)
+    if data_layout:
+        attrs["data_layout"] = data_layout
+    if kernel_layout:
+        attrs["kernel_layout"] = kernel_layout
+    return case(name, op, attrs, [to_layout(x, dcanon, data_layout or dcanon), to_layout(w, kcanon, kernel_layout or kcanon)],
+                to_layout(y, dcanon, data_layout or dcanon))
+
+
+conv = []
+for dt in ("float32", "float64"):
+    c2 = "nn.conv2d"
+    conv += [
+        conv_case(f"conv2d_default_{dt}", c2, (1, 3, 5, 5), (4, 3, 3, 3), dt),
+        conv_case(f"conv2d_stride2_pad1_{dt}", c2, (2, 3, 6, 7), (4, 3, 3, 3), dt, {"strides": 2, "padding": 1}),
+        conv_case(f"conv2d_pad_2form_{dt}", c2, (1, 2, 5, 4), (3, 2, 3, 2), dt, {"padding": [1, 2], "strides": [1, 2]}),
+        conv_case(f"conv2d_pad_4form_{dt}", c2, (1, 2, 5, 5), (3, 2, 3, 3), dt, {"padding": [0, 1, 2, 1]}),
+        conv_case(f"conv2d_dilation2_{dt}", c2, (1, 2, 7, 6), (2, 2, 3, 2), dt, {"dilation": [2, 3], "padding": 1}),
+        conv_case(f"conv2d_groups2_{dt}", c2, (1, 4, 5, 5), (6, 2, 3, 3), dt, {"groups": 2, "padding": 1}),
+        conv_case(f"conv2d_depthwise_{dt}", c2, (1, 3, 5, 5), (3, 1, 3, 3), dt,
+                  {"groups": 3, "padding": 1, "channels": 3, "kernel_size": 3}),
+        conv_case(f"conv2d_channels_kernel_size_{dt}", c2, (1, 3, 4, 4), (5, 3, 1, 2), dt,
+                  {"channels": 5, "kernel_size": [1, 2]}),
+        conv_case(f"conv2d_nhwc_hwio_{dt}", c2, (1, 3, 5, 6), (4, 3, 3, 3), dt, {"padding": 1, "strides": [1, 2]},
+                  "NHWC", "HWIO"),
+    ]
+c2 = "nn.conv2d"
+conv += [
+    # Relay's depthwise weight with a channel multiplier: (C, multiplier, kh, kw) in OIHW terms.
+    conv_case("conv2d_depthwise_multiplier2", c2, (1, 2, 4, 4), (4, 1, 3, 3), "float32",
+              {"groups": 2, "channels": 4, "kernel_size": 3, "padding": 1}, weight_view=(2, 2, 3, 3)),
+    conv_case("conv2d_depthwise_nhwc_hwoi", c2, (1, 4, 5, 5), (4, 1, 3, 3), "float32",
+              {"groups": 4, "padding": 1}, "NHWC", "HWOI"),
+    conv_case("conv2d_nchw_ohwi", c2, (1, 3, 4, 5), (2, 3, 2, 3), "float64", {"strides": 2}, "NCHW", "OHWI"),
+    conv_case("conv2d_nhwc_ohwi_groups", c2, (1, 4, 4, 4), (4, 2, 3, 3), "float32", {"groups": 2}, "NHWC", "OHWI"),
+    conv_case("conv2d_nchw_out_nhwc", c2, (2, 3, 4, 4), (2, 3, 3, 3), "float32", {"padding": 1}, out_layout="NHWC"),
+    conv_case("conv2d_blocked_nchw2c_oihw2i2o", c2, (1, 4, 4, 4), (4, 4, 3, 3), "float32", {"padding": 1},
+              "NCHW2c", "OIHW2i2o"),
+    conv_case("conv2d_int8_to_int32", c2, (1, 3, 5, 5), (4, 3, 3, 3), "int8", {"padding": 1}, out_dtype="int32"),
+    conv_case("conv2d_uint8_int8_to_int32_nhwc", c2, (1, 3, 4, 4), (2, 3, 2, 2), "uint8", {"strides": 2},
+              "NHWC", "HWIO", out_dtype="int32"),
+    conv_case("conv2d_float32_to_float64", c2, (1, 2, 4, 4), (2, 2, 3, 3), "float32", out_dtype="float64"),
+]
+for dt in ("float32", "float64"):
+    conv += [
+        conv_case(f"conv1d_default_{dt}", "nn.conv1d", (2, 3, 7), (4, 3, 3), dt),
+        conv_case(f"conv1d_stride_pad_dilation_{dt}", "nn.conv1d", (1, 2, 9), (3, 2, 3), dt,
+                  {"strides": 2, "padding": [1, 2], "dilation": 2}),
+        conv_case(f"conv1d_groups_nwc_wio_{dt}", "nn.conv1d", (1, 4, 6), (4, 2, 2), dt, {"groups": 2, "padding": 1},
+                  "NWC", "WIO"),
+        conv_case(f"conv3d_default_{dt}", "nn.conv3d", (1, 2, 4, 4, 4), (3, 2, 3, 3, 3), dt),
+        conv_case(f"conv3d_stride_pad_6form_{dt}", "nn.conv3d", (1, 2, 5, 4, 5), (2, 2, 3, 2, 3), dt,
+                  {"strides": [2, 1, 2], "padding": [1, 0, 1, 0, 1, 2], "dilation": [1, 2, 1]}),
+        conv_case(f"conv3d_ndhwc_dhwio_groups_{dt}", "nn.conv3d", (1, 4, 3, 4, 4), (2, 2, 2, 3, 3), dt,
+                  {"groups": 2, "padding": 1}, "NDHWC", "DHWIO"),
+    ]
+conv.append(conv_case("conv1d_int8_to_int32", "nn.conv1d", (1, 3, 6), (2, 3, 3), "int8", out_dtype="int32"))
+
+transpose = []
+for dt in ("float32", "float64"):
+    t2 = "nn.conv2d_transpose"
+    transpose += [
+        transpose_case(f"conv2d_transpose_default_{dt}", t2, (1, 3, 4, 4), (3, 2, 3, 3), dt),
+        transpose_case(f"conv2d_transpose_stride2_pad1_outpad1_{dt}", t2, (2, 2, 3, 4), (2, 3, 3, 3), dt,
+                       {"strides": 2, "padding": 1, "output_padding": 1}),
+        transpose_case(f"conv2d_transpose_pad_4form_{dt}", t2, (1, 2, 4, 3), (2, 2, 3, 3), dt,
+                       {"strides": [2, 1], "padding": [0, 1, 2, 1]}),
+        transpose_case(f"conv2d_transpose_groups_dilation_{dt}", t2, (1, 4, 3, 3), (4, 1, 2, 3), dt,
+                       {"groups": 2, "dilation": [2, 1]}),
+        transpose_case(f"conv2d_transpose_nhwc_hwoi_{dt}", t2, (1, 3, 3, 4), (3, 2, 3, 2), dt,
+                       {"strides": 2, "output_padding": [1, 0]}, "NHWC", "HWOI"),
+        transpose_case(f"conv1d_transpose_{dt}", "nn.conv1d_transpose", (1, 2, 5), (2, 3, 3), dt,
+                       {"strides": 2, "padding": 1, "output_padding": 1}),
+        transpose_case(f"conv1d_transpose_nwc_groups_{dt}", "nn.conv1d_transpose", (1, 4, 4), (4, 2, 2), dt,
+                       {"groups": 2}, "NWC", "WOI"),
+        transpose_case(f"conv3d_transpose_{dt}", "nn.conv3d_transpose", (1, 2, 3, 3, 2), (2, 2, 2, 3, 2), dt,
+                       {"strides": [2, 1, 2], "padding": [1, 1, 0], "output_padding": [1, 0, 1]}),
+        transpose_case(f"conv3d_transpose_ndhwc_{dt}", "nn.conv3d_transpose", (1, 2, 2, 3, 3), (2, 3, 2, 2, 2), dt,
+                       {"padding": [0, 1, 0, 1, 0, 1]}, "NDHWC", "DHWOI"),
+    ]
+
+for fname, cases in (("conv.json", conv), ("conv_transpose.json", transpose)):
+    with open(os.path.join(HERE, fname), "w") as f:
+        json.dump({"generator": "gen_conv.py", "cases": cases}, f)
+        f.write("\n")
