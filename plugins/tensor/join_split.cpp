@@ -25,7 +25,7 @@ std::vector<Type> tuple_fields(const std::vector<Type>& args) {
 
 /// Fields must agree in rank and dtype; dims other than `skip` (or all when
 /// skip < 0) must be equal where known.
-Shape common_shape(const std::vector<Type>& fields, int64_t skip, const char* what) {
+Shape common_shape(const std::vector<Type>& fields, int64_t skip) {
   Shape first = fields[0].shape();
   for (const Type& f : fields) {
     Shape s = f.shape();
@@ -36,7 +36,7 @@ Shape common_shape(const std::vector<Type>& fields, int64_t skip, const char* wh
       same = first[d] == s[d];
     }
     if (!same) {
-      throw Error(std::string(what) + " needs tensors of one rank, dtype and shape" +
+      throw Error("the tensors must share rank, dtype and shape" +
                   (skip >= 0 ? " outside axis " + std::to_string(skip) : std::string()) + ", got " +
                   fields[0].str() + " and " + f.str());
     }
@@ -47,7 +47,7 @@ Shape common_shape(const std::vector<Type>& fields, int64_t skip, const char* wh
 Type concatenate_relation(const std::vector<Type>& args, const Attrs& attrs) {
   std::vector<Type> fields = tuple_fields(args);
   int64_t axis = normalize_axis(attrs.get_int("axis"), static_cast<int64_t>(fields[0].ndim()));
-  Shape out = common_shape(fields, axis, "concatenate");
+  Shape out = common_shape(fields, axis);
   out[axis] = 0;
   for (const Type& f : fields) {
     int64_t d = f.shape()[axis];
@@ -87,7 +87,7 @@ int64_t stack_axis(const Attrs& attrs, int64_t ndim) {
 
 Type stack_relation(const std::vector<Type>& args, const Attrs& attrs) {
   std::vector<Type> fields = tuple_fields(args);
-  Shape out = common_shape(fields, -1, "stack");
+  Shape out = common_shape(fields, -1);
   int64_t axis = stack_axis(attrs, static_cast<int64_t>(out.size()));
   out.insert(out.begin() + axis, static_cast<int64_t>(fields.size()));
   return Type::tensor(out, fields[0].dtype());
