@@ -1,5 +1,8 @@
 // Tensors made from a value (zeros, ones, full and their *_like forms), copy,
 // and cast between dtypes.
+#include <cmath>
+#include <type_traits>
+
 #include "kernel_util.h"
 #include "tensor_ops.h"
 
@@ -9,8 +12,15 @@ namespace {
 
 using namespace weft::sdk;
 
+template <typename S>
+bool truthy(S v) {
+  if constexpr (std::is_floating_point_v<S>) return !std::isnan(v) && v != 0;
+  else return v != 0;
+}
+
 /// out[i] = in[i] (or in[0] for every i when `broadcast_scalar`), converted
-/// as TVM's cast does: C conversion, and x != 0 into bool.
+/// as TVM's cast does: C conversion, and into bool an ordered x != 0 (so NaN
+/// is false, as LLVM's fcmp one).
 void convert(const TensorView& in, const TensorView& out, const std::string& op, bool broadcast_scalar) {
   visit_number_or_bool(in.dtype(), op, [&](auto in_zero) {
     using S = decltype(in_zero);
@@ -21,7 +31,7 @@ void convert(const TensorView& in, const TensorView& out, const std::string& op,
       bool to_bool = out.dtype() == dtype::boolean;
       for (int64_t i = 0, n = out.numel(); i < n; ++i) {
         S v = src[broadcast_scalar ? 0 : i];
-        dst[i] = to_bool ? static_cast<D>(v != 0) : static_cast<D>(v);
+        dst[i] = to_bool ? static_cast<D>(truthy(v)) : static_cast<D>(v);
       }
     });
   });
@@ -123,7 +133,7 @@ void register_init_cast_ops(Registrar& reg) {
         std::memcpy(mutable_bytes_of(out), bytes_of(k.inputs.at(0)), out.numel() * out.element_bytes());
       });
   reg.op("cast")
-      .describe("data converted elementwise to dtype (C conversion; nonzero -> true for bool).")
+      .describe("data converted elementwise to dtype (C conversion; nonzero, not NaN, is true for bool).")
       .input("data", "Tensor", "The input tensor.")
       .attr_required("dtype", WEFT_ATTR_DTYPE, "The target dtype.", "a dtype such as \"int32\"")
       .support_level(3)

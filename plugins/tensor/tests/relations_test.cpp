@@ -4,6 +4,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <functional>
 
 #include "support/op_test.h"
@@ -225,6 +226,12 @@ TEST(TensorKernels, HandWorkedValues) {
   EXPECT_EQ(std::vector<float>(sliced.data_as<float>(), sliced.data_as<float>() + 4), (std::vector<float>{5, 4, 2, 1}));
   Tensor arg = run_op("argmin", {x}, {{"axis", AttrValue()}}).tensor();
   EXPECT_EQ(arg.data_as<int32_t>()[0], 0);
+  // As TVM's cast (an ordered compare with zero), NaN is false; NumPy would say true.
+  Tensor f = Tensor::zeros({3}, DataType::Float(64));
+  f.data_as<double>()[0] = std::nan("");
+  f.data_as<double>()[2] = -0.5;
+  Tensor b = run_op("cast", {f}, {{"dtype", "bool"}}).tensor();
+  EXPECT_EQ(std::vector<uint8_t>(b.data_as<uint8_t>(), b.data_as<uint8_t>() + 3), (std::vector<uint8_t>{0, 0, 1}));
 }
 
 }  // namespace
