@@ -216,6 +216,7 @@ void register_convolution_ops(Registrar& reg) {
                 "(channels, in_channels/groups, kd, kh, kw) in OIDHW; out (batch, channels, out_depth, out_height, "
                 "out_width).");
   conv::register_conv_transpose_ops(reg);
+  conv::register_conv_winograd_ops(reg);
 }
 
 }  // namespace weft_nn

@@ -201,7 +201,62 @@ for dt in ("float32", "float64"):
                        {"padding": [0, 1, 0, 1, 0, 1]}, "NDHWC", "DHWOI"),
     ]
 
-for fname, cases in (("conv.json", conv), ("conv_transpose.json", transpose)):
+
+
+def winograd_matrices(m, r):
+    """TOPI's winograd_transform_matrices(m, r) (topi/nn/winograd_util.py):
+    Cook-Toom with the interpolation points of Barabasz et al."""
+    tables = {
+        3: [0, -1, 1], 4: [0, -1, 1, 1 / 2], 5: [0, -1, 1, 1 / 2, -2], 6: [0, -1, 1, 1 / 2, -2, -1 / 2],
+        7: [0, -1, 1, 1 / 2, -1 / 2, 2, -2], 8: [0, -1, 1, 1 / 2, -1 / 2, 2, -2, -1 / 4],
+    }
+    a = np.array(tables[m + r - 2], dtype=np.float64)
+    n = m + r - 1
+    f = np.array([np.prod([a[i] - a[k] for k in range(n - 1) if k != i]) for i in range(n - 1)] + [1.0])
+    fs = f.copy()
+    if fs[0] < 0:
+        fs[0] = -fs[0]
+    powers = lambda cols: np.vstack([[a[i] ** j for j in range(cols)] for i in range(n - 1)] + [np.eye(cols)[-1]])
+    A = powers(m)
+    G = powers(r) / fs[:, None]
+    # Column c of B (before scaling): the coefficients of prod_{k != c} (x - a_k), lowest first.
+    F = np.array([np.poly1d(np.poly([a[k] for k in range(n - 1) if k != c])).coef[::-1] / f[c] for c in range(n - 1)])
+    T = np.hstack([np.eye(n - 1), -(a[:, None] ** (n - 1))])
+    B = np.vstack([F.T.dot(T), np.eye(n)[-1]]).dot(np.diag(fs))
+    return A, B, G
+
+
+def winograd_case(name, xshape, co, tile, k, dt, padding, layout="NCHW"):
+    x = rand(xshape, dt)
+    g = rand((co, xshape[1], k, k), dt)
+    _, _, G = winograd_matrices(tile, k)
+    u = np.einsum("ek,oikl,nl->enoi", G, g.astype(np.float64), G)
+    y = conv_oracle(x, g, 1, padding, 1, 1).astype(dt)
+    attrs = {"tile_size": tile, "channels": co, "kernel_size": k, "padding": padding}
+    if layout == "NHWC":
+        attrs["data_layout"] = "NHWC"
+        attrs["kernel_layout"] = "HWIO"
+        return case(name, "nn.contrib_conv2d_winograd_without_weight_transform", attrs,
+                    [to_layout(x, "NCHW", "NHWC"), u.transpose(0, 1, 3, 2).astype(dt)], to_layout(y, "NCHW", "NHWC"))
+    return case(name, "nn.contrib_conv2d_winograd_without_weight_transform", attrs, [x, u.astype(dt)], y)
+
+
+winograd = []
+for dt in ("float32", "float64"):
+    for tile, k in ((2, 3), (4, 3), (3, 5)):
+        g = rand((3, 2, k, k), dt)
+        _, _, G = winograd_matrices(tile, k)
+        u = np.einsum("ek,oikl,nl->enoi", G, g.astype(np.float64), G).astype(dt)
+        winograd.append(case(f"weight_transform_tile{tile}_k{k}_{dt}", "nn.contrib_conv2d_winograd_weight_transform",
+                             {"tile_size": tile}, [g], u))
+    winograd += [
+        winograd_case(f"winograd_tile2_{dt}", (1, 2, 6, 6), 3, 2, 3, dt, 1),
+        winograd_case(f"winograd_tile4_ragged_{dt}", (2, 3, 7, 9), 2, 4, 3, dt, [1, 0, 2, 1]),
+        winograd_case(f"winograd_tile3_k5_{dt}", (1, 2, 8, 7), 2, 3, 5, dt, 2),
+        winograd_case(f"winograd_nhwc_{dt}", (1, 2, 5, 6), 3, 2, 3, dt, 1, "NHWC"),
+    ]
+
+for fname, cases in (("conv.json", conv), ("conv_transpose.json", transpose), ("conv_winograd.json", winograd)):
     with open(os.path.join(HERE, fname), "w") as f:
         json.dump({"generator": "gen_conv.py", "cases": cases}, f)
         f.write("\n")

@@ -1,0 +1,302 @@
+// nn.contrib_conv2d_winograd_weight_transform and
+// nn.contrib_conv2d_winograd_without_weight_transform: Winograd F(m, r)
+// convolution as TOPI computes it, with TOPI's Cook-Toom transform matrices
+// (topi/nn/winograd_util.py: interpolation points of Barabasz et al.).
+#include <cmath>
+
+#include "conv_common.h"
+
+namespace weft_nn::conv {
+
+namespace {
+
+using namespace weft::sdk;
+
+using Matrix = std::vector<std::vector<double>>;
+
+struct WinogradMatrices {
+  Matrix A, B, G;  // alpha x m, alpha x alpha, alpha x r
+};
+
+/// TOPI's interpolation points for degree m + r - 2, as its lookup table lists them.
+std::vector<double> interpolation_points(int degree) {
+  static const std::vector<double> all = {0,      -1,    1,       1.0 / 2, -1.0 / 2, 2,       -2,      -1.0 / 4, 4,
+                                          1.0 / 4, -3.0 / 4, 4.0 / 3, -4,     2.0 / 3,  -3.0 / 2, -2.0 / 3, 3.0 / 2};
+  // Tables that are not a prefix of the one above (indexed by degree = number of points).
+  switch (degree) {
+    case 5: return {0, -1, 1, 1.0 / 2, -2};
+    case 6: return {0, -1, 1, 1.0 / 2, -2, -1.0 / 2};
+    case 10: return {0, -1, 1, 1.0 / 2, -1.0 / 2, 2, -2, -1.0 / 4, 3.0 / 4, -4.0 / 3};
+    case 11: return {0, -1, 1, 1.0 / 2, -1.0 / 2, 2, -2, -1.0 / 4, 4, 3.0 / 4, -4.0 / 3};
+    case 12: return {0, -1, 1, 1.0 / 2, -1.0 / 2, 2, -2, -1.0 / 4, 4, 3.0 / 4, -4.0 / 3, 1.0 / 4};
+    case 14: return {0, -1, 1, 1.0 / 2, -1.0 / 2, 2, -2, -1.0 / 4, 4, 1.0 / 4, -3.0 / 4, 4.0 / 3, 3.0 / 4, -4.0 / 3};
+    case 15:
+      return {0, -1, 1, 1.0 / 2, -1.0 / 2, 2, -2, -1.0 / 4, 4, 1.0 / 4, -3.0 / 4, 4.0 / 3, -4, 3.0 / 4, -4.0 / 3};
+    case 16:
+      return {0, -1, 1, 1.0 / 2, -1.0 / 2, 2, -2, -1.0 / 4, 4, 1.0 / 4, -3.0 / 4, 4.0 / 3, -4, 2.0 / 3, -3.0 / 2, 3.0 / 2};
+    default: return std::vector<double>(all.begin(), all.begin() + degree);
+  }
+}
+
+/// TOPI's _cook_toom_convolution(points, m, r), written out: with N = m + r - 1
+/// points a_0..a_{N-2} plus the point at infinity, and f_i = prod_{k != i} (a_i - a_k)
+/// (f_0 made positive), A[i][j] = a_i^j, G[i][j] = a_i^j / f_i and B's column i the
+/// coefficients of prod_{k != i} (x - a_k), scaled as TOPI scales them.
+WinogradMatrices winograd_matrices(int64_t m, int64_t r) {
+  const int64_t n = m + r - 1;
+  std::vector<double> a = interpolation_points(static_cast<int>(m + r - 2));
+  std::vector<double> f(n - 1, 1.0);
+  std::vector<std::vector<double>> poly(n - 1);  // poly[i][d]: coefficient of x^d
+  for (int64_t i = 0; i < n - 1; ++i) {
+    poly[i] = {1.0};
+    for (int64_t k = 0; k < n - 1; ++k) {
+      if (k == i) continue;
+      f[i] *= a[i] - a[k];
+      std::vector<double> next(poly[i].size() + 1, 0.0);  // multiply by (x - a_k)
+      for (size_t d = 0; d < poly[i].size(); ++d) {
+        next[d + 1] += poly[i][d];
+        next[d] -= a[k] * poly[i][d];
+      }
+      poly[i] = next;
+    }
+  }
+  std::vector<double> fs = f;  // TOPI flips the first row's sign when negative
+  if (fs[0] < 0) fs[0] = -fs[0];
+  WinogradMatrices w{Matrix(n, std::vector<double>(m, 0.0)), Matrix(n, std::vector<double>(n, 0.0)),
+                     Matrix(n, std::vector<double>(r, 0.0))};
+  for (int64_t i = 0; i < n - 1; ++i) {
+    for (int64_t j = 0; j < m; ++j) w.A[i][j] = std::pow(a[i], static_cast<double>(j));
+    for (int64_t j = 0; j < r; ++j) w.G[i][j] = std::pow(a[i], static_cast<double>(j)) / fs[i];
+  }
+  w.A[n - 1][m - 1] = 1;
+  w.G[n - 1][r - 1] = 1;
+  for (int64_t row = 0; row < n - 1; ++row) {
+    double last = 0;
+    for (int64_t c = 0; c < n - 1; ++c) {
+      double coef = poly[c][row] / f[c];
+      w.B[row][c] = coef * fs[c];
+      last -= coef * std::pow(a[c], static_cast<double>(n - 1));
+    }
+    w.B[row][n - 1] = last;
+  }
+  w.B[n - 1][n - 1] = 1;
+  return w;
+}
+
+void check_tile(int64_t tile, int64_t kernel) {
+  if (tile < 2 || tile > 8) throw Error("tile_size must be in [2, 8] (TOPI's range), got " + std::to_string(tile));
+  if (kernel < 3 || kernel > 7) {
+    throw Error("winograd needs a square kernel of size 3 to 7, got " + std::to_string(kernel));
+  }
+}
+
+// ---- Weight transform -----------------------------------------------------------------
+
+Type weight_transform_relation(const std::vector<Type>& args, const Attrs& attrs) {
+  expect_tensors(args, 1, "weight");
+  std::vector<int64_t> w = args[0].shape();
+  if (w.size() != 4) throw Error("expects an OIHW weight of rank 4, got " + args[0].str());
+  int64_t tile = attrs.get_int("tile_size");
+  if (w[2] != w[3]) throw Error("expects a square kernel, got weight shape " + shape_str(w));
+  check_tile(tile, w[3]);
+  return Type::tensor({tile + w[2] - 1, tile + w[3] - 1, w[0], w[1]}, args[0].dtype());
+}
+
+void weight_transform_kernel(const KernelArgs& k) {
+  const TensorView &weight = k.inputs.at(0), &out = k.outputs.at(0);
+  std::vector<int64_t> s = weight.shape();
+  const int64_t co_n = s[0], ci_n = s[1], r = s[2];
+  WinogradMatrices wm = winograd_matrices(k.attrs.get_int("tile_size"), r);
+  const int64_t alpha = static_cast<int64_t>(wm.G.size());
+  dispatch_accumulator("nn.contrib_conv2d_winograd_weight_transform", out, [&]<typename T>() {
+    std::vector<T> g = read_as<T>(weight);
+    T* u = out.data<T>();
+    for (int64_t eps = 0; eps < alpha; ++eps) {
+      for (int64_t nu = 0; nu < alpha; ++nu) {
+        for (int64_t co = 0; co < co_n; ++co) {
+          for (int64_t ci = 0; ci < ci_n; ++ci) {
+            T acc = 0;
+            const T* gk = g.data() + (co * ci_n + ci) * r * r;
+            for (int64_t kh = 0; kh < r; ++kh) {
+              for (int64_t kw = 0; kw < r; ++kw) {
+                acc += gk[kh * r + kw] * static_cast<T>(wm.G[eps][kh]) * static_cast<T>(wm.G[nu][kw]);
+              }
+            }
+            u[((eps * alpha + nu) * co_n + co) * ci_n + ci] = acc;
+          }
+        }
+      }
+    }
+  });
+}
+
+// ---- Convolution with a transformed weight ------------------------------------------
+
+struct WinogradPlan {
+  Layout data_layout, out_layout;
+  std::vector<int64_t> data, out;  // canonical NCHW shapes
+  std::vector<int64_t> padding;
+  int64_t tile = 2, kernel = 3;
+};
+
+WinogradPlan plan_winograd(const std::vector<int64_t>& data_shape, const Attrs& attrs) {
+  WinogradPlan p;
+  p.data_layout = Layout::parse(attrs.get_string("data_layout"), "NCHW", "data_layout");
+  Layout::parse(attrs.get_string("kernel_layout"), "OIHW", "kernel_layout");
+  std::string out_layout = attrs.get_string("out_layout");
+  p.out_layout = Layout::parse(out_layout.empty() ? p.data_layout.name() : out_layout, "NCHW", "out_layout");
+  expect_rank(data_shape, p.data_layout, "data");
+  std::optional<int64_t> channels = optional_int(attrs, "channels");
+  std::optional<std::vector<int64_t>> kernel_size = optional_ints(attrs, "kernel_size");
+  if (!channels || !kernel_size) throw Error("channels and kernel_size must be set (the weight is pre-transformed)");
+  std::vector<int64_t> strides = attrs.get_ints("strides"), dilation = attrs.get_ints("dilation");
+  p.padding = attrs.get_ints("padding");
+  p.tile = attrs.get_int("tile_size");
+  p.data = p.data_layout.to_canonical(data_shape);
+  p.out = {p.data[0], *channels};
+  std::vector<int64_t> pads = pad_totals(p.padding);
+  for (size_t i = 0; i < 2; ++i) {
+    int64_t in = p.data[2 + i], dilated = 1 + ((*kernel_size)[i] - 1) * dilation[i];
+    if (!known(in)) {
+      p.out.push_back(WEFT_DIM_ANY);
+      continue;
+    }
+    if (in + pads[i] < dilated) {
+      throw Error("the dilated kernel (" + std::to_string(dilated) + ") is larger than the padded input (data shape " +
+                  shape_str(data_shape) + ")");
+    }
+    p.out.push_back((in + pads[i] - dilated) / strides[i] + 1);
+  }
+  // TOPI's Winograd computes only this case.
+  if (strides != std::vector<int64_t>{1, 1} || dilation != std::vector<int64_t>{1, 1} || attrs.get_int("groups") != 1) {
+    throw Error("winograd convolution computes strides (1, 1), dilation (1, 1) and groups 1 only, got strides " +
+                shape_str(strides) + ", dilation " + shape_str(dilation) + ", groups " +
+                std::to_string(attrs.get_int("groups")));
+  }
+  if ((*kernel_size)[0] != (*kernel_size)[1]) throw Error("winograd needs a square kernel_size, got " + shape_str(*kernel_size));
+  p.kernel = (*kernel_size)[0];
+  check_tile(p.tile, p.kernel);
+  return p;
+}
+
+Type winograd_relation(const std::vector<Type>& args, const Attrs& attrs) {
+  expect_tensors(args, 2, "data, weight");
+  WinogradPlan p = plan_winograd(args[0].shape(), attrs);
+  return Type::tensor(p.out_layout.from_canonical(p.out), out_dtype_of(attrs, args[0]));
+}
+
+void winograd_kernel(const KernelArgs& k) {
+  const TensorView &data = k.inputs.at(0), &weight = k.inputs.at(1), &out = k.outputs.at(0);
+  WinogradPlan p = plan_winograd(data.shape(), k.attrs);
+  WinogradMatrices wm = winograd_matrices(p.tile, p.kernel);
+  const int64_t m = p.tile, alpha = m + p.kernel - 1;
+  const int64_t batch = p.data[0], ci_n = p.data[1], h = p.data[2], w = p.data[3];
+  const int64_t co_n = p.out[1], oh = p.out[2], ow = p.out[3];
+  // The transformed weight is (alpha, alpha, CO, CI) beside NCHW data and
+  // (alpha, alpha, CI, CO) beside NHWC, as the reference's layout rewrites make it.
+  const bool ci_last = p.data_layout.name() != "NHWC";
+  std::vector<int64_t> expected_w = ci_last ? std::vector<int64_t>{alpha, alpha, co_n, ci_n}
+                                            : std::vector<int64_t>{alpha, alpha, ci_n, co_n};
+  if (weight.shape() != expected_w) {
+    throw Error("the transformed weight has shape " + shape_str(weight.shape()) + ", expected " + shape_str(expected_w) +
+                " for tile_size " + std::to_string(m) + " and kernel_size " + std::to_string(p.kernel));
+  }
+  const int64_t n_h = (oh + m - 1) / m, n_w = (ow + m - 1) / m;
+  dispatch_accumulator("nn.contrib_conv2d_winograd_without_weight_transform", out, [&]<typename T>() {
+    std::vector<T> x = to_canonical<T>(data, p.data_layout, p.data);
+    std::vector<T> u = read_as<T>(weight);
+    auto u_at = [&](int64_t eps, int64_t nu, int64_t co, int64_t ci) {
+      int64_t base = (eps * alpha + nu) * co_n * ci_n;
+      return ci_last ? u[base + co * ci_n + ci] : u[base + ci * co_n + co];
+    };
+    std::vector<T> y(static_cast<size_t>(out.numel()), T(0));
+    std::vector<T> v(static_cast<size_t>(ci_n * alpha * alpha)), tmp(static_cast<size_t>(alpha * alpha));
+    for (int64_t n = 0; n < batch; ++n) {
+      for (int64_t th = 0; th < n_h; ++th) {
+        for (int64_t tw = 0; tw < n_w; ++tw) {
+          // V[ci] = B^T d B for the tile's alpha x alpha input patch (zero outside the data).
+          for (int64_t ci = 0; ci < ci_n; ++ci) {
+            const T* xc = x.data() + (n * ci_n + ci) * h * w;
+            for (int64_t i = 0; i < alpha; ++i) {
+              for (int64_t nu = 0; nu < alpha; ++nu) {
+                T acc = 0;
+                for (int64_t j = 0; j < alpha; ++j) {
+                  int64_t row = th * m + i - p.padding[0], col = tw * m + j - p.padding[1];
+                  if (row >= 0 && row < h && col >= 0 && col < w) acc += xc[row * w + col] * static_cast<T>(wm.B[j][nu]);
+                }
+                tmp[i * alpha + nu] = acc;
+              }
+            }
+            for (int64_t eps = 0; eps < alpha; ++eps) {
+              for (int64_t nu = 0; nu < alpha; ++nu) {
+                T acc = 0;
+                for (int64_t i = 0; i < alpha; ++i) acc += static_cast<T>(wm.B[i][eps]) * tmp[i * alpha + nu];
+                v[(ci * alpha + eps) * alpha + nu] = acc;
+              }
+            }
+          }
+          for (int64_t co = 0; co < co_n; ++co) {
+            // M = sum over ci of U ⊙ V; Y = A^T M A.
+            std::vector<T> mm(static_cast<size_t>(alpha * alpha), T(0));
+            for (int64_t ci = 0; ci < ci_n; ++ci) {
+              for (int64_t eps = 0; eps < alpha; ++eps) {
+                for (int64_t nu = 0; nu < alpha; ++nu) {
+                  mm[eps * alpha + nu] += u_at(eps, nu, co, ci) * v[(ci * alpha + eps) * alpha + nu];
+                }
+              }
+            }
+            for (int64_t vh = 0; vh < m; ++vh) {
+              for (int64_t vw = 0; vw < m; ++vw) {
+                int64_t row = th * m + vh, col = tw * m + vw;
+                if (row >= oh || col >= ow) continue;
+                T acc = 0;
+                for (int64_t eps = 0; eps < alpha; ++eps) {
+                  for (int64_t nu = 0; nu < alpha; ++nu) {
+                    acc += static_cast<T>(wm.A[eps][vh]) * mm[eps * alpha + nu] * static_cast<T>(wm.A[nu][vw]);
+                  }
+                }
+                y[((n * co_n + co) * oh + row) * ow + col] = acc;
+              }
+            }
+          }
+        }
+      }
+    }
+    from_canonical(y, p.out_layout, p.out, out);
+  });
+}
+
+}  // namespace
+
+void register_conv_winograd_ops(Registrar& reg) {
+  reg.op("nn.contrib_conv2d_winograd_weight_transform")
+      .describe("The weight transform of Winograd convolution, U = G g G^T per (out, in) channel pair: an OIHW "
+                "weight (CO, CI, r, r) becomes (tile_size + r - 1, tile_size + r - 1, CO, CI). Separate so that "
+                "constant folding can precompute it.")
+      .input("weight", "Tensor", "The OIHW weight.")
+      .attr_required("tile_size", WEFT_ATTR_INT, "The output tile size m of F(m, r).", "an int in [2, 8]")
+      .support_level(10)
+      .pattern(WEFT_PATTERN_OUT_ELEMWISE_FUSABLE)
+      .type_relation(weight_transform_relation)
+      .kernel(weight_transform_kernel);
+
+  OpBuilder& op = reg.op("nn.contrib_conv2d_winograd_without_weight_transform")
+                      .describe("conv2d by the Winograd algorithm F(tile_size, kernel_size) on a weight already "
+                                "transformed by nn.contrib_conv2d_winograd_weight_transform. channels and "
+                                "kernel_size must be given; the weight's shape is not checked by the type relation "
+                                "(backends lay it out differently). Computes NCHW or NHWC data, strides 1.")
+                      .input("data", "Tensor", "The input, NCHW or NHWC.")
+                      .input("weight", "Tensor",
+                             "The transformed weight: (alpha, alpha, CO, CI) for NCHW, (alpha, alpha, CI, CO) for NHWC.")
+                      .attr_required("tile_size", WEFT_ATTR_INT, "The output tile size m of F(m, r).", "an int in [2, 8]")
+                      .support_level(10)
+                      .pattern(WEFT_PATTERN_OUT_ELEMWISE_FUSABLE);
+  window_attrs(op, 2);
+  op.attr("groups", int64_t{1}, "The number of groups (Winograd computes 1).", "an int >= 1");
+  channel_attrs(op, 2);
+  layout_attrs(op, "NCHW", "OIHW");
+  out_dtype_attr(op);
+  op.type_relation(winograd_relation).kernel(winograd_kernel);
+}
+
+}  // namespace weft_nn::conv
