@@ -18,8 +18,8 @@ namespace {
 using namespace weft::sdk;
 
 /// Rectifier with slope `negative_slope` below zero (0 for relu), over one float tensor.
-void rectify(const KernelArgs& k, const char* op, double negative_slope) {
-  with_float_type(k.inputs.at(0), op, [&](auto tag) {
+void rectify(const KernelArgs& k, double negative_slope) {
+  with_float_type(k.inputs.at(0), [&](auto tag) {
     using T = decltype(tag);
     const T* in = k.inputs[0].data<T>();
     T* out = k.outputs.at(0).data<T>();
@@ -42,9 +42,8 @@ Type prelu_relation(const std::vector<Type>& args, const Attrs& attrs) {
   }
   std::vector<int64_t> a = alpha.shape();
   if (a.size() != 1 || !dims_agree(a[0], shape[axis]) || alpha.dtype() != data.dtype()) {
-    throw Error("alpha must be a 1-D tensor of data's dtype with one slope per channel of axis " + std::to_string(axis) +
-                ": expected Tensor[(" + std::to_string(shape[axis]) + "), " + dtype_name(data.dtype()) + "], got " +
-                alpha.str() + " for data " + data.str());
+    throw Error("alpha must hold one slope per channel of axis " + std::to_string(axis) + ": expected " +
+                Type::tensor({shape[axis]}, data.dtype()).str() + ", got " + alpha.str() + " for data " + data.str());
   }
   return data;
 }
@@ -56,7 +55,7 @@ void prelu_kernel(const KernelArgs& k) {
   int64_t channels = shape.at(axis);
   int64_t inner = 1;
   for (size_t d = axis + 1; d < shape.size(); ++d) inner *= shape[d];
-  with_float_type(data, "nn.prelu", [&](auto tag) {
+  with_float_type(data, [&](auto tag) {
     using T = decltype(tag);
     const T* x = data.data<T>();
     const T* slope = k.inputs.at(1).data<T>();
@@ -100,15 +99,15 @@ enum class SoftmaxKind { kSoftmax, kFastSoftmax, kLogSoftmax };
 
 /// Softmax along one axis: the input viewed as (outer, extent, inner), each
 /// (outer, inner) line normalized with its maximum subtracted first, as TOPI does.
-Kernel softmax_kernel(const char* op, SoftmaxKind kind) {
-  return [op, kind](const KernelArgs& k) {
+Kernel softmax_kernel(SoftmaxKind kind) {
+  return [kind](const KernelArgs& k) {
     const TensorView& data = k.inputs.at(0);
     std::vector<int64_t> shape = data.shape();
-    int64_t axis = normalize_axis(k.attrs.get_int("axis"), shape.size(), op);
+    int64_t axis = normalize_axis(k.attrs.get_int("axis"), shape.size(), "data");
     int64_t extent = shape[axis], outer = 1, inner = 1;
     for (int64_t d = 0; d < axis; ++d) outer *= shape[d];
     for (size_t d = axis + 1; d < shape.size(); ++d) inner *= shape[d];
-    with_float_type(data, op, [&](auto tag) {
+    with_float_type(data, [&](auto tag) {
       using T = decltype(tag);
       const T* x = data.data<T>();
       T* out = k.outputs.at(0).data<T>();
@@ -142,7 +141,7 @@ OpBuilder& softmax_op(Registrar& reg, const char* name, const char* doc, Softmax
       .support_level(1)
       .pattern(WEFT_PATTERN_OUT_ELEMWISE_FUSABLE)
       .type_relation(softmax_relation)
-      .kernel(softmax_kernel(name, kind));
+      .kernel(softmax_kernel(kind));
 }
 
 // ---- dropout -----------------------------------------------------------------------------------
@@ -157,7 +156,7 @@ Type dropout_relation(const std::vector<Type>& args, const Attrs&) {
 // At inference nothing is dropped: the data passes through and the mask is all ones.
 void dropout_kernel(const KernelArgs& k) {
   const TensorView& data = k.inputs.at(0);
-  with_float_type(data, "nn.dropout", [&](auto tag) {
+  with_float_type(data, [&](auto tag) {
     using T = decltype(tag);
     const T* x = data.data<T>();
     T* out = k.outputs.at(0).data<T>();
@@ -178,7 +177,7 @@ void register_activation_ops(Registrar& reg) {
       .support_level(1)
       .pattern(WEFT_PATTERN_ELEMWISE)
       .type_relation(identity_relation)
-      .kernel([](const KernelArgs& k) { rectify(k, "nn.relu", 0.0); });
+      .kernel([](const KernelArgs& k) { rectify(k, 0.0); });
 
   reg.op("nn.leaky_relu")
       .describe("Leaky rectified linear unit: data > 0 ? data : alpha * data, elementwise.")
@@ -187,7 +186,7 @@ void register_activation_ops(Registrar& reg) {
       .support_level(3)
       .pattern(WEFT_PATTERN_ELEMWISE)
       .type_relation(identity_relation)
-      .kernel([](const KernelArgs& k) { rectify(k, "nn.leaky_relu", k.attrs.get_float("alpha")); });
+      .kernel([](const KernelArgs& k) { rectify(k, k.attrs.get_float("alpha")); });
 
   reg.op("nn.prelu")
       .describe("Parametric rectified linear unit: data > 0 ? data : alpha[c] * data, with c the index along axis.")

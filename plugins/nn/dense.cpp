@@ -35,7 +35,7 @@ std::string dims_str(const std::vector<int64_t>& s) {
   for (size_t i = 0; i < s.size(); ++i) {
     out += (i ? ", " : "") + (s[i] == WEFT_DIM_ANY ? std::string("?") : std::to_string(s[i]));
   }
-  return out + (s.size() == 1 ? ",)" : ")");
+  return out + ")";
 }
 
 // ---- The shared product ------------------------------------------------------------------------
@@ -49,12 +49,12 @@ struct Operand {
 
 /// out[b, i, j] = sum_k a(b, i, k) * b(b, k, j), with both operands converted
 /// to the output's accumulator type first, as TOPI casts them to out_dtype.
-void batched_product(const KernelArgs& k, const std::string& op, int64_t batch, int64_t m, int64_t n, int64_t depth,
+void batched_product(const KernelArgs& k, int64_t batch, int64_t m, int64_t n, int64_t depth,
                      const Operand& a, const Operand& b) {
   const TensorView& out = k.outputs.at(0);
-  with_accumulator(out, op, [&](auto tag) {
+  with_accumulator(out, [&](auto tag) {
     using A = decltype(tag);
-    std::vector<A> x = load_as<A>(k.inputs.at(0), op), y = load_as<A>(k.inputs.at(1), op);
+    std::vector<A> x = load_as<A>(k.inputs.at(0)), y = load_as<A>(k.inputs.at(1));
     std::vector<A> result(static_cast<size_t>(batch * m * n));
     for (int64_t bi = 0; bi < batch; ++bi) {
       for (int64_t i = 0; i < m; ++i) {
@@ -65,7 +65,7 @@ void batched_product(const KernelArgs& k, const std::string& op, int64_t batch, 
         }
       }
     }
-    store_from(result, out, op);
+    store_from(result, out);
   });
 }
 
@@ -74,13 +74,13 @@ void batched_product(const KernelArgs& k, const std::string& op, int64_t batch, 
 /// Relay's MatmulRel: tensor_a (..., K) or, transposed, (..., K, M); tensor_b
 /// (K, N) or, transposed, (N, K); out (..., N) or (..., M, N). A given `units`
 /// fixes N and so tensor_b's whole shape.
-Type matmul_type(const std::vector<Type>& args, const Attrs& attrs, bool transpose_a, bool transpose_b) {
-  Type a = tensor_arg(args, 0, "tensor_a");
-  Type b = tensor_arg(args, 1, "tensor_b");
+Type matmul_type(const std::vector<Type>& args, const Attrs& attrs, bool transpose_a, bool transpose_b,
+                 const std::string& a_name, const std::string& b_name) {
+  Type a = tensor_arg(args, 0, a_name);
+  Type b = tensor_arg(args, 1, b_name);
   std::vector<int64_t> ashape = a.shape(), bshape = b.shape();
   if (ashape.empty() || (transpose_a && ashape.size() < 2)) {
-    throw Error(std::string("tensor_a must have rank ") + (transpose_a ? ">= 2 when transpose_a" : ">= 1") + ", got " +
-                a.str());
+    throw Error(a_name + " must have rank " + (transpose_a ? ">= 2 when transpose_a" : ">= 1") + ", got " + a.str());
   }
   const size_t r = ashape.size();
   const int64_t reduce = transpose_a ? ashape[r - 2] : ashape[r - 1];
@@ -90,23 +90,23 @@ Type matmul_type(const std::vector<Type>& args, const Attrs& attrs, bool transpo
     std::vector<int64_t> expected = transpose_b ? std::vector<int64_t>{*units, reduce} : std::vector<int64_t>{reduce, *units};
     bool ok = bshape.size() == 2 && dims_agree(bshape[0], expected[0]) && dims_agree(bshape[1], expected[1]);
     if (!ok) {
-      throw Error("units=" + std::to_string(*units) + " needs a weight of shape " + dims_str(expected) + " for data " +
-                  a.str() + ", got weight " + b.str());
+      throw Error("units=" + std::to_string(*units) + " needs " + b_name + " of shape " + dims_str(expected) + " for " +
+                  a_name + " " + a.str() + ", got " + b.str());
     }
     oshape[r - 1] = *units;
   } else {
-    if (bshape.size() != 2) throw Error("the weight must be 2-D, got " + b.str() + " with data " + a.str());
+    if (bshape.size() != 2) throw Error(b_name + " must be 2-D, got " + b.str() + " with " + a_name + " " + a.str());
     const int64_t b_reduce = transpose_b ? bshape[1] : bshape[0];
     if (!dims_agree(reduce, b_reduce)) {
-      throw Error("inner dimensions differ: data " + a.str() + " reduces over " + std::to_string(reduce) +
-                  " elements but weight " + b.str() + " has " + std::to_string(b_reduce));
+      throw Error("inner dimensions differ: " + a_name + " " + a.str() + " reduces over " + std::to_string(reduce) +
+                  " elements but " + b_name + " " + b.str() + " has " + std::to_string(b_reduce));
     }
     oshape[r - 1] = transpose_b ? bshape[0] : bshape[1];
   }
   return Type::tensor(oshape, out_dtype_or(attrs, a.dtype()));
 }
 
-void matmul_compute(const KernelArgs& k, const std::string& op, bool transpose_a, bool transpose_b) {
+void matmul_compute(const KernelArgs& k, bool transpose_a, bool transpose_b) {
   std::vector<int64_t> ashape = k.inputs.at(0).shape(), bshape = k.inputs.at(1).shape();
   const size_t r = ashape.size();
   const int64_t n = transpose_b ? bshape[0] : bshape[1];
@@ -114,13 +114,13 @@ void matmul_compute(const KernelArgs& k, const std::string& op, bool transpose_a
   if (!transpose_a) {
     // Every leading dim is a row: one (prod(leading), K) matrix.
     const int64_t depth = ashape[r - 1];
-    batched_product(k, op, 1, dims_product(ashape, 0, r - 1), n, depth, Operand{0, depth, 1}, b);
+    batched_product(k, 1, dims_product(ashape, 0, r - 1), n, depth, Operand{0, depth, 1}, b);
     return;
   }
   // Transposed: each leading index holds a (K, M) matrix read column-wise.
   const int64_t depth = ashape[r - 2], m = ashape[r - 1];
   const int64_t batch = dims_product(ashape, 0, r - 2);
-  batched_product(k, op, batch, m, n, depth, Operand{depth * m, 1, m}, b);
+  batched_product(k, batch, m, n, depth, Operand{depth * m, 1, m}, b);
 }
 
 OpBuilder& matmul_attrs(OpBuilder& op) {
@@ -166,10 +166,10 @@ void dense_pack_kernel(const KernelArgs& k) {
     const int64_t inner = w[3];
     return (((x / tile) * w[1] + r / inner) * tile + x % tile) * inner + r % inner;
   };
-  with_accumulator(out, "nn.contrib_dense_pack", [&](auto tag) {
+  with_accumulator(out, [&](auto tag) {
     using A = decltype(tag);
-    std::vector<A> x = load_as<A>(k.inputs[0], "nn.contrib_dense_pack");
-    std::vector<A> y = load_as<A>(k.inputs[1], "nn.contrib_dense_pack");
+    std::vector<A> x = load_as<A>(k.inputs[0]);
+    std::vector<A> y = load_as<A>(k.inputs[1]);
     std::vector<A> result(static_cast<size_t>(m * n));
     for (int64_t i = 0; i < m; ++i) {
       for (int64_t j = 0; j < n; ++j) {
@@ -178,7 +178,7 @@ void dense_pack_kernel(const KernelArgs& k) {
         result[i * n + j] = acc;
       }
     }
-    store_from(result, out, "nn.contrib_dense_pack");
+    store_from(result, out);
   });
 }
 
@@ -211,7 +211,7 @@ void batch_matmul_kernel(const KernelArgs& k) {
   const int64_t m = xs[ta ? 2 : 1], depth = xs[ta ? 1 : 2], n = ys[tb ? 1 : 2];
   const Operand a{xs[0] == 1 ? 0 : xs[1] * xs[2], ta ? 1 : depth, ta ? m : 1};
   const Operand b{ys[0] == 1 ? 0 : ys[1] * ys[2], tb ? 1 : n, tb ? depth : 1};
-  batched_product(k, "nn.batch_matmul", std::max(xs[0], ys[0]), m, n, depth, a, b);
+  batched_product(k, std::max(xs[0], ys[0]), m, n, depth, a, b);
 }
 
 // ---- bias_add and batch_flatten ----------------------------------------------------------------
@@ -229,8 +229,8 @@ Type bias_add_relation(const std::vector<Type>& args, const Attrs& attrs) {
   const int64_t channels = shape[axis < 0 ? axis + n : axis];
   std::vector<int64_t> b = bias.shape();
   if (b.size() != 1 || !dims_agree(b[0], channels) || bias.dtype() != data.dtype()) {
-    throw Error("bias must be Tensor[(" + std::to_string(channels) + ",), " + dtype_name(data.dtype()) +
-                "] to match axis " + std::to_string(axis) + " of data " + data.str() + ", got " + bias.str());
+    throw Error("bias must be " + Type::tensor({channels}, data.dtype()).str() + " to match axis " +
+                std::to_string(axis) + " of data " + data.str() + ", got " + bias.str());
   }
   return data;
 }
@@ -238,11 +238,11 @@ Type bias_add_relation(const std::vector<Type>& args, const Attrs& attrs) {
 void bias_add_kernel(const KernelArgs& k) {
   const TensorView& data = k.inputs.at(0);
   std::vector<int64_t> shape = data.shape();
-  const int64_t axis = normalize_axis(k.attrs.get_int("axis"), shape.size(), "nn.bias_add");
+  const int64_t axis = normalize_axis(k.attrs.get_int("axis"), shape.size(), "data");
   int64_t inner = 1;
   for (size_t d = axis + 1; d < shape.size(); ++d) inner *= shape[d];
   const int64_t channels = shape[axis];
-  with_float_type(data, "nn.bias_add", [&](auto tag) {
+  with_float_type(data, [&](auto tag) {
     using T = decltype(tag);
     const T* x = data.data<T>();
     const T* bias = k.inputs.at(1).data<T>();
@@ -276,8 +276,8 @@ void register_dense_ops(Registrar& reg) {
                    .input("weight", "2D Tensor", "Weight matrix, (units, K)."))
       .support_level(1)
       .pattern(WEFT_PATTERN_OUT_ELEMWISE_FUSABLE)
-      .type_relation([](const std::vector<Type>& args, const Attrs& attrs) { return matmul_type(args, attrs, false, true); })
-      .kernel([](const KernelArgs& k) { matmul_compute(k, "nn.dense", false, true); });
+      .type_relation([](const std::vector<Type>& args, const Attrs& attrs) { return matmul_type(args, attrs, false, true, "data", "weight"); })
+      .kernel([](const KernelArgs& k) { matmul_compute(k, false, true); });
 
   reg.op("nn.contrib_dense_pack")
       .describe("Dense with a packed weight: data (M, K), weight (N/n, K, n) so that weight[x / n, k, x % n] is "
@@ -302,10 +302,11 @@ void register_dense_ops(Registrar& reg) {
       .support_level(1)
       .pattern(WEFT_PATTERN_OUT_ELEMWISE_FUSABLE)
       .type_relation([](const std::vector<Type>& args, const Attrs& attrs) {
-        return matmul_type(args, attrs, attrs.get_bool("transpose_a"), attrs.get_bool("transpose_b"));
+        return matmul_type(args, attrs, attrs.get_bool("transpose_a"), attrs.get_bool("transpose_b"), "tensor_a",
+                           "tensor_b");
       })
       .kernel([](const KernelArgs& k) {
-        matmul_compute(k, "nn.matmul", k.attrs.get_bool("transpose_a"), k.attrs.get_bool("transpose_b"));
+        matmul_compute(k, k.attrs.get_bool("transpose_a"), k.attrs.get_bool("transpose_b"));
       });
 
   reg.op("nn.batch_matmul")

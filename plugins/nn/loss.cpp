@@ -30,10 +30,10 @@ Type cross_entropy_relation(const std::vector<Type>& args, const Attrs&) {
 
 /// -sum(term(x, y)) / batch, the reference's compute for both cross entropies.
 template <typename F>
-Kernel cross_entropy_kernel(const char* op, F term) {
-  return [op, term](const KernelArgs& k) {
+Kernel cross_entropy_kernel(F term) {
+  return [term](const KernelArgs& k) {
     const TensorView& x = k.inputs.at(0);
-    with_float_type(x, op, [&](auto tag) {
+    with_float_type(x, [&](auto tag) {
       using T = decltype(tag);
       const T* p = x.data<T>();
       const T* t = k.inputs.at(1).data<T>();
@@ -79,17 +79,16 @@ Type nll_loss_relation(const std::vector<Type>& args, const Attrs& attrs) {
 /// with t = targets[n, d...], and 0 where t == ignore_index; "mean" divides
 /// the sum of losses by the sum of the weights of the targets not ignored.
 void nll_loss_kernel(const KernelArgs& k) {
-  const char* op = "nn.nll_loss";
   const TensorView& pred = k.inputs.at(0);
   std::vector<int64_t> ps = pred.shape();
   const int64_t classes = ps.size() >= 2 ? ps[1] : ps[0];
   const int64_t batch = ps.size() >= 2 ? ps[0] : 1;
   int64_t inner = 1;
   for (size_t d = 2; d < ps.size(); ++d) inner *= ps[d];
-  std::vector<int64_t> targets = load_as<int64_t>(k.inputs.at(1), op);
+  std::vector<int64_t> targets = load_as<int64_t>(k.inputs.at(1));
   const int64_t ignore_index = k.attrs.get_int("ignore_index");
   const std::string reduction = k.attrs.get_string("reduction");
-  with_float_type(pred, op, [&](auto tag) {
+  with_float_type(pred, [&](auto tag) {
     using T = decltype(tag);
     const T* p = pred.data<T>();
     const T* w = k.inputs.at(2).data<T>();
@@ -101,7 +100,7 @@ void nll_loss_kernel(const KernelArgs& k) {
         const int64_t t = targets[at];
         if (t == ignore_index) continue;
         if (t < 0 || t >= classes) {
-          throw Error(std::string(op) + ": target " + std::to_string(t) + " at flat index " + std::to_string(at) +
+          throw Error("target " + std::to_string(t) + " at flat index " + std::to_string(at) +
                       " is not a class in [0, " + std::to_string(classes) + ") nor ignore_index " +
                       std::to_string(ignore_index));
         }
@@ -130,7 +129,7 @@ void register_loss_ops(Registrar& reg) {
       .support_level(10)
       .pattern(WEFT_PATTERN_OPAQUE)
       .type_relation(cross_entropy_relation)
-      .kernel(cross_entropy_kernel("nn.cross_entropy", [](auto x, auto y) { return std::log(x) * y; }));
+      .kernel(cross_entropy_kernel([](auto x, auto y) { return std::log(x) * y; }));
 
   reg.op("nn.cross_entropy_with_logits")
       .describe("Cross entropy of log-probabilities x against targets y: -sum(x * y) / batch.")
@@ -139,7 +138,7 @@ void register_loss_ops(Registrar& reg) {
       .support_level(10)
       .pattern(WEFT_PATTERN_OPAQUE)
       .type_relation(cross_entropy_relation)
-      .kernel(cross_entropy_kernel("nn.cross_entropy_with_logits", [](auto x, auto y) { return x * y; }));
+      .kernel(cross_entropy_kernel([](auto x, auto y) { return x * y; }));
 
   reg.op("nn.nll_loss")
       .describe("Negative log likelihood loss: -predictions[n, t, ...] * weights[t] for each target t, 0 where t is "

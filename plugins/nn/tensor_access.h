@@ -17,16 +17,16 @@ using weft::sdk::operator==;
 using weft::sdk::operator!=;
 
 /// Calls f(T{}) with T = float or double for a float32 or float64 tensor;
-/// any other dtype is a user error naming the op.
+/// any other dtype is a user error (the host adds the op and the call).
 template <typename F>
-void with_float_type(const weft::sdk::TensorView& t, const std::string& op, F&& f) {
+void with_float_type(const weft::sdk::TensorView& t, F&& f) {
   namespace dt = weft::sdk::dtype;
   if (t.dtype() == dt::float64) {
     f(double{});
   } else if (t.dtype() == dt::float32) {
     f(float{});
   } else {
-    throw weft::sdk::Error(op + ": the reference kernel takes float32 or float64 tensors, got " +
+    throw weft::sdk::Error("the reference kernel takes float32 or float64 tensors, got " +
                            weft::sdk::dtype_name(t.dtype()));
   }
 }
@@ -52,7 +52,7 @@ void convert_out(const To* src, void* dst, int64_t n) {
 }
 /// Calls f(E{}) with E the C++ type of a plain dtype.
 template <typename F>
-void with_element_type(DLDataType t, const std::string& op, F&& f) {
+void with_element_type(DLDataType t, F&& f) {
   if (t.lanes == 1 && t.code == kDLFloat && t.bits == 32) return f(float{});
   if (t.lanes == 1 && t.code == kDLFloat && t.bits == 64) return f(double{});
   if (t.lanes == 1 && t.code == kDLInt) {
@@ -73,35 +73,34 @@ void with_element_type(DLDataType t, const std::string& op, F&& f) {
       default: break;
     }
   }
-  throw weft::sdk::Error(op + ": the reference kernel does not handle dtype " + weft::sdk::dtype_name(t));
+  throw weft::sdk::Error("the reference kernel does not handle dtype " + weft::sdk::dtype_name(t));
 }
 }  // namespace detail
 
 /// The tensor's elements converted to T (as a C cast would), in C order.
 template <typename T>
-std::vector<T> load_as(const weft::sdk::TensorView& t, const std::string& op) {
+std::vector<T> load_as(const weft::sdk::TensorView& t) {
   std::vector<T> out(static_cast<size_t>(t.numel()));
   const void* src = static_cast<const char*>(t.dl().data) + t.dl().byte_offset;
-  detail::with_element_type(t.dtype(), op, [&](auto e) { detail::convert<T, decltype(e)>(src, out.data(), t.numel()); });
+  detail::with_element_type(t.dtype(), [&](auto e) { detail::convert<T, decltype(e)>(src, out.data(), t.numel()); });
   return out;
 }
 
 /// Writes values into `out`, converting each to out's dtype.
 template <typename T>
-void store_from(const std::vector<T>& values, const weft::sdk::TensorView& out, const std::string& op) {
+void store_from(const std::vector<T>& values, const weft::sdk::TensorView& out) {
   void* dst = static_cast<char*>(out.dl().data) + out.dl().byte_offset;
-  detail::with_element_type(out.dtype(), op,
-                            [&](auto e) { detail::convert_out<decltype(e), T>(values.data(), dst, out.numel()); });
+  detail::with_element_type(out.dtype(), [&](auto e) { detail::convert_out<decltype(e), T>(values.data(), dst, out.numel()); });
 }
 
 /// Calls f(A{}) with the type a reduction producing `out` accumulates in:
 /// float for float32, double for float64, int64_t for integers (stored back
 /// with two's-complement wrap, as the reference's int32 arithmetic).
 template <typename F>
-void with_accumulator(const weft::sdk::TensorView& out, const std::string& op, F&& f) {
+void with_accumulator(const weft::sdk::TensorView& out, F&& f) {
   DLDataType t = out.dtype();
   if (!is_plain_dtype(t)) {
-    throw weft::sdk::Error(op + ": the reference kernel does not handle output dtype " + weft::sdk::dtype_name(t));
+    throw weft::sdk::Error("the reference kernel does not handle output dtype " + weft::sdk::dtype_name(t));
   }
   if (t.code == kDLFloat) {
     if (t.bits == 64) f(double{});
