@@ -1,5 +1,5 @@
-// Reductions over axes: sum, mean, max, min, prod, argmax, argmin and
-// variance (of data about a given mean). axis is an int, a list or None (all
+// Reductions over axes: sum, mean, max, min, prod, all, any, argmax, argmin
+// and variance (of data about a given mean). axis is an int, a list or None (all
 // axes; an empty list too, as in the reference); exclude reduces the axes not
 // listed; keepdims keeps reduced axes as extent 1.
 #include <limits>
@@ -54,6 +54,12 @@ Type reduce_relation(const std::vector<Type>& args, const Attrs& attrs) {
   return Type::tensor(reduce_shape(data.shape(), attrs), data.dtype());
 }
 
+Type bool_reduce_relation(const std::vector<Type>& args, const Attrs& attrs) {
+  Type data = tensor_arg(args, 0, "data");
+  if (data.dtype() != dtype::boolean) throw Error("expected a bool tensor, got " + data.str());
+  return reduce_relation(args, attrs);
+}
+
 Type arg_reduce_relation(const std::vector<Type>& args, const Attrs& attrs) {
   Type data = tensor_arg(args, 0, "data");
   if (data.ndim() == 0) throw Error("expected a tensor of rank >= 1, got " + data.str());
@@ -96,6 +102,22 @@ Kernel fold_kernel(std::string op, Init init, F f) {
       std::fill(o, o + out.numel(), init(zero));
       for (size_t i = 0; i < offsets.size(); ++i) o[offsets[i]] = f(o[offsets[i]], x[i]);
     });
+  };
+}
+
+/// all (AND) or any (OR) of bool elements.
+Kernel bool_fold_kernel(bool is_all) {
+  return [is_all](const KernelArgs& k) {
+    const TensorView& in = k.inputs.at(0);
+    const TensorView& out = k.outputs.at(0);
+    std::vector<int64_t> offsets = reduce_offsets(in, k.attrs);
+    const uint8_t* x = in.data<uint8_t>();
+    uint8_t* o = out.data<uint8_t>();
+    std::fill(o, o + out.numel(), is_all ? 1 : 0);
+    for (size_t i = 0; i < offsets.size(); ++i) {
+      uint8_t& acc = o[offsets[i]];
+      acc = is_all ? (acc && x[i]) : (acc || x[i]);
+    }
   };
 }
 
@@ -208,6 +230,12 @@ void register_reduce_ops(Registrar& reg) {
       .type_relation(reduce_relation)
       .kernel(fold_kernel("prod", [](auto z) { return static_cast<decltype(z)>(1); },
                           [](auto a, auto x) { return a * x; }));
+  exclude(reduce_op(reg, "all", "Whether every element of the bool data over axis is true."))
+      .type_relation(bool_reduce_relation)
+      .kernel(bool_fold_kernel(true));
+  exclude(reduce_op(reg, "any", "Whether some element of the bool data over axis is true."))
+      .type_relation(bool_reduce_relation)
+      .kernel(bool_fold_kernel(false));
   for (bool is_max : {true, false}) {
     const char* name = is_max ? "argmax" : "argmin";
     exclude(reduce_op(reg, name,

@@ -26,7 +26,7 @@ void register_indexing_ops(weft::sdk::Registrar& reg);
 void register_broadcast_ops(weft::sdk::Registrar& reg);
 /// layout_transform.
 void register_layout_transform_op(weft::sdk::Registrar& reg);
-/// sum, mean, max, min, prod, argmax, argmin, variance.
+/// sum, mean, max, min, prod, all, any, argmax, argmin, variance.
 void register_reduce_ops(weft::sdk::Registrar& reg);
 
 /// Throws unless every tensor is float32 or float64 and all share one dtype;

@@ -335,6 +335,14 @@ def reduce():
             case(f"variance_unbiased_keepdims_{dt}", "variance", [x, m], x.var(axis=(0, 2), ddof=1, keepdims=True),
                  attrs={"axis": [1], "exclude": True, "unbiased": True, "keepdims": True}),
         ]
+    p = rng.random((2, 3, 4)) < 0.6
+    for op, fn in [("all", np.all), ("any", np.any)]:
+        cases += [
+            case(f"{op}_all_axes", op, [p], fn(p)),
+            case(f"{op}_axis2", op, [p], fn(p, axis=2), attrs={"axis": 2}),
+            case(f"{op}_exclude_keepdims", op, [p], fn(p, axis=(0, 2), keepdims=True),
+                 attrs={"axis": [1], "exclude": True, "keepdims": True}),
+        ]
     i = ints((3, 4), -3, 4)
     cases += [
         case("sum_int32", "sum", [i], i.sum(axis=0).astype("int32"), attrs={"axis": 0}),
