@@ -186,6 +186,8 @@ def shape_ops():
             case(f"expand_dims_{dt}", "expand_dims", [m], m.reshape(2, 1, 1, 3), attrs={"axis": 1, "num_newaxis": 2}),
             case(f"expand_dims_negative_axis_{dt}", "expand_dims", [m], m.reshape(2, 3, 1), attrs={"axis": -1}),
         ]
+    mask = np.array([[True, False, True], [False, False, True]])
+    cases.append(case("transpose_bool", "transpose", [mask], mask.T))
     return cases
 
 
@@ -209,6 +211,9 @@ def join_split():
             case(f"split_indices_{dt}", "split", [x], outputs=np.split(x, [1, 4], 1),
                  attrs={"indices_or_sections": [1, 4], "axis": -2}),
         ]
+    mask = np.array([[True, False]])
+    cases.append(case("concatenate_bool", "concatenate", [mask, ~mask], np.concatenate([mask, ~mask]),
+                      tuple_input=True))
     return cases
 
 
