@@ -1,0 +1,57 @@
+// nn.dilate: spreads data apart by strides, filling the gaps with
+// dilation_value, as TOPI's dilate computes it.
+#include <string>
+#include <vector>
+
+#include "transform.h"
+
+namespace weft_nn {
+
+using namespace weft::sdk;
+
+void register_dilate_op(Registrar& reg) {
+  reg.op("nn.dilate")
+      .describe(
+          "Dilates data: out[i * strides] = data[i] on every axis, and dilation_value everywhere else; each "
+          "axis of extent n becomes (n - 1) * stride + 1.")
+      .input("x", "Tensor", "Data to dilate, any layout.")
+      .attr("strides", std::vector<int64_t>{1, 1}, "Dilation stride of each axis; 1 means none.",
+            "one int >= 1 per axis")
+      .attr("dilation_value", 0.0, "The value of the inserted elements.")
+      .support_level(10)
+      .pattern(WEFT_PATTERN_INJECTIVE)
+      .type_relation([](const std::vector<Type>& args, const Attrs& attrs) {
+        const Type& x = transform::tensor_arg(args, 0, "x");
+        std::vector<int64_t> strides = attrs.get_ints("strides");
+        std::vector<int64_t> shape = x.shape();
+        if (strides.size() != shape.size()) {
+          throw Error("strides " + transform::shape_text(strides) + " has " + std::to_string(strides.size()) +
+                      " values but x " + x.str() + " has " + std::to_string(shape.size()) +
+                      " dimensions; expected one stride per axis");
+        }
+        for (size_t i = 0; i < shape.size(); ++i) {
+          if (strides[i] < 1) {
+            throw Error("strides[" + std::to_string(i) + "] is " + std::to_string(strides[i]) + "; expected >= 1");
+          }
+          if (shape[i] != WEFT_DIM_ANY && shape[i] > 0) shape[i] = (shape[i] - 1) * strides[i] + 1;
+        }
+        return Type::tensor(shape, x.dtype());
+      })
+      .kernel([](const KernelArgs& k) {
+        const TensorView& in = k.inputs.at(0);
+        const TensorView& out = k.outputs.at(0);
+        std::vector<int64_t> strides = k.attrs.get_ints("strides");
+        std::vector<int64_t> in_strides = transform::strides_of(in.shape());
+        transform::gather(in, out, transform::scalar_bytes(out.dtype(), k.attrs.get_float("dilation_value")),
+                          [&](const std::vector<int64_t>& idx) {
+                            int64_t offset = 0;
+                            for (size_t d = 0; d < idx.size(); ++d) {
+                              if (idx[d] % strides[d] != 0) return int64_t{-1};
+                              offset += idx[d] / strides[d] * in_strides[d];
+                            }
+                            return offset;
+                          });
+      });
+}
+
+}  // namespace weft_nn

@@ -1,0 +1,162 @@
+// nn.pad and nn.mirror_pad: padding every axis by [before, after] widths, as
+// Relay's pad.cc and TOPI's pad/mirror_pad compute it.
+#include <string>
+#include <vector>
+
+#include "transform.h"
+
+namespace weft_nn {
+
+namespace {
+
+using namespace weft::sdk;
+using transform::IntPairs;
+
+/// Output dims of data padded by `widths`; checks the pair count. Unknown
+/// dims stay unknown.
+std::vector<int64_t> padded_shape(const Type& data, const IntPairs& widths, const char* attr) {
+  std::vector<int64_t> shape = data.shape();
+  if (widths.size() != shape.size()) {
+    throw Error(std::string(attr) + " has " + std::to_string(widths.size()) + " pairs but data " + data.str() +
+                " has " + std::to_string(shape.size()) + " dimensions; expected one [before, after] pair per axis");
+  }
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (shape[i] == WEFT_DIM_ANY) continue;
+    int64_t n = shape[i] + widths[i].first + widths[i].second;
+    if (n < 0) {
+      throw Error("padding axis " + std::to_string(i) + " of data " + data.str() + " by [" +
+                  std::to_string(widths[i].first) + ", " + std::to_string(widths[i].second) +
+                  "] leaves a negative extent " + std::to_string(n));
+    }
+    shape[i] = n;
+  }
+  return shape;
+}
+
+/// Mirrored widths must stay within the axis: at most n when the border
+/// element is repeated, n - 1 when it is not.
+void check_mirror_widths(const Type& data, const IntPairs& widths, bool repeat_edge, const std::string& mode) {
+  std::vector<int64_t> shape = data.shape();
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (shape[i] == WEFT_DIM_ANY) continue;
+    int64_t limit = repeat_edge ? shape[i] : shape[i] - 1;
+    for (int64_t w : {widths[i].first, widths[i].second}) {
+      if (w > 0 && w > limit) {
+        throw Error(mode + " padding of axis " + std::to_string(i) + " by " + std::to_string(w) + " exceeds data " +
+                    data.str() + "; expected widths of at most " + std::to_string(limit));
+      }
+    }
+  }
+}
+
+enum class Border { kConstant, kEdge, kReflect, kSymmetric };
+
+/// Source index along one axis for output index `o`, or -1 for the constant.
+int64_t border_index(int64_t o, int64_t before, int64_t n, Border mode) {
+  int64_t i = o - before;
+  if (i >= 0 && i < n) return i;
+  switch (mode) {
+    case Border::kConstant: return -1;
+    case Border::kEdge: return i < 0 ? 0 : n - 1;
+    case Border::kReflect: return i < 0 ? -i : 2 * n - 2 - i;
+    case Border::kSymmetric: return i < 0 ? -i - 1 : 2 * n - 1 - i;
+  }
+  return -1;
+}
+
+void pad_kernel(const TensorView& in, const TensorView& out, const IntPairs& widths, Border mode,
+                const std::vector<unsigned char>& fill) {
+  std::vector<int64_t> shape = in.shape();
+  std::vector<int64_t> strides = transform::strides_of(shape);
+  transform::gather(in, out, fill, [&](const std::vector<int64_t>& idx) {
+    int64_t offset = 0;
+    for (size_t d = 0; d < idx.size(); ++d) {
+      int64_t i = border_index(idx[d], widths[d].first, shape[d], mode);
+      if (i < 0) return int64_t{-1};
+      offset += i * strides[d];
+    }
+    return offset;
+  });
+}
+
+Border pad_border(const std::string& mode) {
+  if (mode == "edge") return Border::kEdge;
+  if (mode == "reflect") return Border::kReflect;
+  return Border::kConstant;
+}
+
+}  // namespace
+
+void register_pad_ops(Registrar& reg) {
+  reg.op("nn.pad")
+      .describe(
+          "Pads each axis of data by pad_width[i] = [before, after] elements: with pad_value (constant), the "
+          "border element (edge) or the mirror image without the border (reflect). Negative widths crop.")
+      .input("data", "Tensor", "The input tensor.")
+      .input("pad_value", "Tensor", "A scalar: the value of the padded area (constant mode), cast to data's dtype.")
+      .attr_required("pad_width", WEFT_ATTR_LIST, "[before, after] for each axis.", "one [before, after] pair per axis")
+      .normalize(transform::int_pairs_normalizer("pad_width"))
+      .attr("pad_mode", "constant", "constant, edge or reflect.", "constant, edge or reflect")
+      .normalize(transform::one_of("pad_mode", {"constant", "edge", "reflect"}))
+      .support_level(2)
+      .pattern(WEFT_PATTERN_INJECTIVE)
+      .type_relation([](const std::vector<Type>& args, const Attrs& attrs) {
+        const Type& data = transform::tensor_arg(args, 0, "data");
+        const Type& value = transform::tensor_arg(args, 1, "pad_value");
+        if (value.ndim() != 0) throw Error("pad_value must be a scalar tensor, got " + value.str());
+        IntPairs widths = transform::get_pairs(attrs, "pad_width");
+        std::vector<int64_t> shape = padded_shape(data, widths, "pad_width");
+        std::string mode = attrs.get_string("pad_mode");
+        if (mode == "reflect") check_mirror_widths(data, widths, false, mode);
+        if (mode == "edge") {
+          std::vector<int64_t> in = data.shape();
+          for (size_t i = 0; i < in.size(); ++i) {
+            if (in[i] == 0 && (widths[i].first > 0 || widths[i].second > 0)) {
+              throw Error("edge padding of axis " + std::to_string(i) + " of data " + data.str() +
+                          " has no edge element to repeat");
+            }
+          }
+        }
+        return Type::tensor(shape, data.dtype());
+      })
+      .kernel([](const KernelArgs& k) {
+        const TensorView& out = k.outputs.at(0);
+        std::vector<unsigned char> fill = transform::scalar_bytes(out.dtype(), transform::scalar_value(k.inputs.at(1)));
+        pad_kernel(k.inputs.at(0), out, transform::get_pairs(k.attrs, "pad_width"),
+                   pad_border(k.attrs.get_string("pad_mode")), fill);
+      });
+
+  reg.op("nn.mirror_pad")
+      .describe(
+          "Pads each axis of data by pad_width[i] = [before, after] mirrored elements: SYMMETRIC repeats the "
+          "border element, REFLECT does not.")
+      .input("data", "Tensor", "The input tensor.")
+      .attr("mode", "SYMMETRIC", "SYMMETRIC or REFLECT.", "SYMMETRIC or REFLECT")
+      .normalize(transform::one_of("mode", {"SYMMETRIC", "REFLECT"}))
+      .attr_required("pad_width", WEFT_ATTR_LIST, "[before, after] for each axis.", "one [before, after] pair per axis")
+      .normalize(transform::int_pairs_normalizer("pad_width"))
+      .support_level(2)
+      .pattern(WEFT_PATTERN_INJECTIVE)
+      .type_relation([](const std::vector<Type>& args, const Attrs& attrs) {
+        const Type& data = transform::tensor_arg(args, 0, "data");
+        IntPairs widths = transform::get_pairs(attrs, "pad_width");
+        for (size_t i = 0; i < widths.size(); ++i) {
+          if (widths[i].first < 0 || widths[i].second < 0) {
+            throw Error("pad_width[" + std::to_string(i) + "] = [" + std::to_string(widths[i].first) + ", " +
+                        std::to_string(widths[i].second) + "] is negative; expected widths >= 0");
+          }
+        }
+        std::vector<int64_t> shape = padded_shape(data, widths, "pad_width");
+        std::string mode = attrs.get_string("mode");
+        check_mirror_widths(data, widths, mode == "SYMMETRIC", mode);
+        return Type::tensor(shape, data.dtype());
+      })
+      .kernel([](const KernelArgs& k) {
+        const TensorView& out = k.outputs.at(0);
+        Border mode = k.attrs.get_string("mode") == "SYMMETRIC" ? Border::kSymmetric : Border::kReflect;
+        pad_kernel(k.inputs.at(0), out, transform::get_pairs(k.attrs, "pad_width"), mode,
+                   std::vector<unsigned char>(transform::element_bytes(out.dtype())));
+      });
+}
+
+}  // namespace weft_nn

@@ -1,0 +1,134 @@
+// nn.depth_to_space and nn.space_to_depth: moving block_size x block_size
+// pixel blocks between the channel and spatial axes, as TOPI's transform.h
+// computes them (DCR: depth-column-row channel order as TensorFlow's; CRD:
+// column-row-depth as PyTorch's pixel_shuffle; space_to_depth uses DCR).
+#include <string>
+#include <vector>
+
+#include "transform.h"
+
+namespace weft_nn {
+
+namespace {
+
+using namespace weft::sdk;
+
+/// Positions of N, C, H, W in a 4-D layout.
+struct Axes {
+  size_t n, c, h, w;
+};
+
+Axes axes_of(const std::string& layout) {
+  return layout == "NHWC" ? Axes{0, 3, 1, 2} : Axes{0, 1, 2, 3};
+}
+
+/// The input type checked for a 4-D layout and a positive block size.
+std::vector<int64_t> checked_shape(const Type& data, const std::string& layout, int64_t block) {
+  std::vector<int64_t> shape = data.shape();
+  if (shape.size() != 4) throw Error("data " + data.str() + " is not 4-D; expected a " + layout + " tensor");
+  if (block < 1) throw Error("block_size is " + std::to_string(block) + "; expected >= 1");
+  return shape;
+}
+
+/// out = data read at the NCHW source index `source(n, c, h, w)` of each
+/// output NCHW index, in either layout.
+template <typename Source>
+void rearrange(const KernelArgs& k, Source source) {
+  const TensorView& in = k.inputs.at(0);
+  Axes a = axes_of(k.attrs.get_string("layout"));
+  std::vector<int64_t> strides = transform::strides_of(in.shape());
+  transform::gather(in, k.outputs.at(0), {}, [&](const std::vector<int64_t>& idx) {
+    int64_t s[4];
+    source(idx[a.n], idx[a.c], idx[a.h], idx[a.w], s);
+    return s[0] * strides[a.n] + s[1] * strides[a.c] + s[2] * strides[a.h] + s[3] * strides[a.w];
+  });
+}
+
+}  // namespace
+
+void register_space_depth_ops(Registrar& reg) {
+  reg.op("nn.depth_to_space")
+      .describe(
+          "Rearranges channels into block_size x block_size spatial blocks: (N, C, H, W) -> (N, C / block_size^2, "
+          "H * block_size, W * block_size) in NCHW. mode DCR takes the block offset as the outer part of the "
+          "channel index, CRD as the inner part.")
+      .input("data", "Tensor", "4-D data whose channels divide by block_size^2.")
+      .attr("block_size", int64_t{1}, "The edge of the spatial blocks.", "an int >= 1")
+      .attr("layout", "NCHW", "The data layout.", "NCHW or NHWC")
+      .normalize(transform::one_of("layout", {"NCHW", "NHWC"}))
+      .attr("mode", "DCR", "The channel order: DCR or CRD.", "DCR or CRD")
+      .normalize(transform::one_of("mode", {"DCR", "CRD"}))
+      .support_level(5)
+      .pattern(WEFT_PATTERN_INJECTIVE)
+      .type_relation([](const std::vector<Type>& args, const Attrs& attrs) {
+        const Type& data = transform::tensor_arg(args, 0, "data");
+        std::string layout = attrs.get_string("layout");
+        int64_t b = attrs.get_int("block_size");
+        std::vector<int64_t> shape = checked_shape(data, layout, b);
+        Axes a = axes_of(layout);
+        if (shape[a.c] != WEFT_DIM_ANY) {
+          if (shape[a.c] % (b * b) != 0) {
+            throw Error("block_size " + std::to_string(b) + " does not divide data " + data.str() + ": its " +
+                        std::to_string(shape[a.c]) + " channels are not a multiple of " + std::to_string(b * b));
+          }
+          shape[a.c] /= b * b;
+        }
+        for (size_t ax : {a.h, a.w}) {
+          if (shape[ax] != WEFT_DIM_ANY) shape[ax] *= b;
+        }
+        return Type::tensor(shape, data.dtype());
+      })
+      .kernel([](const KernelArgs& k) {
+        const int64_t b = k.attrs.get_int("block_size");
+        const bool dcr = k.attrs.get_string("mode") == "DCR";
+        const int64_t out_c = k.outputs.at(0).shape()[axes_of(k.attrs.get_string("layout")).c];
+        rearrange(k, [&](int64_t n, int64_t c, int64_t y, int64_t x, int64_t* s) {
+          int64_t offset = b * (y % b) + x % b;
+          s[0] = n;
+          s[1] = dcr ? offset * out_c + c : c * b * b + offset;
+          s[2] = y / b;
+          s[3] = x / b;
+        });
+      });
+
+  reg.op("nn.space_to_depth")
+      .describe(
+          "Rearranges block_size x block_size spatial blocks into channels: (N, C, H, W) -> (N, C * block_size^2, "
+          "H / block_size, W / block_size) in NCHW, the block offset being the outer part of the channel index.")
+      .input("data", "Tensor", "4-D data whose height and width divide by block_size.")
+      .attr("block_size", int64_t{1}, "The edge of the spatial blocks.", "an int >= 1")
+      .attr("layout", "NCHW", "The data layout.", "NCHW or NHWC")
+      .normalize(transform::one_of("layout", {"NCHW", "NHWC"}))
+      .support_level(5)
+      .pattern(WEFT_PATTERN_INJECTIVE)
+      .type_relation([](const std::vector<Type>& args, const Attrs& attrs) {
+        const Type& data = transform::tensor_arg(args, 0, "data");
+        std::string layout = attrs.get_string("layout");
+        int64_t b = attrs.get_int("block_size");
+        std::vector<int64_t> shape = checked_shape(data, layout, b);
+        Axes a = axes_of(layout);
+        for (size_t ax : {a.h, a.w}) {
+          if (shape[ax] == WEFT_DIM_ANY) continue;
+          if (shape[ax] % b != 0) {
+            throw Error("block_size " + std::to_string(b) + " does not divide the " + (ax == a.h ? "height" : "width") +
+                        " of data " + data.str());
+          }
+          shape[ax] /= b;
+        }
+        if (shape[a.c] != WEFT_DIM_ANY) shape[a.c] *= b * b;
+        return Type::tensor(shape, data.dtype());
+      })
+      .kernel([](const KernelArgs& k) {
+        const int64_t b = k.attrs.get_int("block_size");
+        const int64_t in_c = k.inputs.at(0).shape()[axes_of(k.attrs.get_string("layout")).c];
+        rearrange(k, [&](int64_t n, int64_t c, int64_t y, int64_t x, int64_t* s) {
+          int64_t offset = c / in_c;
+          s[0] = n;
+          s[1] = c % in_c;
+          s[2] = y * b + offset / b;
+          s[3] = x * b + offset % b;
+        });
+      });
+}
+
+}  // namespace weft_nn

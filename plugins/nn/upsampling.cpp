@@ -1,0 +1,209 @@
+// nn.upsampling and nn.upsampling3d: resizing the spatial axes by scale
+// factors, as Relay's upsampling.cc types them and TOPI's resize2d/resize3d
+// compute them (upsampling uses the "asymmetric" coordinate transformation
+// unless align_corners, and bicubic's alpha is -0.5).
+//
+// Interpolation is separable: each spatial axis contributes taps (source
+// index, weight), and an output element is the weighted sum over the product
+// of its axes' taps. Coordinates and weights are computed in double (TOPI uses
+// float32); indices follow TOPI's rounding exactly.
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "transform.h"
+
+namespace weft_nn {
+
+namespace {
+
+using namespace weft::sdk;
+
+enum class Method { kNearest, kLinear, kCubic };
+enum class Coord { kHalfPixel, kAlignCorners, kAsymmetric };
+
+struct Tap {
+  int64_t index;
+  double weight;
+};
+
+constexpr double kCubicAlpha = -0.5;  // TOPI resize's bicubic_alpha default, which upsampling keeps
+
+/// TOPI get_inx: the source coordinate of output index x.
+double source_coord(int64_t x, int64_t in, int64_t out, Coord mode) {
+  double scale = static_cast<double>(in) / static_cast<double>(out);
+  switch (mode) {
+    case Coord::kHalfPixel: return (x + 0.5) * scale - 0.5;
+    case Coord::kAlignCorners: return out > 1 ? static_cast<double>(in - 1) / (out - 1) * x : 0.0;
+    case Coord::kAsymmetric: return scale * x;
+  }
+  return 0.0;
+}
+
+/// Taps of every output index along one axis; source indices clamp to the axis.
+std::vector<std::vector<Tap>> axis_taps(int64_t in, int64_t out, Method method, Coord mode) {
+  auto clamp = [in](int64_t i) { return i < 0 ? 0 : (i >= in ? in - 1 : i); };
+  std::vector<std::vector<Tap>> taps(out);
+  for (int64_t x = 0; x < out; ++x) {
+    double s = source_coord(x, in, out, mode);
+    if (method == Method::kNearest) {
+      // TOPI rounds half to even under align_corners, else floors with an epsilon.
+      double r = mode == Coord::kAlignCorners ? std::nearbyint(s) : std::floor(s + 1e-5);
+      taps[x] = {{clamp(static_cast<int64_t>(r)), 1.0}};
+      continue;
+    }
+    int64_t i0 = static_cast<int64_t>(std::floor(s));
+    double t = s - std::floor(s);
+    if (method == Method::kLinear) {
+      taps[x] = {{clamp(i0), 1.0 - t}, {clamp(i0 + 1), t}};
+      continue;
+    }
+    const double a = kCubicAlpha, t2 = t * t, t3 = t2 * t;
+    double w[4] = {a * (t3 - 2 * t2 + t), (a + 2) * t3 - (3 + a) * t2 + 1, -(a + 2) * t3 + (3 + 2 * a) * t2 - a * t,
+                   -a * t3 + a * t2};
+    for (int k = 0; k < 4; ++k) taps[x].push_back({clamp(i0 - 1 + k), w[k]});
+  }
+  return taps;
+}
+
+template <typename T>
+void resize(const TensorView& in, const TensorView& out, const std::vector<size_t>& axes, Method method,
+            Coord mode) {
+  std::vector<int64_t> in_shape = in.shape(), out_shape = out.shape();
+  std::vector<int64_t> in_strides = transform::strides_of(in_shape);
+  std::vector<std::vector<std::vector<Tap>>> taps;
+  for (size_t a : axes) taps.push_back(axis_taps(in_shape[a], out_shape[a], method, mode));
+  const T* src = in.data<T>();
+  T* dst = out.data<T>();
+  std::vector<int64_t> idx(out_shape.size(), 0);
+  std::vector<const std::vector<Tap>*> active(axes.size());
+  std::vector<size_t> pick(axes.size());
+  for (int64_t n = 0, total = out.numel(); n < total; ++n) {
+    int64_t base = 0;
+    for (size_t d = 0; d < idx.size(); ++d) base += idx[d] * in_strides[d];
+    for (size_t j = 0; j < axes.size(); ++j) {
+      base -= idx[axes[j]] * in_strides[axes[j]];  // spatial offsets come from the taps
+      active[j] = &taps[j][idx[axes[j]]];
+      pick[j] = 0;
+    }
+    double sum = 0;
+    while (true) {
+      double w = 1;
+      int64_t offset = base;
+      for (size_t j = 0; j < axes.size(); ++j) {
+        const Tap& tap = (*active[j])[pick[j]];
+        w *= tap.weight;
+        offset += tap.index * in_strides[axes[j]];
+      }
+      sum += w * static_cast<double>(src[offset]);
+      size_t j = axes.size();
+      while (j-- > 0 && ++pick[j] == active[j]->size()) pick[j] = 0;
+      if (j == static_cast<size_t>(-1)) break;
+    }
+    dst[n] = static_cast<T>(sum);
+    for (size_t d = idx.size(); d-- > 0;) {
+      if (++idx[d] < out_shape[d]) break;
+      idx[d] = 0;
+    }
+  }
+}
+
+void run_resize(const KernelArgs& k, const char* op, const std::vector<size_t>& axes, Method method, Coord mode) {
+  const TensorView& in = k.inputs.at(0);
+  if (in.dtype() == dtype::float64) return resize<double>(in, k.outputs.at(0), axes, method, mode);
+  if (in.dtype() == dtype::float32) return resize<float>(in, k.outputs.at(0), axes, method, mode);
+  throw Error(std::string(op) + ": the reference kernel takes float32 or float64 data, got " +
+              dtype_name(in.dtype()));
+}
+
+/// Spatial axes of a layout: "NCHW" -> {2, 3}, "NDHWC" -> {1, 2, 3}.
+std::vector<size_t> spatial_axes(const std::string& layout) {
+  std::vector<size_t> axes;
+  for (size_t i = 0; i < layout.size(); ++i) {
+    if (layout[i] == 'D' || layout[i] == 'H' || layout[i] == 'W') axes.push_back(i);
+  }
+  return axes;
+}
+
+/// Output type: each spatial axis scaled by its factor and rounded half to
+/// even (TVM's round on a constant).
+Type scaled_type(const Type& data, const std::string& layout, const std::vector<double>& scales) {
+  std::vector<int64_t> shape = data.shape();
+  if (shape.size() != layout.size()) {
+    throw Error("data " + data.str() + " has " + std::to_string(shape.size()) + " dimensions; layout " + layout +
+                " expects " + std::to_string(layout.size()));
+  }
+  std::vector<size_t> axes = spatial_axes(layout);
+  static const char* names[] = {"scale_d", "scale_h", "scale_w"};
+  for (size_t j = 0; j < axes.size(); ++j) {
+    const char* name = names[3 - axes.size() + j];
+    if (!(scales[j] > 0)) throw Error(std::string(name) + " is " + std::to_string(scales[j]) + "; expected > 0");
+    if (shape[axes[j]] != WEFT_DIM_ANY) {
+      shape[axes[j]] = static_cast<int64_t>(std::nearbyint(static_cast<double>(shape[axes[j]]) * scales[j]));
+    }
+  }
+  return Type::tensor(shape, data.dtype());
+}
+
+}  // namespace
+
+void register_upsampling_ops(Registrar& reg) {
+  reg.op("nn.upsampling")
+      .describe(
+          "Upsamples the H and W axes of 4-D data by scale_h and scale_w (out = round(in * scale)) with "
+          "nearest_neighbor, bilinear or bicubic interpolation. Without align_corners, output index x maps to "
+          "source coordinate x * in / out (TOPI's 'asymmetric'); with it, to x * (in - 1) / (out - 1).")
+      .input("data", "Tensor", "4-D data in NCHW or NHWC layout.")
+      .attr("scale_h", 1.0, "The scale factor of the height axis.")
+      .attr("scale_w", 1.0, "The scale factor of the width axis.")
+      .attr("layout", "NCHW", "The data layout.", "NCHW or NHWC")
+      .normalize(transform::one_of("layout", {"NCHW", "NHWC"}))
+      .attr("method", "nearest_neighbor", "The interpolation.", "nearest_neighbor, bilinear or bicubic")
+      .normalize(transform::one_of("method", {"nearest_neighbor", "bilinear", "bicubic"}))
+      .attr("align_corners", false, "Keep the corner pixels in place.")
+      .support_level(2)
+      .pattern(WEFT_PATTERN_INJECTIVE)
+      .type_relation([](const std::vector<Type>& args, const Attrs& attrs) {
+        return scaled_type(transform::tensor_arg(args, 0, "data"), attrs.get_string("layout"),
+                           {attrs.get_float("scale_h"), attrs.get_float("scale_w")});
+      })
+      .kernel([](const KernelArgs& k) {
+        std::string method = k.attrs.get_string("method");
+        Method m = method == "bilinear" ? Method::kLinear : method == "bicubic" ? Method::kCubic : Method::kNearest;
+        Coord c = k.attrs.get_bool("align_corners") ? Coord::kAlignCorners : Coord::kAsymmetric;
+        run_resize(k, "nn.upsampling", spatial_axes(k.attrs.get_string("layout")), m, c);
+      });
+
+  reg.op("nn.upsampling3d")
+      .describe(
+          "Upsamples the D, H and W axes of 5-D data by scale_d, scale_h and scale_w (out = round(in * scale)) "
+          "with nearest_neighbor or trilinear interpolation; coordinate_transformation_mode maps output to "
+          "source coordinates as in ONNX Resize.")
+      .input("data", "Tensor", "5-D data in NCDHW or NDHWC layout.")
+      .attr("scale_d", 1.0, "The scale factor of the depth axis.")
+      .attr("scale_h", 1.0, "The scale factor of the height axis.")
+      .attr("scale_w", 1.0, "The scale factor of the width axis.")
+      .attr("layout", "NCDHW", "The data layout.", "NCDHW or NDHWC")
+      .normalize(transform::one_of("layout", {"NCDHW", "NDHWC"}))
+      .attr("method", "nearest_neighbor", "The interpolation.", "nearest_neighbor or trilinear")
+      .normalize(transform::one_of("method", {"nearest_neighbor", "trilinear"}))
+      .attr("coordinate_transformation_mode", "half_pixel", "How output indices map to source coordinates.",
+            "half_pixel, align_corners or asymmetric")
+      .normalize(transform::one_of("coordinate_transformation_mode", {"half_pixel", "align_corners", "asymmetric"}))
+      .support_level(2)
+      .pattern(WEFT_PATTERN_INJECTIVE)
+      .type_relation([](const std::vector<Type>& args, const Attrs& attrs) {
+        return scaled_type(transform::tensor_arg(args, 0, "data"), attrs.get_string("layout"),
+                           {attrs.get_float("scale_d"), attrs.get_float("scale_h"), attrs.get_float("scale_w")});
+      })
+      .kernel([](const KernelArgs& k) {
+        Method m = k.attrs.get_string("method") == "trilinear" ? Method::kLinear : Method::kNearest;
+        std::string mode = k.attrs.get_string("coordinate_transformation_mode");
+        Coord c = mode == "align_corners" ? Coord::kAlignCorners
+                  : mode == "asymmetric"  ? Coord::kAsymmetric
+                                          : Coord::kHalfPixel;
+        run_resize(k, "nn.upsampling3d", spatial_axes(k.attrs.get_string("layout")), m, c);
+      });
+}
+
+}  // namespace weft_nn
