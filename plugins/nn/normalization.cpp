@@ -1,8 +1,222 @@
-// Placeholder until this family's ops land (issue 4).
+// nn.batch_norm, nn.instance_norm, nn.layer_norm and nn.group_norm: Relay's
+// relations (nn.cc) and inference computes (TOPI's batch_norm, and what
+// SimplifyInference expands the other three into). nn.lrn and
+// nn.l2_normalize live in normalization_local.cpp.
+#include <algorithm>
+
 #include "nn_ops.h"
+#include "normalization.h"
 
 namespace weft_nn {
 
-void register_normalization_ops(weft::sdk::Registrar&) {}
+namespace norm {
+
+using weft::sdk::operator==;
+
+std::vector<Type> tensor_args(const std::vector<Type>& args, const std::vector<std::string>& names) {
+  if (args.size() != names.size()) {
+    throw Error("expected " + std::to_string(names.size()) + " arguments, got " + std::to_string(args.size()));
+  }
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (!args[i].is_tensor()) throw Error("expected '" + names[i] + "' to be a tensor, got " + args[i].str());
+  }
+  return args;
+}
+
+size_t axis_index(int64_t axis, const Type& data, const std::string& attr) {
+  const int64_t n = static_cast<int64_t>(data.ndim());
+  if (axis < -n || axis >= n) {
+    throw Error(attr + " " + std::to_string(axis) + " is out of range for data " + data.str() + " (expected [" +
+                std::to_string(-n) + ", " + std::to_string(n) + "))");
+  }
+  return static_cast<size_t>(axis < 0 ? axis + n : axis);
+}
+
+void check_channel_param(const Type& param, const std::string& name, const Type& data, size_t axis) {
+  int64_t channels = data.shape()[axis];
+  std::vector<int64_t> shape = param.shape();
+  bool ok = param.dtype() == data.dtype() && shape.size() == 1 &&
+            (shape[0] == channels || shape[0] == WEFT_DIM_ANY || channels == WEFT_DIM_ANY);
+  if (!ok) {
+    throw Error(name + " " + param.str() + " must be a vector of data's dtype and of the extent of axis " +
+                std::to_string(axis) + " of data " + data.str() + ", i.e. Tensor[(" +
+                (channels == WEFT_DIM_ANY ? std::string("?") : std::to_string(channels)) + "), " +
+                weft::sdk::dtype_name(data.dtype()) + "]");
+  }
+}
+
+namespace {
+
+// ---- batch_norm ------------------------------------------------------------------------------
+
+const std::vector<std::string> kBatchNormInputs = {"data", "gamma", "beta", "moving_mean", "moving_var"};
+
+/// Relay accepts axis -1 (the last axis) and 0..ndim-1, no other negatives.
+size_t batch_norm_axis(const Attrs& attrs, const Type& data) {
+  int64_t axis = attrs.get_int("axis");
+  if (axis < -1 || axis >= static_cast<int64_t>(data.ndim())) {
+    throw Error("axis " + std::to_string(axis) + " is out of range for data " + data.str() + " (expected -1 or 0.." +
+                std::to_string(static_cast<int64_t>(data.ndim()) - 1) + ")");
+  }
+  return axis == -1 ? data.ndim() - 1 : static_cast<size_t>(axis);
+}
+
+Type batch_norm_relation(const std::vector<Type>& args, const Attrs& attrs) {
+  std::vector<Type> t = tensor_args(args, kBatchNormInputs);
+  const Type& data = t[0];
+  size_t axis = batch_norm_axis(attrs, data);
+  for (size_t i = 1; i < t.size(); ++i) check_channel_param(t[i], kBatchNormInputs[i], data, axis);
+  Type vec = Type::tensor({data.shape()[axis]}, data.dtype());
+  return Type::tuple({data, vec, vec});
+}
+
+/// Inference: the moving statistics normalize, and pass through as the
+/// second and third outputs (TOPI returns them unchanged).
+template <typename T>
+void batch_norm_kernel(const KernelArgs& k) {
+  const TensorView& in = k.inputs.at(0);
+  std::vector<int64_t> shape = in.shape();
+  size_t axis = batch_norm_axis(k.attrs, Type::tensor(shape, in.dtype()));
+  const T* x = in.data<T>();
+  const T* gamma = k.inputs.at(1).data<T>();
+  const T* beta = k.inputs.at(2).data<T>();
+  const T* mean = k.inputs.at(3).data<T>();
+  const T* var = k.inputs.at(4).data<T>();
+  const T eps = static_cast<T>(k.attrs.get_float("epsilon"));
+  const bool center = k.attrs.get_bool("center"), scale = k.attrs.get_bool("scale");
+  T* y = k.outputs.at(0).data<T>();
+  int64_t inner = 1;
+  for (size_t d = axis + 1; d < shape.size(); ++d) inner *= shape[d];
+  for (int64_t e = 0, n = in.numel(); e < n; ++e) {
+    int64_t c = (e / inner) % shape[axis];
+    T v = (x[e] - mean[c]) / std::sqrt(var[c] + eps);
+    if (scale) v *= gamma[c];
+    if (center) v += beta[c];
+    y[e] = v;
+  }
+  std::copy(mean, mean + shape[axis], k.outputs.at(1).data<T>());
+  std::copy(var, var + shape[axis], k.outputs.at(2).data<T>());
+}
+
+// ---- instance_norm, layer_norm, group_norm ---------------------------------------------------
+
+const std::vector<std::string> kAffineInputs = {"data", "gamma", "beta"};
+
+enum class Kind { kInstance, kLayer, kGroup };
+
+Type affine_norm_relation(Kind kind, const std::vector<Type>& args, const Attrs& attrs) {
+  std::vector<Type> t = tensor_args(args, kAffineInputs);
+  const Type& data = t[0];
+  if (kind == Kind::kInstance && data.ndim() < 3) {
+    throw Error("data " + data.str() + " must have at least 3 dimensions (batch, channel and a normalized axis)");
+  }
+  size_t axis = axis_index(attrs.get_int("axis"), data);
+  check_channel_param(t[1], "gamma", data, axis);
+  check_channel_param(t[2], "beta", data, axis);
+  if (kind == Kind::kGroup) {
+    int64_t groups = attrs.get_int("num_groups"), channels = data.shape()[axis];
+    if (groups < 1 || (channels != WEFT_DIM_ANY && channels % groups != 0)) {
+      throw Error("num_groups " + std::to_string(groups) + " must be positive and divide the " +
+                  std::to_string(channels) + " channels of axis " + std::to_string(axis) + " of data " + data.str());
+    }
+  }
+  return data;
+}
+
+/// Which axes each kind averages over, as SimplifyInference expands it:
+/// instance_norm all but the batch axis 0 and `axis`; layer_norm `axis`;
+/// group_norm, on the shape with `axis` split into (num_groups, C /
+/// num_groups), the in-group channel axis and every axis after it.
+template <typename T>
+void affine_norm_kernel(Kind kind, const KernelArgs& k) {
+  const TensorView& in = k.inputs.at(0);
+  std::vector<int64_t> shape = in.shape();
+  size_t axis = axis_index(k.attrs.get_int("axis"), Type::tensor(shape, in.dtype()));
+  std::vector<int64_t> grouped = shape;
+  std::vector<bool> reduced(shape.size(), false);
+  if (kind == Kind::kInstance) {
+    for (size_t d = 1; d < shape.size(); ++d) reduced[d] = d != axis;
+  } else if (kind == Kind::kLayer) {
+    reduced[axis] = true;
+  } else {
+    int64_t groups = k.attrs.get_int("num_groups");
+    grouped[axis] = groups;
+    grouped.insert(grouped.begin() + static_cast<std::ptrdiff_t>(axis) + 1, shape[axis] / groups);
+    reduced.assign(grouped.size(), false);
+    for (size_t d = axis + 1; d < grouped.size(); ++d) reduced[d] = true;
+  }
+  T* y = k.outputs.at(0).data<T>();
+  normalize_over(in.data<T>(), y, grouped, reduced, k.attrs.get_float("epsilon"));
+  scale_shift(y, shape, axis, k.attrs.get_bool("scale") ? k.inputs.at(1).data<T>() : nullptr,
+              k.attrs.get_bool("center") ? k.inputs.at(2).data<T>() : nullptr);
+}
+
+void affine_attrs(OpBuilder& op, int64_t default_axis) {
+  op.attr("axis", default_axis, "The channel axis, the one gamma and beta run along (negative counts from the end).")
+      .attr("epsilon", 1e-5, "Added to the variance before its square root.")
+      .attr("center", true, "Add beta.")
+      .attr("scale", true, "Multiply by gamma.");
+}
+
+OpBuilder& affine_norm_op(Registrar& reg, const char* name, Kind kind, const std::string& doc) {
+  return reg.op(name)
+      .describe(doc)
+      .input("data", "Tensor", "The input.")
+      .input("gamma", "Tensor", "The scale, one value per channel.")
+      .input("beta", "Tensor", "The offset, one value per channel.")
+      .support_level(1)
+      .pattern(WEFT_PATTERN_OPAQUE)
+      .type_relation([kind](const std::vector<Type>& args, const Attrs& attrs) {
+        return affine_norm_relation(kind, args, attrs);
+      })
+      .kernel([kind, name](const KernelArgs& k) {
+        with_float_type(k, name, [&](auto t) { affine_norm_kernel<decltype(t)>(kind, k); });
+      });
+}
+
+}  // namespace
+}  // namespace norm
+
+void register_normalization_ops(weft::sdk::Registrar& reg) {
+  using namespace norm;
+  OpBuilder& bn =
+      reg.op("nn.batch_norm")
+          .describe("Batch normalization at inference: out = (data - moving_mean) / sqrt(moving_var + epsilon) * "
+                    "gamma + beta along the channel axis. Returns a tuple (out, moving_mean, moving_var); the "
+                    "moving statistics pass through unchanged.")
+          .input("data", "Tensor", "The input.")
+          .input("gamma", "Tensor", "The scale, one value per channel.")
+          .input("beta", "Tensor", "The offset, one value per channel.")
+          .input("moving_mean", "Tensor", "The running mean, one value per channel.")
+          .input("moving_var", "Tensor", "The running variance, one value per channel.")
+          .support_level(1)
+          .pattern(WEFT_PATTERN_OUT_ELEMWISE_FUSABLE);
+  bn.attr("axis", int64_t{1}, "The channel axis; -1 is the last.", "-1 or an axis of data")
+      .attr("epsilon", 1e-5, "Added to the variance before its square root.")
+      .attr("center", true, "Add beta.")
+      .attr("scale", true, "Multiply by gamma.")
+      .type_relation(batch_norm_relation)
+      .kernel([](const KernelArgs& k) {
+        with_float_type(k, "nn.batch_norm", [&](auto t) { batch_norm_kernel<decltype(t)>(k); });
+      });
+
+  affine_attrs(affine_norm_op(reg, "nn.instance_norm", Kind::kInstance,
+                              "Instance normalization: (data - mean) / sqrt(var + epsilon) * gamma + beta, mean "
+                              "and (biased) variance taken per instance and channel over every other axis."),
+               1);
+  affine_attrs(affine_norm_op(reg, "nn.layer_norm", Kind::kLayer,
+                              "Layer normalization: (data - mean) / sqrt(var + epsilon) * gamma + beta, mean and "
+                              "(biased) variance taken along axis."),
+               -1);
+  OpBuilder& gn = affine_norm_op(reg, "nn.group_norm", Kind::kGroup,
+                                 "Group normalization: the channels of axis split into num_groups groups; mean and "
+                                 "(biased) variance are taken per group over its channels and every axis after "
+                                 "axis; then * gamma + beta per channel.");
+  gn.attr_required("num_groups", WEFT_ATTR_INT, "The number of channel groups; it must divide the channels.",
+                   "a positive int");
+  affine_attrs(gn, 1);
+
+  register_local_normalization_ops(reg);
+}
 
 }  // namespace weft_nn

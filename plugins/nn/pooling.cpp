@@ -1,8 +1,156 @@
-// Placeholder until this family's ops land (issue 4).
+// nn.max_pool1d/2d/3d and nn.avg_pool1d/2d/3d: windowed max and mean over
+// the W, HW or DHW axes of any layout that has them, as Relay's pooling.cc
+// relations and TOPI's pool_impl_nd compute them. The family's other ops
+// live in pooling_adaptive.cpp and pooling_grad.cpp.
+#include <algorithm>
+#include <limits>
+
 #include "nn_ops.h"
+#include "pooling.h"
 
 namespace weft_nn {
 
-void register_pooling_ops(weft::sdk::Registrar&) {}
+namespace pooling {
+namespace {
+
+struct PoolOp {
+  const char* name;
+  const char* spatial;  // the pooled axes, outermost first
+  const char* layout;   // the default layout
+  bool is_max;
+};
+
+Type pool_relation(const PoolOp& p, const std::vector<Type>& args, const Attrs& attrs) {
+  Type data = data_arg(args, 1);
+  check_out_layout(attrs);
+  std::string spatial = p.spatial;
+  std::vector<size_t> axes = pooled_axes(attrs.get_string("layout"), spatial, data);
+  Window w = read_window(attrs, axes.size());
+  std::vector<int64_t> shape = data.shape();
+  for (size_t i = 0; i < axes.size(); ++i) {
+    shape[axes[i]] = pooled_extent(shape[axes[i]], w, i, std::string(1, spatial[i]), data);
+  }
+  return Type::tensor(shape, data.dtype());
+}
+
+/// TOPI's divisor of an average window that starts at `start` (padding
+/// included) along each pooled axis, integer arithmetic and all: with
+/// count_include_pad the window is clipped to the padded input (less the
+/// ceil_mode extension), without it to the input itself.
+int64_t avg_divisor(const Window& w, const std::vector<int64_t>& start, const std::vector<int64_t>& extent,
+                    bool count_include_pad) {
+  int64_t count = 1;
+  for (size_t i = 0; i < start.size(); ++i) {
+    const int64_t d = w.dilation[i];
+    int64_t end = start[i] + (w.size[i] - 1) * d;
+    if (count_include_pad) {
+      end = std::min(end, extent[i] + w.pad_tail[i] - 1);
+      count *= (end - start[i]) / d + 1;
+    } else {
+      // Steps along the dilated window from its start to the first element inside the input.
+      int64_t jumps = std::max<int64_t>((d - 1 - start[i]) / d, 0);
+      end = std::min(end, extent[i] - 1);
+      count *= (end - (start[i] + d * jumps)) / d + 1;
+    }
+  }
+  return count_include_pad ? count : std::max<int64_t>(count, 1);
+}
+
+/// Max pooling reads padding as the dtype's lowest value, average pooling as
+/// zero; a window is never wider than the padded input (ceil_mode pads the
+/// tail by strides - 1 more), so every position is data or padding.
+template <typename T>
+void pool_kernel(const PoolOp& p, const KernelArgs& k) {
+  const TensorView& in = k.inputs.at(0);
+  const TensorView& out = k.outputs.at(0);
+  std::vector<size_t> axes = pooled_axes(k.attrs.get_string("layout"), p.spatial, Type::tensor(in.shape(), in.dtype()));
+  Window w = read_window(k.attrs, axes.size());
+  bool count_include_pad = !p.is_max && k.attrs.get_bool("count_include_pad");
+  std::vector<int64_t> in_shape = in.shape(), in_strides = strides_of(in_shape);
+  std::vector<int64_t> extent, axis_stride;
+  for (size_t a : axes) {
+    extent.push_back(in_shape[a]);
+    axis_stride.push_back(in_strides[a]);
+  }
+  const T* x = in.data<T>();
+  T* y = out.data<T>();
+  std::vector<int64_t> start(axes.size());
+  int64_t o = 0;
+  for_each_index(out.shape(), [&](const std::vector<int64_t>& index) {
+    int64_t base = 0;
+    for (size_t d = 0; d < index.size(); ++d) base += index[d] * in_strides[d];
+    for (size_t i = 0; i < axes.size(); ++i) {
+      base -= index[axes[i]] * axis_stride[i];  // pooled axes are added per window element
+      start[i] = index[axes[i]] * w.strides[i] - w.pad_head[i];
+    }
+    T acc = p.is_max ? std::numeric_limits<T>::lowest() : T(0);
+    for_each_index(w.size, [&](const std::vector<int64_t>& r) {
+      int64_t offset = base;
+      for (size_t i = 0; i < axes.size(); ++i) {
+        int64_t pos = start[i] + r[i] * w.dilation[i];
+        if (pos < 0 || pos >= extent[i]) return;  // padding
+        offset += pos * axis_stride[i];
+      }
+      acc = p.is_max ? std::max(acc, x[offset]) : acc + x[offset];
+    });
+    y[o++] = p.is_max ? acc : acc / static_cast<T>(avg_divisor(w, start, extent, count_include_pad));
+  });
+}
+
+const char* kMaxDoc =
+    "Max pooling over the {AXES} axes: each output element is the largest input in its window of pool_size "
+    "elements (spaced by dilation) that starts every strides elements of the padded input. Padding reads as the "
+    "dtype's lowest value. The pooled extent is floor((in + pad_head + pad_tail - (pool_size - 1) * dilation - 1) "
+    "/ strides) + 1, with ceil instead of floor when ceil_mode is set (then windows may start in the tail padding).";
+const char* kAvgDoc =
+    "Average pooling over the {AXES} axes: each output element is the sum of its window (pool_size elements "
+    "spaced by dilation, starting every strides elements of the zero-padded input) divided by the number of "
+    "window elements inside the padded input (count_include_pad) or inside the input itself. Output extents "
+    "follow the max pooling rule, ceil_mode included.";
+
+std::string with_axes(const char* doc, const char* spatial) {
+  std::string out = doc;
+  out.replace(out.find("{AXES}"), 6, spatial);
+  return out;
+}
+
+void register_pool(Registrar& reg, const PoolOp& p) {
+  const size_t n = std::string(p.spatial).size();
+  OpBuilder& op = reg.op(p.name)
+                      .describe(with_axes(p.is_max ? kMaxDoc : kAvgDoc, p.spatial))
+                      .input("data", "Tensor", std::string("The input, laid out as `layout` (") + p.layout + " by default).")
+                      .support_level(2)
+                      .pattern(WEFT_PATTERN_OUT_ELEMWISE_FUSABLE);
+  int_tuple_attr(op, "pool_size", n, 1, 1, "The window's size along each pooled axis.");
+  int_tuple_attr(op, "strides", n, 1, 1, "The step between windows along each pooled axis.");
+  int_tuple_attr(op, "dilation", n, 1, 1, "The spacing of a window's elements along each pooled axis.");
+  padding_attr(op, n, "Implicit padding before (heads) and after (tails) each pooled axis.");
+  op.attr("layout", std::string(p.layout), "The data layout; it must have the pooled axes " + std::string(p.spatial) +
+                                               " unsplit.",
+          "a layout string such as " + std::string(p.layout));
+  op.attr("out_layout", std::string(""), "The output layout: empty or equal to layout (pooling keeps the layout).");
+  op.attr("ceil_mode", false, "Round the pooled extent up instead of down.");
+  if (!p.is_max) {
+    op.attr("count_include_pad", false, "Count padding elements in each window's divisor.");
+  }
+  op.type_relation([p](const std::vector<Type>& args, const Attrs& attrs) { return pool_relation(p, args, attrs); })
+      .kernel([p](const KernelArgs& k) {
+        with_float_type(k, p.name, [&](auto t) { pool_kernel<decltype(t)>(p, k); });
+      });
+}
+
+}  // namespace
+}  // namespace pooling
+
+void register_pooling_ops(weft::sdk::Registrar& reg) {
+  using pooling::PoolOp;
+  for (const PoolOp& p : {PoolOp{"nn.max_pool1d", "W", "NCW", true}, PoolOp{"nn.max_pool2d", "HW", "NCHW", true},
+                          PoolOp{"nn.max_pool3d", "DHW", "NCDHW", true}, PoolOp{"nn.avg_pool1d", "W", "NCW", false},
+                          PoolOp{"nn.avg_pool2d", "HW", "NCHW", false}, PoolOp{"nn.avg_pool3d", "DHW", "NCDHW", false}}) {
+    pooling::register_pool(reg, p);
+  }
+  pooling::register_adaptive_pooling_ops(reg);
+  pooling::register_pool_grad_ops(reg);
+}
 
 }  // namespace weft_nn

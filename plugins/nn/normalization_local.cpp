@@ -1,0 +1,128 @@
+// nn.lrn and nn.l2_normalize: normalizations without learned parameters,
+// as TOPI's lrn and l2_normalize compute them.
+#include <cmath>
+#include <optional>
+
+#include "normalization.h"
+
+namespace weft_nn::norm {
+
+namespace {
+
+using weft::sdk::Value;
+
+// ---- lrn -------------------------------------------------------------------------------------
+
+/// TOPI's lrn takes 4-d data, an odd size and the channel axis 1 or 3.
+Type lrn_relation(const std::vector<Type>& args, const Attrs& attrs) {
+  Type data = tensor_args(args, {"data"})[0];
+  if (data.ndim() != 4) throw Error("data " + data.str() + " must have 4 dimensions (NCHW or NHWC)");
+  int64_t size = attrs.get_int("size"), axis = attrs.get_int("axis");
+  if (size < 1 || size % 2 == 0) throw Error("size " + std::to_string(size) + " must be a positive odd number");
+  if (axis != 1 && axis != 3) {
+    throw Error("axis " + std::to_string(axis) + " must be 1 (NCHW) or 3 (NHWC) for data " + data.str());
+  }
+  return data;
+}
+
+/// out = data / (bias + alpha * sum / size) ^ beta, the sum of squares over
+/// the size channels centered on each element (zero beyond the edges).
+template <typename T>
+void lrn_kernel(const KernelArgs& k) {
+  const TensorView& in = k.inputs.at(0);
+  std::vector<int64_t> shape = in.shape();
+  const int64_t size = k.attrs.get_int("size"), axis = k.attrs.get_int("axis"), half = size / 2;
+  const T alpha = static_cast<T>(k.attrs.get_float("alpha")), beta = static_cast<T>(k.attrs.get_float("beta")),
+          bias = static_cast<T>(k.attrs.get_float("bias"));
+  const int64_t stride = strides_of(shape)[axis], channels = shape[axis];
+  const T* x = in.data<T>();
+  T* y = k.outputs.at(0).data<T>();
+  for (int64_t e = 0, n = in.numel(); e < n; ++e) {
+    int64_t c = (e / stride) % channels;
+    T sum = 0;
+    for (int64_t j = std::max<int64_t>(c - half, 0); j <= std::min(c + half, channels - 1); ++j) {
+      T v = x[e + (j - c) * stride];
+      sum += v * v;
+    }
+    y[e] = x[e] / std::pow(bias + alpha * sum / static_cast<T>(size), beta);
+  }
+}
+
+// ---- l2_normalize ----------------------------------------------------------------------------
+
+/// The axes marked for reduction; None or [] mean every axis (Relay's
+/// reductions read an empty axis list so).
+std::vector<bool> l2_axes(const Attrs& attrs, const Type& data) {
+  Value axis = attrs.get_value("axis");
+  std::vector<int64_t> listed = axis.is_none() ? std::vector<int64_t>{} : axis.as_ints();
+  std::vector<bool> reduced(data.ndim(), listed.empty());
+  for (int64_t a : listed) reduced[axis_index(a, data)] = true;
+  return reduced;
+}
+
+Type l2_relation(const std::vector<Type>& args, const Attrs& attrs) {
+  Type data = tensor_args(args, {"data"})[0];
+  l2_axes(attrs, data);
+  return data;
+}
+
+/// out = data / sqrt(max(sum of data^2 over the axes, eps)).
+template <typename T>
+void l2_kernel(const KernelArgs& k) {
+  const TensorView& in = k.inputs.at(0);
+  std::vector<int64_t> shape = in.shape();
+  std::vector<bool> reduced = l2_axes(k.attrs, Type::tensor(shape, in.dtype()));
+  int64_t groups = 0;
+  std::vector<int64_t> group_of = group_ids(shape, reduced, groups);
+  const T* x = in.data<T>();
+  T* y = k.outputs.at(0).data<T>();
+  std::vector<T> sum(static_cast<size_t>(groups), T(0));
+  for (size_t e = 0; e < group_of.size(); ++e) sum[group_of[e]] += x[e] * x[e];
+  const T eps = static_cast<T>(k.attrs.get_float("eps"));
+  for (size_t e = 0; e < group_of.size(); ++e) y[e] = x[e] / std::sqrt(std::max(sum[group_of[e]], eps));
+}
+
+}  // namespace
+
+void register_local_normalization_ops(Registrar& reg) {
+  reg.op("nn.lrn")
+      .describe("Local response normalization across channels: out = data / (bias + alpha * sum / size) ^ beta, "
+                "where sum adds the squares of the size channels centered on each element (zero beyond the "
+                "edges).")
+      .input("data", "Tensor", "A 4-d input (NCHW with axis 1, NHWC with axis 3).")
+      .attr("size", int64_t{5}, "The number of channels summed; odd.", "a positive odd int")
+      .attr("axis", int64_t{1}, "The channel axis: 1 or 3.", "1 or 3")
+      .attr("bias", 2.0, "Added before the power.")
+      .attr("alpha", 1e-5, "The scale of the mean square.")
+      .attr("beta", 0.75, "The exponent.")
+      .support_level(2)
+      .pattern(WEFT_PATTERN_OPAQUE)
+      .type_relation(lrn_relation)
+      .kernel([](const KernelArgs& k) { with_float_type(k, "nn.lrn", [&](auto t) { lrn_kernel<decltype(t)>(k); }); });
+
+  reg.op("nn.l2_normalize")
+      .describe("L2 normalization: out = data / sqrt(max(sum(data^2 over axis), eps)).")
+      .input("data", "Tensor", "The input.")
+      .attr_required("eps", WEFT_ATTR_FLOAT, "The floor under the sum of squares.", "a float")
+      .attr_optional("axis", WEFT_ATTR_ANY, "The axes summed over; None (or []) sums over every axis.",
+                     "None, an int or a list of ints")
+      .normalize([](const Value& v) -> Value {
+        if (v.type() == WEFT_ATTR_INT) return Value(std::vector<int64_t>{v.as_int()});
+        if (v.type() == WEFT_ATTR_INT_LIST) return v;
+        if (v.type() != WEFT_ATTR_LIST) throw Error("expected a list of ints");
+        std::vector<int64_t> axes;
+        for (const Value& item : v.as_list()) {
+          if (item.type() != WEFT_ATTR_INT) throw Error("expected a list of ints");
+          axes.push_back(item.as_int());
+        }
+        return Value(axes);
+      })
+      .support_level(2)
+      .pattern(WEFT_PATTERN_OUT_ELEMWISE_FUSABLE)
+      .type_relation(l2_relation)
+      .kernel([](const KernelArgs& k) {
+        with_float_type(k, "nn.l2_normalize", [&](auto t) { l2_kernel<decltype(t)>(k); });
+      });
+}
+
+}  // namespace weft_nn::norm

@@ -1,0 +1,72 @@
+// Shared pieces of the pooling family: which axes of a layout are pooled,
+// the window attributes as Relay's nn.py normalizes them, the output extent
+// rule of Relay's pooling relations, and the loops of the reference kernels.
+#pragma once
+
+#include <weft/plugin.hpp>
+
+#include "kernel_loops.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace weft_nn::pooling {
+
+using weft::sdk::Attrs;
+using weft::sdk::Error;
+using weft::sdk::KernelArgs;
+using weft::sdk::OpBuilder;
+using weft::sdk::Registrar;
+using weft::sdk::TensorView;
+using weft::sdk::Type;
+using weft::sdk::Value;
+
+/// global_*_pool2d and adaptive_*_pool1d/2d/3d (pooling_adaptive.cpp).
+void register_adaptive_pooling_ops(Registrar& reg);
+/// max_pool2d_grad and avg_pool2d_grad (pooling_grad.cpp).
+void register_pool_grad_ops(Registrar& reg);
+
+/// "(1, 3, 4, 4)", "?" for dynamic dims.
+std::string shape_str(const std::vector<int64_t>& shape);
+
+/// The positions of the pooled axes `spatial` (e.g. "DHW") in `layout`, in
+/// that order. A layout names one axis per letter, upper case for primal
+/// axes and "16c" for a block of one (Relay's notation); the pooled axes must
+/// be primal and unsplit, and the layout must have one axis per dimension of
+/// `data`. Throws an Error naming the layout and the data type otherwise.
+std::vector<size_t> pooled_axes(const std::string& layout, const std::string& spatial, const Type& data);
+
+/// `out_layout` must be empty or equal to `layout`: pooling never changes a
+/// layout (Relay's PoolInferCorrectLayout checks the same).
+void check_out_layout(const Attrs& attrs);
+
+/// The data argument of a one-input pooling op, checked to be a tensor.
+Type data_arg(const std::vector<Type>& args, size_t count);
+
+// ---- Attributes ------------------------------------------------------------------------------
+
+/// Declares an attribute that takes an int (repeated `n` times) or `n` ints,
+/// normalized to `n` ints; `min` is the smallest value allowed.
+void int_tuple_attr(OpBuilder& op, const std::string& name, size_t n, int64_t default_value, int64_t min,
+                    const std::string& doc);
+/// Declares `padding` for `n` pooled axes, normalized as Relay's
+/// get_pad_tuple1d/2d/3d: an int or 1 int pads every side, n ints pad both
+/// sides of each axis, 2n ints give all heads then all tails.
+void padding_attr(OpBuilder& op, size_t n, const std::string& doc);
+
+/// A pooling window over `n` axes, read from normalized attrs.
+struct Window {
+  std::vector<int64_t> size, strides, dilation, pad_head, pad_tail;
+  bool ceil_mode = false;
+};
+/// Reads pool_size, strides, padding, ceil_mode and, when the schema has it,
+/// dilation (1 otherwise).
+Window read_window(const Attrs& attrs, size_t n, bool has_dilation = true);
+
+/// Relay's calculate_pool_dimension: the pooled extent of an axis of
+/// `extent` elements. Throws when the dilated window is larger than the
+/// padded input (the message names the axis and the data type).
+int64_t pooled_extent(int64_t extent, const Window& w, size_t i, const std::string& axis_name, const Type& data);
+
+}  // namespace weft_nn::pooling

@@ -1,0 +1,168 @@
+// nn.adaptive_max/avg_pool1d/2d/3d and nn.global_max/avg_pool2d: pooling
+// whose windows are chosen to give a requested output extent, as TOPI's
+// adaptive_pool_impl computes them (global pooling is adaptive pooling to 1).
+#include <algorithm>
+#include <limits>
+#include <optional>
+
+#include "pooling.h"
+
+namespace weft_nn::pooling {
+
+namespace {
+
+struct AdaptiveOp {
+  const char* name;
+  const char* spatial;
+  const char* layout;
+  bool is_max;
+  bool global;  // output extent 1, no output_size attr
+};
+
+/// The requested extent of each pooled axis; nullopt keeps the input's
+/// extent (output_size None, empty, or a None entry).
+std::vector<std::optional<int64_t>> requested_extents(const Attrs& attrs, size_t n, bool global) {
+  if (global) return std::vector<std::optional<int64_t>>(n, 1);
+  Value size = attrs.get_value("output_size");
+  std::vector<std::optional<int64_t>> items;
+  if (size.type() == WEFT_ATTR_INT_LIST) {
+    for (int64_t v : size.as_ints()) items.emplace_back(v);
+  } else if (size.type() == WEFT_ATTR_LIST) {
+    for (const Value& v : size.as_list()) {
+      items.push_back(v.is_none() ? std::nullopt : std::optional<int64_t>(v.as_int()));
+    }
+  }
+  if (items.empty()) return std::vector<std::optional<int64_t>>(n, std::nullopt);
+  if (items.size() == 1) return std::vector<std::optional<int64_t>>(n, items.front());
+  return items;
+}
+
+std::vector<int64_t> output_extents(const Attrs& attrs, size_t n, bool global, const std::vector<int64_t>& in_shape,
+                                    const std::vector<size_t>& axes) {
+  std::vector<std::optional<int64_t>> req = requested_extents(attrs, n, global);
+  std::vector<int64_t> out;
+  for (size_t i = 0; i < n; ++i) out.push_back(req[i] ? *req[i] : in_shape[axes[i]]);
+  return out;
+}
+
+Type adaptive_relation(const AdaptiveOp& p, const std::vector<Type>& args, const Attrs& attrs) {
+  Type data = data_arg(args, 1);
+  check_out_layout(attrs);
+  std::vector<size_t> axes = pooled_axes(attrs.get_string("layout"), p.spatial, data);
+  std::vector<int64_t> shape = data.shape();
+  std::vector<int64_t> extents = output_extents(attrs, axes.size(), p.global, shape, axes);
+  for (size_t i = 0; i < axes.size(); ++i) shape[axes[i]] = extents[i];
+  return Type::tensor(shape, data.dtype());
+}
+
+/// Output index o of an axis pooled from `in` to `out` elements reads
+/// [floor(o * in / out), ceil((o + 1) * in / out)).
+template <typename T>
+void adaptive_kernel(const AdaptiveOp& p, const KernelArgs& k) {
+  const TensorView& in = k.inputs.at(0);
+  const TensorView& out = k.outputs.at(0);
+  std::vector<size_t> axes = pooled_axes(k.attrs.get_string("layout"), p.spatial, Type::tensor(in.shape(), in.dtype()));
+  std::vector<int64_t> in_shape = in.shape(), out_shape = out.shape(), in_strides = strides_of(in_shape);
+  const T* x = in.data<T>();
+  T* y = out.data<T>();
+  std::vector<int64_t> begin(axes.size()), window(axes.size());
+  int64_t o = 0;
+  for_each_index(out_shape, [&](const std::vector<int64_t>& index) {
+    int64_t base = 0;
+    for (size_t d = 0; d < index.size(); ++d) base += index[d] * in_strides[d];
+    int64_t count = 1;
+    for (size_t i = 0; i < axes.size(); ++i) {
+      const int64_t a = static_cast<int64_t>(axes[i]), idx = index[a], ie = in_shape[a], oe = out_shape[a];
+      base -= idx * in_strides[a];
+      begin[i] = idx * ie / oe;
+      window[i] = ((idx + 1) * ie + oe - 1) / oe - begin[i];
+      count *= window[i];
+    }
+    T acc = p.is_max ? std::numeric_limits<T>::lowest() : T(0);
+    for_each_index(window, [&](const std::vector<int64_t>& r) {
+      int64_t offset = base;
+      for (size_t i = 0; i < axes.size(); ++i) offset += (begin[i] + r[i]) * in_strides[axes[i]];
+      acc = p.is_max ? std::max(acc, x[offset]) : acc + x[offset];
+    });
+    y[o++] = p.is_max ? acc : acc / static_cast<T>(count);
+  });
+}
+
+/// output_size's normal form: a list of ints, or of ints and Nones.
+Value normalize_output_size(size_t n, const Value& v) {
+  std::vector<std::optional<int64_t>> entries;
+  if (v.type() == WEFT_ATTR_INT) {
+    entries.emplace_back(v.as_int());
+  } else if (v.type() == WEFT_ATTR_INT_LIST) {
+    std::vector<int64_t> listed = v.as_ints();
+    entries.assign(listed.begin(), listed.end());
+  } else if (v.type() == WEFT_ATTR_LIST) {
+    for (const Value& item : v.as_list()) {
+      if (item.is_none()) entries.emplace_back(std::nullopt);
+      else if (item.type() == WEFT_ATTR_INT) entries.emplace_back(item.as_int());
+      else throw Error("output_size entries must be ints or None");
+    }
+  } else {
+    throw Error("output_size must be an int or a list");
+  }
+  if (entries.size() > 1 && entries.size() != n) throw Error("output_size has the wrong length");
+  bool all_ints = true;
+  std::vector<int64_t> ints;
+  for (const std::optional<int64_t>& e : entries) {
+    if (e && *e < 1) throw Error("output_size entries must be positive");
+    all_ints = all_ints && e.has_value();
+    ints.push_back(e.value_or(0));
+  }
+  if (all_ints) return Value(ints);
+  std::vector<Value> items;
+  for (const std::optional<int64_t>& e : entries) items.push_back(e ? Value(*e) : Value::none());
+  return Value(items);
+}
+
+void register_adaptive(Registrar& reg, const AdaptiveOp& p) {
+  const size_t n = std::string(p.spatial).size();
+  std::string what = p.is_max ? "largest" : "mean";
+  std::string doc =
+      p.global ? "Global " + std::string(p.is_max ? "max" : "average") + " pooling: the " + what +
+                     " value over all of the H and W axes, which become 1."
+               : "Adaptive " + std::string(p.is_max ? "max" : "average") + " pooling over the " + p.spatial +
+                     " axes to output_size: output index o of an axis of in elements pooled to out takes the " + what +
+                     " over input indices [floor(o * in / out), ceil((o + 1) * in / out)).";
+  OpBuilder& op = reg.op(p.name)
+                      .describe(doc)
+                      .input("data", "Tensor", std::string("The input, laid out as `layout` (") + p.layout + " by default).")
+                      .support_level(p.global ? 2 : 10)
+                      .pattern(WEFT_PATTERN_OUT_ELEMWISE_FUSABLE);
+  if (!p.global) {
+    op.attr_optional("output_size", WEFT_ATTR_ANY,
+                     "The output extent of each pooled axis: None keeps the input's extents, one int applies to "
+                     "every pooled axis, and a None entry keeps that axis's extent.",
+                     "None, a positive int, or " + std::to_string(n) + " positive ints or Nones")
+        .normalize([n](const Value& v) { return normalize_output_size(n, v); });
+  }
+  op.attr("layout", std::string(p.layout), "The data layout; it must have the pooled axes " + std::string(p.spatial) +
+                                               " unsplit.",
+          "a layout string such as " + std::string(p.layout));
+  op.attr("out_layout", std::string(""), "The output layout: empty or equal to layout (pooling keeps the layout).");
+  op.type_relation([p](const std::vector<Type>& args, const Attrs& attrs) { return adaptive_relation(p, args, attrs); })
+      .kernel([p](const KernelArgs& k) {
+        with_float_type(k, p.name, [&](auto t) { adaptive_kernel<decltype(t)>(p, k); });
+      });
+}
+
+}  // namespace
+
+void register_adaptive_pooling_ops(Registrar& reg) {
+  for (const AdaptiveOp& p : {AdaptiveOp{"nn.global_max_pool2d", "HW", "NCHW", true, true},
+                              AdaptiveOp{"nn.global_avg_pool2d", "HW", "NCHW", false, true},
+                              AdaptiveOp{"nn.adaptive_max_pool1d", "W", "NCW", true, false},
+                              AdaptiveOp{"nn.adaptive_max_pool2d", "HW", "NCHW", true, false},
+                              AdaptiveOp{"nn.adaptive_max_pool3d", "DHW", "NCDHW", true, false},
+                              AdaptiveOp{"nn.adaptive_avg_pool1d", "W", "NCW", false, false},
+                              AdaptiveOp{"nn.adaptive_avg_pool2d", "HW", "NCHW", false, false},
+                              AdaptiveOp{"nn.adaptive_avg_pool3d", "DHW", "NCDHW", false, false}}) {
+    register_adaptive(reg, p);
+  }
+}
+
+}  // namespace weft_nn::pooling
