@@ -181,6 +181,16 @@ Kernel conv_kernel(const ConvSpec& spec) {
   };
 }
 
+/// Relay types contrib_conv2d_NCHWc with Conv2DWinogradRel: channels and
+/// kernel_size must be given (a layout pass sets them).
+Type nchwc_relation(const ConvSpec& spec, const std::vector<Type>& args, const Attrs& attrs) {
+  expect_tensors(args, 2, "data, weight");
+  if (!optional_int(attrs, "channels") || !optional_ints(attrs, "kernel_size")) {
+    throw Error("channels and kernel_size must be set (data shape " + shape_str(args[0].shape()) + ")");
+  }
+  return conv_relation(spec, args, attrs);
+}
+
 void register_conv(Registrar& reg, const ConvSpec& spec, const std::string& doc) {
   OpBuilder& op = reg.op(spec.op)
                       .describe(doc)
@@ -199,6 +209,25 @@ void register_conv(Registrar& reg, const ConvSpec& spec, const std::string& doc)
       .kernel(conv_kernel(spec));
 }
 
+void register_nchwc(Registrar& reg) {
+  const ConvSpec spec{"nn.contrib_conv2d_NCHWc", 2, "NCHW", "OIHW"};
+  OpBuilder& op = reg.op(spec.op)
+                      .describe("conv2d on channel-blocked tensors, e.g. data NCHW8c (batch, C/8, H, W, 8) and weight "
+                                "OIHW8i8o (O/8, I/8, kh, kw, 8, 8); the output is in out_layout (default data_layout). "
+                                "channels and kernel_size must be set.")
+                      .input("data", "Tensor", "The input, in data_layout (default NCHW8c).")
+                      .input("weight", "Tensor", "The kernel, in kernel_layout (e.g. OIHW8i8o).")
+                      .support_level(10)
+                      .pattern(WEFT_PATTERN_OUT_ELEMWISE_FUSABLE);
+  window_attrs(op, 2);
+  op.attr("groups", int64_t{1}, "The number of groups.", "an int >= 1");
+  channel_attrs(op, 2);
+  layout_attrs(op, "NCHW8c", "OIHW");
+  out_dtype_attr(op);
+  op.type_relation([spec](const std::vector<Type>& args, const Attrs& attrs) { return nchwc_relation(spec, args, attrs); })
+      .kernel(conv_kernel(spec));
+}
+
 }  // namespace
 
 void register_convolution_ops(Registrar& reg) {
@@ -211,12 +240,14 @@ void register_convolution_ops(Registrar& reg) {
                 "in_channels/groups, kh, kw) in OIHW; out (batch, channels, out_height, out_width) with out_height = "
                 "(height + pad_top + pad_bottom - dilated_kh) / stride_h + 1. groups == in_channels is a depthwise "
                 "convolution. int8/uint8 inputs accumulate in out_dtype (e.g. int32).");
+  register_nchwc(reg);
   register_conv(reg, {"nn.conv3d", 3, "NCDHW", "OIDHW"},
                 "3D convolution over volumes. data (batch, in_channels, depth, height, width) in NCDHW, weight "
                 "(channels, in_channels/groups, kd, kh, kw) in OIDHW; out (batch, channels, out_depth, out_height, "
                 "out_width).");
   conv::register_conv_transpose_ops(reg);
   conv::register_conv_winograd_ops(reg);
+  conv::register_conv_special_ops(reg);
 }
 
 }  // namespace weft_nn

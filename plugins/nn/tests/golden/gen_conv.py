@@ -256,7 +256,128 @@ for dt in ("float32", "float64"):
         winograd_case(f"winograd_nhwc_{dt}", (1, 2, 5, 6), 3, 2, 3, dt, 1, "NHWC"),
     ]
 
-for fname, cases in (("conv.json", conv), ("conv_transpose.json", transpose), ("conv_winograd.json", winograd)):
+
+
+def backward_weight_case(name, xshape, wshape, dt, attrs, layouts=None):
+    """conv2d_backward_weight: PyTorch autograd of conv2d's weight. layouts:
+    (grad/data layout, weight layout), e.g. ("NHWC", "HWIO")."""
+    x, w = rand(xshape, dt), rand(wshape, dt)
+    n = 2
+    pads = pad_tuple(attrs.get("padding", 0), n)
+    xt = F.pad(torch.from_numpy(x.astype(np.float64)), [pads[1], pads[3], pads[0], pads[2]])
+    wt = torch.from_numpy(w.astype(np.float64)).requires_grad_()
+    y = F.conv2d(xt, wt, stride=attrs.get("strides", 1), dilation=attrs.get("dilation", 1), groups=attrs.get("groups", 1))
+    dy = rand(tuple(y.shape), dt)
+    y.backward(torch.from_numpy(dy.astype(np.float64)))
+    dw = wt.grad.numpy().astype(dt)
+    attrs = dict(attrs, kernel_size=list(wshape[2:]))
+    if layouts:
+        attrs.update(data_layout=layouts[0], kernel_layout=layouts[0], out_layout=layouts[1])
+        return case(name, "nn.conv2d_backward_weight", attrs,
+                    [to_layout(dy, "NCHW", layouts[0]), to_layout(x, "NCHW", layouts[0])], to_layout(dw, "OIHW", layouts[1]))
+    return case(name, "nn.conv2d_backward_weight", attrs, [dy, x], dw)
+
+
+def topi_bilinear(plane, y, x):
+    """topi bilinear_sample_nchw inside deformable_conv2d: zero outside [0, H) x [0, W),
+    corners past the last row/column count as zero."""
+    h, w = plane.shape
+    if y < 0 or x < 0 or y >= h or x >= w:
+        return 0.0
+    y0, x0 = int(np.floor(y)), int(np.floor(x))
+    wy, wx = y - y0, x - x0
+    val = 0.0
+    for yy, fy in ((y0, 1 - wy), (y0 + 1, wy)):
+        for xx, fx in ((x0, 1 - wx), (x0 + 1, wx)):
+            if 0 <= yy <= h - 1 and 0 <= xx <= w - 1:
+                val += fy * fx * plane[yy, xx]
+    return val
+
+
+def deformable_case(name, xshape, wshape, dt, attrs, layouts=None):
+    x, w = rand(xshape, dt), rand(wshape, dt)
+    s = attrs.get("strides", [1, 1])
+    d = attrs.get("dilation", [1, 1])
+    pads = pad_tuple(attrs.get("padding", 0), 2)
+    dg = attrs.get("deformable_groups", 1)
+    n_, c_, h_, w_ = xshape
+    o_, _, kh, kw = wshape
+    oh = (h_ + pads[0] + pads[2] - (1 + (kh - 1) * d[0])) // s[0] + 1
+    ow = (w_ + pads[1] + pads[3] - (1 + (kw - 1) * d[1])) // s[1] + 1
+    off = (rng.uniform(-1.5, 1.5, size=(n_, 2 * kh * kw * dg, oh, ow))).astype(dt)
+    xd, wd, od = x.astype(np.float64), w.astype(np.float64), off.astype(np.float64)
+    y = np.zeros((n_, o_, oh, ow))
+    per = c_ // dg
+    for n in range(n_):
+        for c in range(c_):
+            for i in range(kh):
+                for j in range(kw):
+                    ch = (c // per) * (kh * kw * 2) + (i * kw + j) * 2
+                    for a in range(oh):
+                        for b in range(ow):
+                            v = topi_bilinear(xd[n, c], a * s[0] - pads[0] + i * d[0] + od[n, ch, a, b],
+                                              b * s[1] - pads[1] + j * d[1] + od[n, ch + 1, a, b])
+                            y[n, :, a, b] += v * wd[:, c, i, j]
+    attrs = dict(attrs, kernel_size=[kh, kw])
+    y = y.astype(dt)
+    if layouts:
+        attrs.update(data_layout=layouts[0], kernel_layout=layouts[1])
+        return case(name, "nn.deformable_conv2d", attrs,
+                    [to_layout(x, "NCHW", layouts[0]), to_layout(off, "NCHW", layouts[0]), to_layout(w, "OIHW", layouts[1])],
+                    to_layout(y, "NCHW", layouts[0]))
+    return case(name, "nn.deformable_conv2d", attrs, [x, off, w], y)
+
+
+def correlation_case(name, shape, dt, k, md, s1, s2, padding, multiply):
+    """topi correlation_nchw, written out."""
+    a, b = rand(shape, dt), rand(shape, dt)
+    pads = pad_tuple(padding, 2)
+    pa = np.pad(a.astype(np.float64), ((0, 0), (0, 0), (pads[0], pads[2]), (pads[1], pads[3])))
+    pb = np.pad(b.astype(np.float64), ((0, 0), (0, 0), (pads[0], pads[2]), (pads[1], pads[3])))
+    border = md + (k - 1) // 2
+    radius = md // s2
+    size = 2 * radius + 1
+    n_, c_, ph, pw = pa.shape
+    oh, ow = (ph - 2 * border + s1 - 1) // s1, (pw - 2 * border + s1 - 1) // s1
+    out = np.zeros((n_, size * size, oh, ow))
+    for q in range(size * size):
+        for i in range(oh):
+            for j in range(ow):
+                y1, x1 = i * s1 + md, j * s1 + md
+                y2, x2 = y1 + (q // size - radius) * s2, x1 + (q % size - radius) * s2
+                p1 = pa[:, :, y1:y1 + k, x1:x1 + k]
+                p2 = pb[:, :, y2:y2 + k, x2:x2 + k]
+                out[:, q, i, j] = (p1 * p2 if multiply else np.abs(p1 - p2)).sum(axis=(1, 2, 3))
+    out /= k * k * c_
+    attrs = {"kernel_size": k, "max_displacement": md, "stride1": s1, "stride2": s2, "padding": padding,
+             "is_multiply": multiply}
+    return case(name, "nn.correlation", attrs, [a, b], out.astype(dt))
+
+
+special = []
+for dt in ("float32", "float64"):
+    nchwc = "nn.contrib_conv2d_NCHWc"
+    special += [
+        conv_case(f"nchwc_4c_{dt}", nchwc, (1, 8, 5, 5), (8, 8, 3, 3), dt, {"channels": 8, "kernel_size": 3, "padding": 1},
+                  "NCHW4c", "OIHW4i4o"),
+        conv_case(f"nchwc_8c_to_nchw2c_{dt}", nchwc, (1, 8, 4, 4), (4, 8, 1, 1), dt,
+                  {"channels": 4, "kernel_size": 1, "strides": 2}, "NCHW8c", "OIHW8i2o", out_layout="NCHW2c"),
+        backward_weight_case(f"backward_weight_{dt}", (2, 3, 6, 6), (4, 3, 3, 3), dt, {"padding": 1}),
+        backward_weight_case(f"backward_weight_strided_groups_{dt}", (1, 4, 7, 6), (4, 2, 3, 2), dt,
+                             {"strides": 2, "padding": [0, 1, 1, 0], "dilation": [1, 2], "groups": 2}),
+        backward_weight_case(f"backward_weight_depthwise_nhwc_{dt}", (1, 3, 5, 5), (3, 1, 3, 3), dt,
+                             {"groups": 3, "channels": 3, "padding": 1}, ("NHWC", "HWIO")),
+        deformable_case(f"deformable_{dt}", (1, 4, 5, 5), (3, 4, 3, 3), dt, {"padding": 1, "deformable_groups": 2}),
+        deformable_case(f"deformable_strided_dilated_{dt}", (2, 2, 7, 6), (2, 2, 2, 3), dt,
+                        {"strides": [2, 1], "dilation": [2, 1], "padding": [1, 0, 1, 1]}),
+        deformable_case(f"deformable_nhwc_hwio_{dt}", (1, 2, 4, 5), (3, 2, 3, 3), dt, {"padding": 1}, ("NHWC", "HWIO")),
+        correlation_case(f"correlation_multiply_{dt}", (1, 3, 6, 7), dt, 1, 2, 1, 1, 2, True),
+        correlation_case(f"correlation_k3_strided_{dt}", (2, 2, 9, 8), dt, 3, 2, 2, 2, [2, 1], True),
+        correlation_case(f"correlation_abs_diff_{dt}", (1, 2, 6, 6), dt, 3, 1, 1, 1, [1, 2, 1, 0], False),
+    ]
+
+for fname, cases in (("conv.json", conv), ("conv_transpose.json", transpose), ("conv_winograd.json", winograd),
+                     ("conv_special.json", special)):
     with open(os.path.join(HERE, fname), "w") as f:
         json.dump({"generator": "gen_conv.py", "cases": cases}, f)
         f.write("\n")

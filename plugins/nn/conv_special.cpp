@@ -1,0 +1,411 @@
+// Convolution relatives: nn.conv2d_backward_weight (the weight gradient of
+// conv2d), nn.deformable_conv2d (bilinearly sampled taps at learned offsets)
+// and nn.correlation (FlowNet's patch correlation of two feature maps), as
+// Relay's relations and TOPI's computes define them.
+#include <cmath>
+#include <type_traits>
+
+#include "conv_common.h"
+
+namespace weft_nn::conv {
+
+namespace {
+
+using namespace weft::sdk;
+
+// ---- conv2d_backward_weight ---------------------------------------------------------
+
+/// Relay reuses Conv2DAttrs: data_layout is the gradient's layout,
+/// kernel_layout the data's, out_layout the weight's.
+struct BackwardWeightPlan {
+  Layout grad_layout, data_layout, weight_layout;
+  std::vector<int64_t> grad, data, weight;  // canonical NCHW, NCHW, OIHW
+  std::vector<int64_t> strides, padding, dilation;
+  int64_t groups = 1;
+};
+
+BackwardWeightPlan plan_backward_weight(const std::vector<int64_t>& grad_shape, const std::vector<int64_t>& data_shape,
+                                        const Attrs& attrs) {
+  BackwardWeightPlan p;
+  p.grad_layout = Layout::parse(attrs.get_string("data_layout"), "NCHW", "data_layout (the gradient's layout)");
+  p.data_layout = Layout::parse(attrs.get_string("kernel_layout"), "NCHW", "kernel_layout (the data's layout)");
+  p.weight_layout = Layout::parse(attrs.get_string("out_layout"), "OIHW", "out_layout (the weight's layout)");
+  expect_rank(grad_shape, p.grad_layout, "grad");
+  expect_rank(data_shape, p.data_layout, "data");
+  std::optional<std::vector<int64_t>> kernel_size = optional_ints(attrs, "kernel_size");
+  if (!kernel_size) throw Error("kernel_size must be set");
+  p.strides = attrs.get_ints("strides");
+  p.padding = attrs.get_ints("padding");
+  p.dilation = attrs.get_ints("dilation");
+  p.groups = attrs.get_int("groups");
+  p.grad = p.grad_layout.to_canonical(grad_shape);
+  p.data = p.data_layout.to_canonical(data_shape);
+  const int64_t in_channels = p.data[1], out_channels = p.grad[1];
+  const std::string shapes = " (grad shape " + shape_str(grad_shape) + ", data shape " + shape_str(data_shape) + ")";
+  if (!known(in_channels, out_channels)) throw Error("the channel counts must be known" + shapes);
+  if (p.groups < 1 || in_channels % p.groups != 0 || out_channels % p.groups != 0) {
+    throw Error("groups=" + std::to_string(p.groups) + " must divide the input and output channels" + shapes);
+  }
+  int64_t weight_in = in_channels / p.groups;
+  if (in_channels == out_channels && in_channels == p.groups) {
+    std::optional<int64_t> channels = optional_int(attrs, "channels");
+    if (!channels) throw Error("channels must be set for a depthwise convolution's weight gradient" + shapes);
+    if (*channels != out_channels) {
+      throw Error("channels=" + std::to_string(*channels) + " does not match the gradient's channels" + shapes);
+    }
+    weight_in = *channels / p.groups;
+  }
+  p.weight = {out_channels, weight_in, (*kernel_size)[0], (*kernel_size)[1]};
+  return p;
+}
+
+Type backward_weight_relation(const std::vector<Type>& args, const Attrs& attrs) {
+  expect_tensors(args, 2, "grad, data");
+  BackwardWeightPlan p = plan_backward_weight(args[0].shape(), args[1].shape(), attrs);
+  Value out_dtype = attrs.get_value("out_dtype");
+  return Type::tensor(p.weight_layout.from_canonical(p.weight), out_dtype.is_none() ? args[0].dtype() : out_dtype.as_dtype());
+}
+
+/// dw[o, i, k] = sum over n and output positions of grad[n, o, pos] *
+/// data[n, group(o) * I + i, pos*stride - pad + k*dilation] (zero outside data).
+void backward_weight_kernel(const KernelArgs& k) {
+  const TensorView &grad = k.inputs.at(0), &data = k.inputs.at(1), &out = k.outputs.at(0);
+  BackwardWeightPlan p = plan_backward_weight(grad.shape(), data.shape(), k.attrs);
+  dispatch_accumulator("nn.conv2d_backward_weight", out, [&]<typename T>() {
+    std::vector<T> dy = to_canonical<T>(grad, p.grad_layout, p.grad);
+    std::vector<T> x = to_canonical<T>(data, p.data_layout, p.data);
+    const int64_t batch = p.data[0], c_in = p.data[1], h = p.data[2], w = p.data[3];
+    const int64_t c_out = p.grad[1], oh = p.grad[2], ow = p.grad[3];
+    const int64_t ipg = p.weight[1], kh_n = p.weight[2], kw_n = p.weight[3], opg = c_out / p.groups;
+    std::vector<T> dw(static_cast<size_t>(out.numel()));
+    int64_t wi = 0;
+    for (int64_t o = 0; o < c_out; ++o) {
+      for (int64_t i = 0; i < ipg; ++i) {
+        const int64_t c = (o / opg) * (c_in / p.groups) + i;
+        for (int64_t kh = 0; kh < kh_n; ++kh) {
+          for (int64_t kw = 0; kw < kw_n; ++kw) {
+            T acc = 0;
+            for (int64_t n = 0; n < batch; ++n) {
+              const T* g = dy.data() + (n * c_out + o) * oh * ow;
+              const T* xc = x.data() + (n * c_in + c) * h * w;
+              for (int64_t y = 0; y < oh; ++y) {
+                int64_t iy = y * p.strides[0] - p.padding[0] + kh * p.dilation[0];
+                if (iy < 0 || iy >= h) continue;
+                for (int64_t xx = 0; xx < ow; ++xx) {
+                  int64_t ix = xx * p.strides[1] - p.padding[1] + kw * p.dilation[1];
+                  if (ix >= 0 && ix < w) acc += g[y * ow + xx] * xc[iy * w + ix];
+                }
+              }
+            }
+            dw[wi++] = acc;
+          }
+        }
+      }
+    }
+    from_canonical(dw, p.weight_layout, p.weight, out);
+  });
+}
+
+// ---- deformable_conv2d ------------------------------------------------------------
+
+struct DeformablePlan {
+  Layout data_layout, kernel_layout, out_layout;
+  std::vector<int64_t> data, offset, weight, out;  // canonical NCHW, NCHW, OIHW, NCHW
+  std::vector<int64_t> strides, padding, dilation;
+  int64_t deformable_groups = 1, groups = 1;
+};
+
+DeformablePlan plan_deformable(const std::vector<int64_t>& data_shape, const std::vector<int64_t>& offset_shape,
+                               const std::vector<int64_t>& weight_shape, const Attrs& attrs) {
+  DeformablePlan p;
+  p.data_layout = Layout::parse(attrs.get_string("data_layout"), "NCHW", "data_layout");
+  p.kernel_layout = Layout::parse(attrs.get_string("kernel_layout"), "OIHW", "kernel_layout");
+  std::string out_layout = attrs.get_string("out_layout");
+  p.out_layout = Layout::parse(out_layout.empty() ? p.data_layout.name() : out_layout, "NCHW", "out_layout");
+  expect_rank(data_shape, p.data_layout, "data");
+  expect_rank(offset_shape, p.data_layout, "offset");
+  expect_rank(weight_shape, p.kernel_layout, "weight");
+  p.strides = attrs.get_ints("strides");
+  p.padding = attrs.get_ints("padding");
+  p.dilation = attrs.get_ints("dilation");
+  p.deformable_groups = attrs.get_int("deformable_groups");
+  p.groups = attrs.get_int("groups");
+  p.data = p.data_layout.to_canonical(data_shape);
+  std::vector<int64_t> w = p.kernel_layout.to_canonical(weight_shape);
+  const std::string shapes = " (data shape " + shape_str(data_shape) + ", offset shape " + shape_str(offset_shape) +
+                             ", weight shape " + shape_str(weight_shape) + ")";
+  const int64_t in_channels = p.data[1];
+  if (p.groups < 1 || (known(in_channels) && in_channels % p.groups != 0)) {
+    throw Error("groups=" + std::to_string(p.groups) + " must divide the input channels" + shapes);
+  }
+  if (p.deformable_groups < 1 || (known(in_channels) && in_channels % p.deformable_groups != 0)) {
+    throw Error("deformable_groups=" + std::to_string(p.deformable_groups) + " must divide the input channels" + shapes);
+  }
+  std::optional<int64_t> channels = optional_int(attrs, "channels");
+  std::optional<std::vector<int64_t>> kernel_size = optional_ints(attrs, "kernel_size");
+  if (channels && kernel_size) {
+    std::vector<int64_t> expected{*channels, known(in_channels) ? in_channels / p.groups : WEFT_DIM_ANY,
+                                  (*kernel_size)[0], (*kernel_size)[1]};
+    for (size_t i = 0; i < 4; ++i) {
+      if (known(expected[i], w[i]) && expected[i] != w[i]) {
+        throw Error("the weight (OIHW " + shape_str(w) + ") does not match the shape " + shape_str(expected) +
+                    " implied by channels and kernel_size" + shapes);
+      }
+    }
+    w = expected;
+  } else {
+    if (kernel_size && (w[2] != (*kernel_size)[0] || w[3] != (*kernel_size)[1])) {
+      throw Error("the weight's kernel does not match kernel_size=" + shape_str(*kernel_size) + shapes);
+    }
+    if (channels && w[0] != *channels) throw Error("the weight's output channels do not match channels" + shapes);
+    if (known(in_channels, w[1]) && in_channels / p.groups != w[1]) {
+      throw Error("the input channels divided by groups must equal the weight's input channels" + shapes);
+    }
+  }
+  p.weight = w;
+  p.out = {p.data[0], w[0]};
+  std::vector<int64_t> pads = pad_totals(p.padding);
+  for (size_t i = 0; i < 2; ++i) {
+    int64_t in = p.data[2 + i], dilated = 1 + (w[2 + i] - 1) * p.dilation[i];
+    if (known(in) && in + pads[i] < dilated) {
+      throw Error("the dilated kernel is larger than the padded input" + shapes);
+    }
+    p.out.push_back(known(in) ? (in + pads[i] - dilated) / p.strides[i] + 1 : WEFT_DIM_ANY);
+  }
+  // Relay assigns the offset this type; weft checks the given one against it.
+  p.offset = {p.data[0], 2 * w[2] * w[3] * p.deformable_groups, p.out[2], p.out[3]};
+  std::vector<int64_t> expected_offset = p.data_layout.from_canonical(p.offset);
+  for (size_t i = 0; i < expected_offset.size(); ++i) {
+    if (known(expected_offset[i], offset_shape[i]) && expected_offset[i] != offset_shape[i]) {
+      throw Error("the offset should have shape " + shape_str(expected_offset) + shapes);
+    }
+  }
+  return p;
+}
+
+Type deformable_relation(const std::vector<Type>& args, const Attrs& attrs) {
+  expect_tensors(args, 3, "data, offset, weight");
+  DeformablePlan p = plan_deformable(args[0].shape(), args[1].shape(), args[2].shape(), attrs);
+  return Type::tensor(p.out_layout.from_canonical(p.out), out_dtype_of(attrs, args[0]));
+}
+
+/// TOPI's sample: zero outside [0, H) x [0, W); otherwise bilinear, with
+/// corners beyond the last row or column counting as zero.
+template <typename T>
+T bilinear(const T* plane, int64_t h, int64_t w, T y, T x) {
+  if (y < 0 || x < 0 || y >= static_cast<T>(h) || x >= static_cast<T>(w)) return 0;
+  const int64_t y0 = static_cast<int64_t>(std::floor(y)), x0 = static_cast<int64_t>(std::floor(x));
+  const T wy = y - static_cast<T>(y0), wx = x - static_cast<T>(x0);
+  T val = 0;
+  for (int64_t dy = 0; dy < 2; ++dy) {
+    for (int64_t dx = 0; dx < 2; ++dx) {
+      int64_t yy = y0 + dy, xx = x0 + dx;
+      if (yy > h - 1 || xx > w - 1) continue;
+      val += (dy ? wy : 1 - wy) * (dx ? wx : 1 - wx) * plane[yy * w + xx];
+    }
+  }
+  return val;
+}
+
+void deformable_kernel(const KernelArgs& k) {
+  const TensorView &data = k.inputs.at(0), &offset = k.inputs.at(1), &weight = k.inputs.at(2), &out = k.outputs.at(0);
+  DeformablePlan p = plan_deformable(data.shape(), offset.shape(), weight.shape(), k.attrs);
+  if (p.groups != 1) throw Error("the reference computes groups 1 only, got groups=" + std::to_string(p.groups));
+  dispatch_accumulator("nn.deformable_conv2d", out, [&]<typename T>() {
+    if constexpr (std::is_integral_v<T>) {
+      throw Error("bilinear sampling needs a float out_dtype");
+    } else {
+      std::vector<T> x = to_canonical<T>(data, p.data_layout, p.data);
+      std::vector<T> off = to_canonical<T>(offset, p.data_layout, p.offset);
+      std::vector<T> w = to_canonical<T>(weight, p.kernel_layout, p.weight);
+      const int64_t batch = p.data[0], c_in = p.data[1], h = p.data[2], wd = p.data[3];
+      const int64_t c_out = p.out[1], oh = p.out[2], ow = p.out[3], kh_n = p.weight[2], kw_n = p.weight[3];
+      const int64_t per_dgroup = p.weight[1] / p.deformable_groups, off_c = p.offset[1];
+      std::vector<T> y(static_cast<size_t>(out.numel()), T(0));
+      for (int64_t n = 0; n < batch; ++n) {
+        for (int64_t c = 0; c < c_in; ++c) {
+          const T* plane = x.data() + (n * c_in + c) * h * wd;
+          for (int64_t kh = 0; kh < kh_n; ++kh) {
+            for (int64_t kw = 0; kw < kw_n; ++kw) {
+              const int64_t oc = (c / per_dgroup) * (kh_n * kw_n * 2) + (kh * kw_n + kw) * 2;
+              const T* off_y = off.data() + (n * off_c + oc) * oh * ow;
+              const T* off_x = off_y + oh * ow;
+              for (int64_t yy = 0; yy < oh; ++yy) {
+                for (int64_t xx = 0; xx < ow; ++xx) {
+                  T sy = static_cast<T>(yy * p.strides[0] - p.padding[0] + kh * p.dilation[0]) + off_y[yy * ow + xx];
+                  T sx = static_cast<T>(xx * p.strides[1] - p.padding[1] + kw * p.dilation[1]) + off_x[yy * ow + xx];
+                  T v = bilinear(plane, h, wd, sy, sx);
+                  if (v == T(0)) continue;
+                  for (int64_t f = 0; f < c_out; ++f) {
+                    y[((n * c_out + f) * oh + yy) * ow + xx] += v * w[((f * c_in + c) * kh_n + kh) * kw_n + kw];
+                  }
+                }
+              }
+            }
+          }
+        }
+      }
+      from_canonical(y, p.out_layout, p.out, out);
+    }
+  });
+}
+
+// ---- correlation ------------------------------------------------------------------
+
+struct CorrelationPlan {
+  std::vector<int64_t> data, out;
+  int64_t kernel = 1, max_displacement = 1, stride1 = 1, stride2 = 1;
+  std::vector<int64_t> padding;
+};
+
+CorrelationPlan plan_correlation(const std::vector<int64_t>& a, const std::vector<int64_t>& b, const Attrs& attrs) {
+  CorrelationPlan p;
+  if (attrs.get_string("layout") != "NCHW") {
+    throw Error("layout '" + attrs.get_string("layout") + "' is not supported; the reference computes NCHW only");
+  }
+  if (a.size() != 4 || a != b) {
+    throw Error("expects two NCHW tensors of one shape, got " + shape_str(a) + " and " + shape_str(b));
+  }
+  p.kernel = attrs.get_int("kernel_size");
+  p.max_displacement = attrs.get_int("max_displacement");
+  p.stride1 = attrs.get_int("stride1");
+  p.stride2 = attrs.get_int("stride2");
+  p.padding = attrs.get_ints("padding");
+  if (p.kernel < 1 || p.kernel % 2 == 0) throw Error("kernel_size must be a positive odd number, got " + std::to_string(p.kernel));
+  if (p.max_displacement < 0 || p.stride1 < 1 || p.stride2 < 1) {
+    throw Error("max_displacement must be >= 0 and the strides >= 1, got max_displacement=" +
+                std::to_string(p.max_displacement) + ", stride1=" + std::to_string(p.stride1) +
+                ", stride2=" + std::to_string(p.stride2));
+  }
+  const int64_t border = p.max_displacement + (p.kernel - 1) / 2;
+  const int64_t size = 2 * (p.max_displacement / p.stride2) + 1;
+  std::vector<int64_t> pads = pad_totals(p.padding);
+  p.data = a;
+  p.out = {a[0], size * size};
+  for (size_t i = 0; i < 2; ++i) {
+    int64_t in = a[2 + i];
+    if (!known(in)) {
+      p.out.push_back(WEFT_DIM_ANY);
+      continue;
+    }
+    int64_t extent = (in + pads[i] - 2 * border + p.stride1 - 1) / p.stride1;
+    if (extent < 1) throw Error("the padded input " + shape_str(a) + " is smaller than the correlation's border");
+    p.out.push_back(extent);
+  }
+  return p;
+}
+
+Type correlation_relation(const std::vector<Type>& args, const Attrs& attrs) {
+  expect_tensors(args, 2, "data1, data2");
+  return Type::tensor(plan_correlation(args[0].shape(), args[1].shape(), attrs).out, args[0].dtype());
+}
+
+/// out[n, q, i, j] = sum over c and the k x k patch of f(d1[y1 + ry, x1 + rx],
+/// d2[y2 + ry, x2 + rx]) / (k * k * C), in zero-padded inputs, with (y1, x1)
+/// = (i, j) * stride1 + max_displacement and (y2, x2) displaced by q's offset * stride2.
+void correlation_kernel(const KernelArgs& k) {
+  const TensorView &a = k.inputs.at(0), &b = k.inputs.at(1), &out = k.outputs.at(0);
+  CorrelationPlan p = plan_correlation(a.shape(), b.shape(), k.attrs);
+  const bool multiply = k.attrs.get_bool("is_multiply");
+  dispatch_accumulator("nn.correlation", out, [&]<typename T>() {
+    std::vector<T> d1 = read_as<T>(a), d2 = read_as<T>(b);
+    const int64_t batch = p.data[0], channels = p.data[1], h = p.data[2], w = p.data[3];
+    const int64_t oc = p.out[1], oh = p.out[2], ow = p.out[3];
+    const int64_t radius = p.max_displacement / p.stride2, size = 2 * radius + 1;
+    // An element of the padded input: zero in the padding.
+    auto at = [&](const std::vector<T>& d, int64_t n, int64_t c, int64_t y, int64_t x) {
+      y -= p.padding[0];
+      x -= p.padding[1];
+      return (y < 0 || y >= h || x < 0 || x >= w) ? T(0) : d[((n * channels + c) * h + y) * w + x];
+    };
+    T* o = out.data<T>();
+    const T norm = static_cast<T>(p.kernel * p.kernel * channels);
+    for (int64_t n = 0; n < batch; ++n) {
+      for (int64_t q = 0; q < oc; ++q) {
+        for (int64_t i = 0; i < oh; ++i) {
+          for (int64_t j = 0; j < ow; ++j) {
+            const int64_t y1 = i * p.stride1 + p.max_displacement, x1 = j * p.stride1 + p.max_displacement;
+            const int64_t y2 = y1 + (q / size - radius) * p.stride2, x2 = x1 + (q % size - radius) * p.stride2;
+            T acc = 0;
+            for (int64_t c = 0; c < channels; ++c) {
+              for (int64_t ry = 0; ry < p.kernel; ++ry) {
+                for (int64_t rx = 0; rx < p.kernel; ++rx) {
+                  T u = at(d1, n, c, y1 + ry, x1 + rx), v = at(d2, n, c, y2 + ry, x2 + rx);
+                  acc += multiply ? u * v : (u > v ? u - v : v - u);
+                }
+              }
+            }
+            o[((n * oc + q) * oh + i) * ow + j] = acc / norm;
+          }
+        }
+      }
+    }
+  });
+}
+
+}  // namespace
+
+void register_conv_special_ops(Registrar& reg) {
+  OpBuilder& bw = reg.op("nn.conv2d_backward_weight")
+                      .describe("The gradient of conv2d with respect to its weight, from the output gradient and the "
+                                "original data. Relay reuses conv2d's attrs: data_layout is the gradient's layout, "
+                                "kernel_layout the data's and out_layout the weight's. kernel_size must be set.")
+                      .input("grad", "Tensor", "The gradient of conv2d's output.")
+                      .input("data", "Tensor", "conv2d's input.")
+                      .support_level(2)
+                      .pattern(WEFT_PATTERN_OUT_ELEMWISE_FUSABLE);
+  window_attrs(bw, 2);
+  bw.attr("groups", int64_t{1}, "conv2d's groups.", "an int >= 1");
+  channel_attrs(bw, 2);
+  bw.attr("data_layout", std::string("NCHW"), "The gradient's layout.", "a layout such as NCHW")
+      .attr("kernel_layout", std::string("NCHW"), "The data's layout.", "a layout such as NCHW")
+      .attr("out_layout", std::string("OIHW"), "The weight's (the result's) layout.", "a layout such as OIHW");
+  out_dtype_attr(bw);
+  bw.type_relation(backward_weight_relation).kernel(backward_weight_kernel);
+
+  OpBuilder& dc = reg.op("nn.deformable_conv2d")
+                      .describe("Deformable 2D convolution (arXiv:1703.06211): each kernel tap samples the data "
+                                "bilinearly at its regular position plus a learned (dy, dx) offset. offset is (batch, "
+                                "2 * kh * kw * deformable_groups, out_height, out_width) in data_layout; input "
+                                "channels are split evenly among deformable_groups, each with its own offsets.")
+                      .input("data", "Tensor", "The input.")
+                      .input("offset", "Tensor", "The sampling offsets, (dy, dx) pairs per tap.")
+                      .input("weight", "Tensor", "The kernel.")
+                      .support_level(5)
+                      .pattern(WEFT_PATTERN_OUT_ELEMWISE_FUSABLE);
+  window_attrs(dc, 2);
+  dc.attr("deformable_groups", int64_t{1}, "The number of offset groups.", "an int >= 1")
+      .attr("groups", int64_t{1}, "The number of groups (the reference computes 1).", "an int >= 1")
+      .attr_optional("channels", WEFT_ATTR_INT, "The number of output channels; inferred from the weight when None.",
+                     "None or an int >= 1")
+      .attr("kernel_size", WEFT_ATTR_ANY, Value(std::vector<int64_t>{3, 3}), "The kernel's spatial size.",
+            "an int or a list of 2 ints >= 1")
+      .normalize([](const Value& v) { return int_tuple(v, 2, 1); });
+  layout_attrs(dc, "NCHW", "OIHW");
+  out_dtype_attr(dc);
+  dc.type_relation(deformable_relation).kernel(deformable_kernel);
+
+  reg.op("nn.correlation")
+      .describe("FlowNet's correlation of two feature maps: out[n, q, i, j] compares the k x k patch of data1 at "
+                "(i, j) * stride1 + max_displacement with the patch of data2 displaced by the q-th of (2 * "
+                "(max_displacement / stride2) + 1)^2 offsets (steps of stride2), by product or absolute "
+                "difference, summed over channels and divided by k * k * channels.")
+      .input("data1", "Tensor", "The first NCHW feature map.")
+      .input("data2", "Tensor", "The second NCHW feature map, of the same shape.")
+      .attr("kernel_size", int64_t{1}, "The patch size (odd).", "a positive odd int")
+      .attr("max_displacement", int64_t{1}, "The largest displacement compared.", "an int >= 0")
+      .attr("stride1", int64_t{1}, "The stride over data1's positions.", "an int >= 1")
+      .attr("stride2", int64_t{1}, "The step between compared displacements.", "an int >= 1")
+      .attr("padding", WEFT_ATTR_ANY, Value(std::vector<int64_t>{0, 0, 0, 0}),
+            "Zero padding of both inputs: an int, (h, w) or (top, left, bottom, right).",
+            "an int or a list of 2 or 4 ints >= 0")
+      .normalize([](const Value& v) { return pad_tuple(v, 2); })
+      .attr("is_multiply", true, "Compare by product (true) or by absolute difference (false).")
+      .attr("layout", std::string("NCHW"), "The layout of both inputs (NCHW only).", "NCHW")
+      .support_level(2)
+      .pattern(WEFT_PATTERN_OUT_ELEMWISE_FUSABLE)
+      .type_relation(correlation_relation)
+      .kernel(correlation_kernel);
+}
+
+}  // namespace weft_nn::conv
