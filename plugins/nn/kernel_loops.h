@@ -13,7 +13,7 @@ namespace weft_nn {
 /// Calls f(T{}) with T = float or double when every input and output is
 /// float32 (or every one float64); any other dtype is an error naming `op`.
 template <typename F>
-void with_float_type(const weft::sdk::KernelArgs& k, const std::string& op, F&& f) {
+void dispatch_float(const weft::sdk::KernelArgs& k, const std::string& op, F&& f) {
   namespace dt = weft::sdk::dtype;
   using weft::sdk::operator==;
   DLDataType t = k.inputs.at(0).dtype();

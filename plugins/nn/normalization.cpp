@@ -170,7 +170,7 @@ OpBuilder& affine_norm_op(Registrar& reg, const char* name, Kind kind, const std
         return affine_norm_relation(kind, args, attrs);
       })
       .kernel([kind, name](const KernelArgs& k) {
-        with_float_type(k, name, [&](auto t) { affine_norm_kernel<decltype(t)>(kind, k); });
+        dispatch_float(k, name, [&](auto t) { affine_norm_kernel<decltype(t)>(kind, k); });
       });
 }
 
@@ -197,7 +197,7 @@ void register_normalization_ops(weft::sdk::Registrar& reg) {
       .attr("scale", true, "Multiply by gamma.")
       .type_relation(batch_norm_relation)
       .kernel([](const KernelArgs& k) {
-        with_float_type(k, "nn.batch_norm", [&](auto t) { batch_norm_kernel<decltype(t)>(k); });
+        dispatch_float(k, "nn.batch_norm", [&](auto t) { batch_norm_kernel<decltype(t)>(k); });
       });
 
   affine_attrs(affine_norm_op(reg, "nn.instance_norm", Kind::kInstance,

@@ -135,7 +135,7 @@ void register_pool(Registrar& reg, const PoolOp& p) {
   }
   op.type_relation([p](const std::vector<Type>& args, const Attrs& attrs) { return pool_relation(p, args, attrs); })
       .kernel([p](const KernelArgs& k) {
-        with_float_type(k, p.name, [&](auto t) { pool_kernel<decltype(t)>(p, k); });
+        dispatch_float(k, p.name, [&](auto t) { pool_kernel<decltype(t)>(p, k); });
       });
 }
 

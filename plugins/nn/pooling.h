@@ -1,15 +1,15 @@
 // Shared pieces of the pooling family: which axes of a layout are pooled,
 // the window attributes as Relay's nn.py normalizes them, the output extent
-// rule of Relay's pooling relations, and the loops of the reference kernels.
+// rule of Relay's pooling relations. Kernel loops are in kernel_loops.h.
 #pragma once
 
 #include <weft/plugin.hpp>
 
-#include "kernel_loops.h"
-
 #include <cstdint>
 #include <string>
 #include <vector>
+
+#include "kernel_loops.h"
 
 namespace weft_nn::pooling {
 
@@ -41,7 +41,8 @@ std::vector<size_t> pooled_axes(const std::string& layout, const std::string& sp
 /// layout (Relay's PoolInferCorrectLayout checks the same).
 void check_out_layout(const Attrs& attrs);
 
-/// The data argument of a one-input pooling op, checked to be a tensor.
+/// Checks the call has `count` tensor arguments and returns the last one,
+/// the pooled data (the pooling gradients take out_grad first).
 Type data_arg(const std::vector<Type>& args, size_t count);
 
 // ---- Attributes ------------------------------------------------------------------------------

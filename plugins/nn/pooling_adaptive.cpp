@@ -146,7 +146,7 @@ void register_adaptive(Registrar& reg, const AdaptiveOp& p) {
   op.attr("out_layout", std::string(""), "The output layout: empty or equal to layout (pooling keeps the layout).");
   op.type_relation([p](const std::vector<Type>& args, const Attrs& attrs) { return adaptive_relation(p, args, attrs); })
       .kernel([p](const KernelArgs& k) {
-        with_float_type(k, p.name, [&](auto t) { adaptive_kernel<decltype(t)>(p, k); });
+        dispatch_float(k, p.name, [&](auto t) { adaptive_kernel<decltype(t)>(p, k); });
       });
 }
 
