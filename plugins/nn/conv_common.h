@@ -135,6 +135,7 @@ std::array<Window, 3> windows(const std::vector<int64_t>& in, const std::vector<
 
 void register_conv_transpose_ops(weft::sdk::Registrar& reg);
 void register_conv_winograd_ops(weft::sdk::Registrar& reg);
+void register_conv_winograd3d_ops(weft::sdk::Registrar& reg);
 void register_conv_special_ops(weft::sdk::Registrar& reg);
 
 // ---- Template definitions ----------------------------------------------------------

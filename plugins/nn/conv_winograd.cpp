@@ -2,21 +2,15 @@
 // nn.contrib_conv2d_winograd_without_weight_transform: Winograd F(m, r)
 // convolution as TOPI computes it, with TOPI's Cook-Toom transform matrices
 // (topi/nn/winograd_util.py: interpolation points of Barabasz et al.).
-#include <cmath>
+#include "conv_winograd.h"
 
-#include "conv_common.h"
+#include <cmath>
 
 namespace weft_nn::conv {
 
-namespace {
-
 using namespace weft::sdk;
 
-using Matrix = std::vector<std::vector<double>>;
-
-struct WinogradMatrices {
-  Matrix A, B, G;  // alpha x m, alpha x alpha, alpha x r
-};
+namespace {
 
 /// TOPI's interpolation points for degree m + r - 2, as its lookup table lists them.
 std::vector<double> interpolation_points(int degree) {
@@ -37,6 +31,8 @@ std::vector<double> interpolation_points(int degree) {
     default: return std::vector<double>(all.begin(), all.begin() + degree);
   }
 }
+
+}  // namespace
 
 /// TOPI's _cook_toom_convolution(points, m, r), written out: with N = m + r - 1
 /// points a_0..a_{N-2} plus the point at infinity, and f_i = prod_{k != i} (a_i - a_k)
@@ -83,12 +79,14 @@ WinogradMatrices winograd_matrices(int64_t m, int64_t r) {
   return w;
 }
 
-void check_tile(int64_t tile, int64_t kernel) {
+void check_winograd_tile(int64_t tile, int64_t kernel) {
   if (tile < 2 || tile > 8) throw Error("tile_size must be in [2, 8] (TOPI's range), got " + std::to_string(tile));
   if (kernel < 3 || kernel > 7) {
     throw Error("winograd needs a square kernel of size 3 to 7, got " + std::to_string(kernel));
   }
 }
+
+namespace {
 
 // ---- Weight transform -----------------------------------------------------------------
 
@@ -98,7 +96,7 @@ Type weight_transform_relation(const std::vector<Type>& args, const Attrs& attrs
   if (w.size() != 4) throw Error("expects an OIHW weight of rank 4, got " + args[0].str());
   int64_t tile = attrs.get_int("tile_size");
   if (w[2] != w[3]) throw Error("expects a square kernel, got weight shape " + shape_str(w));
-  check_tile(tile, w[3]);
+  check_winograd_tile(tile, w[3]);
   return Type::tensor({tile + w[2] - 1, tile + w[3] - 1, w[0], w[1]}, args[0].dtype());
 }
 
@@ -175,7 +173,7 @@ WinogradPlan plan_winograd(const std::vector<int64_t>& data_shape, const Attrs& 
   }
   if ((*kernel_size)[0] != (*kernel_size)[1]) throw Error("winograd needs a square kernel_size, got " + shape_str(*kernel_size));
   p.kernel = (*kernel_size)[0];
-  check_tile(p.tile, p.kernel);
+  check_winograd_tile(p.tile, p.kernel);
   return p;
 }
 

@@ -247,6 +247,7 @@ void register_convolution_ops(Registrar& reg) {
                 "out_width).");
   conv::register_conv_transpose_ops(reg);
   conv::register_conv_winograd_ops(reg);
+  conv::register_conv_winograd3d_ops(reg);
   conv::register_conv_special_ops(reg);
 }
 

@@ -11,6 +11,8 @@ using ::testing::HasSubstr;
 
 const std::string kTransform = "nn.contrib_conv2d_winograd_weight_transform";
 const std::string kWinograd = "nn.contrib_conv2d_winograd_without_weight_transform";
+const std::string kTransform3d = "nn.contrib_conv3d_winograd_weight_transform";
+const std::string kWinograd3d = "nn.contrib_conv3d_winograd_without_weight_transform";
 
 TEST(NnConvWinograd, WeightTransformMatchesTopiMatrices) {
   EXPECT_EQ(check_conv_golden("conv_winograd.json", kTransform, 1e-5, 1e-5), 6);
@@ -19,6 +21,27 @@ TEST(NnConvWinograd, WeightTransformMatchesTopiMatrices) {
 TEST(NnConvWinograd, ConvolutionEqualsTheDirectConvolution) {
   // Float32 Winograd rounds differently from a direct convolution.
   EXPECT_EQ(check_conv_golden("conv_winograd.json", kWinograd, 1e-4, 1e-4), 8);
+}
+
+TEST(NnConvWinograd, Conv3dWeightTransformMatchesTopiMatrices) {
+  EXPECT_EQ(check_conv_golden("conv_winograd.json", kTransform3d, 1e-5, 1e-5), 4);
+}
+
+TEST(NnConvWinograd, Conv3dEqualsTheDirectConvolutionWithAndWithoutDepthTransform) {
+  EXPECT_EQ(check_conv_golden("conv_winograd.json", kWinograd3d, 1e-4, 1e-4), 4);
+}
+
+TEST(NnConvWinograd, Conv3dShapesFollowTheReference) {
+  EXPECT_EQ(infer_op_type(kTransform3d, {tensor_type({8, 4, 3, 3, 3})}, {{"tile_size", 2}}),
+            "Tensor[(4, 4, 4, 8, 4), float32]");
+  EXPECT_EQ(infer_op_type(kTransform3d, {tensor_type({8, 4, 1, 3, 3})}, {{"tile_size", 4}}),
+            "Tensor[(6, 6, 1, 8, 4), float32]");
+  EXPECT_EQ(infer_op_type(kWinograd3d, {tensor_type({1, 4, 8, 8, 8}), tensor_type({4, 4, 4, 8, 4})},
+                          {{"tile_size", 2}, {"channels", 8}, {"kernel_size", 3}, {"padding", 1}}),
+            "Tensor[(1, 8, 8, 8, 8), float32]");
+  EXPECT_THAT(type_error(kWinograd3d, {tensor_type({1, 4, 8, 8, 8}), tensor_type({4, 4, 4, 8, 4})},
+                         {{"tile_size", 2}, {"channels", 8}, {"kernel_size", 3}, {"strides", 2}}),
+              AllOf(HasSubstr(kWinograd3d), HasSubstr("strides (2, 2, 2)")));
 }
 
 TEST(NnConvWinograd, HandWorkedF23TransformOfAUnitKernel) {

@@ -258,6 +258,25 @@ for dt in ("float32", "float64"):
 
 
 
+def winograd3d_case(name, xshape, co, tile, kshape, dt, padding, strides=1):
+    """Winograd conv3d on TOPI's pre-transformed weight: (alpha, alpha, alpha, CO, CI) when
+    2 < kd < 8 and kd == kh, else (alpha, alpha, kd, CO, CI); the oracle is the direct conv3d."""
+    x = rand(xshape, dt)
+    g = rand((co, xshape[1]) + kshape, dt)
+    kd, r = kshape[0], kshape[1]
+    _, _, G = winograd_matrices(tile, r)
+    g64 = g.astype(np.float64)
+    if 2 < kd < 8 and kd == r:
+        u = np.einsum("ad,bh,cw,oidhw->abcoi", G, G, G, g64)
+    else:
+        u = np.einsum("bh,cw,oidhw->bcdoi", G, G, g64)
+    y = conv_oracle(x, g, strides, padding, 1, 1).astype(dt)
+    attrs = {"tile_size": tile, "channels": co, "kernel_size": list(kshape), "padding": padding, "strides": strides}
+    return case(name, "nn.contrib_conv3d_winograd_without_weight_transform", attrs, [x, u.astype(dt)], y), \
+        case(name.replace("winograd3d", "weight_transform3d"), "nn.contrib_conv3d_winograd_weight_transform",
+             {"tile_size": tile}, [g], u.astype(dt))
+
+
 def backward_weight_case(name, xshape, wshape, dt, attrs, layouts=None):
     """conv2d_backward_weight: PyTorch autograd of conv2d's weight. layouts:
     (grad/data layout, weight layout), e.g. ("NHWC", "HWIO")."""
@@ -375,6 +394,13 @@ for dt in ("float32", "float64"):
         correlation_case(f"correlation_k3_strided_{dt}", (2, 2, 9, 8), dt, 3, 2, 2, 2, [2, 1], True),
         correlation_case(f"correlation_abs_diff_{dt}", (1, 2, 6, 6), dt, 3, 1, 1, 1, [1, 2, 1, 0], False),
     ]
+
+for dt in ("float32", "float64"):
+    winograd += [c for pair in (
+        winograd3d_case(f"winograd3d_depth_{dt}", (1, 2, 4, 5, 5), 2, 2, (3, 3, 3), dt, 1),
+        winograd3d_case(f"winograd3d_no_depth_strided_{dt}", (1, 2, 6, 4, 5), 3, 2, (2, 3, 3), dt, [1, 1, 0],
+                        [2, 1, 1]),
+    ) for c in pair]
 
 for fname, cases in (("conv.json", conv), ("conv_transpose.json", transpose), ("conv_winograd.json", winograd),
                      ("conv_special.json", special)):

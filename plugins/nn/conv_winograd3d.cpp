@@ -1,0 +1,237 @@
+// nn.contrib_conv3d_winograd_weight_transform and
+// nn.contrib_conv3d_winograd_without_weight_transform: Winograd conv3d as
+// TOPI's NCDHW compute does it, transforming depth too when the weight is
+// (alpha, alpha, alpha, CO, CI) and convolving depth directly when it is
+// (alpha, alpha, KD, CO, CI).
+#include "conv_winograd.h"
+
+namespace weft_nn::conv {
+
+namespace {
+
+using namespace weft::sdk;
+
+/// TOPI's conv3d_winograd_weight_transform transforms depth for 2 < KD < 8 when KD == KH.
+bool transforms_depth(int64_t kd, int64_t kh) { return kd > 2 && kd < 8 && kd == kh; }
+
+// ---- Weight transform ---------------------------------------------------------------
+
+Type weight_transform_relation(const std::vector<Type>& args, const Attrs& attrs) {
+  expect_tensors(args, 1, "weight");
+  std::vector<int64_t> w = args[0].shape();
+  if (w.size() != 5) throw Error("expects an OIDHW weight of rank 5, got " + args[0].str());
+  if (w[3] != w[4]) throw Error("expects kh == kw, got weight shape " + shape_str(w));
+  int64_t tile = attrs.get_int("tile_size");
+  check_winograd_tile(tile, w[3]);
+  int64_t alpha = tile + w[3] - 1;
+  return Type::tensor({alpha, alpha, transforms_depth(w[2], w[3]) ? alpha : w[2], w[0], w[1]}, args[0].dtype());
+}
+
+void weight_transform_kernel(const KernelArgs& k) {
+  const TensorView &weight = k.inputs.at(0), &out = k.outputs.at(0);
+  std::vector<int64_t> s = weight.shape();
+  const int64_t co_n = s[0], ci_n = s[1], kd = s[2], r = s[3];
+  const bool depth = transforms_depth(kd, r);
+  Matrix g = winograd_matrices(k.attrs.get_int("tile_size"), r).G;
+  const int64_t alpha = static_cast<int64_t>(g.size()), out_d = depth ? alpha : kd;
+  // U = G g G^T applies G's rows; along_axis applies a matrix's columns, so it takes G^T.
+  Matrix g_mat(r, std::vector<double>(alpha));
+  for (int64_t i = 0; i < alpha; ++i) {
+    for (int64_t j = 0; j < r; ++j) g_mat[j][i] = g[i][j];
+  }
+  dispatch_accumulator("nn.contrib_conv3d_winograd_weight_transform", out, [&]<typename T>() {
+    std::vector<T> kernel = read_as<T>(weight);
+    T* u = out.data<T>();
+    for (int64_t co = 0; co < co_n; ++co) {
+      for (int64_t ci = 0; ci < ci_n; ++ci) {
+        auto first = kernel.begin() + (co * ci_n + ci) * kd * r * r;
+        std::vector<T> block(first, first + kd * r * r);
+        // G along h and w, and along d when depth is transformed: (d, h, w) -> (d', alpha, alpha).
+        if (depth) block = along_axis(block, g_mat, 1, r * r);
+        block = along_axis(block, g_mat, out_d, r);
+        block = along_axis(block, g_mat, out_d * alpha, 1);
+        // block is (d', eps, nu); the output is (eps, nu, d', CO, CI), or (omg, eps, nu, ...) with depth.
+        for (int64_t d = 0; d < out_d; ++d) {
+          for (int64_t e = 0; e < alpha; ++e) {
+            for (int64_t n = 0; n < alpha; ++n) {
+              int64_t idx = depth ? (d * alpha + e) * alpha + n : (e * alpha + n) * out_d + d;
+              u[(idx * co_n + co) * ci_n + ci] = block[(d * alpha + e) * alpha + n];
+            }
+          }
+        }
+      }
+    }
+  });
+}
+
+// ---- Convolution with a transformed weight ----------------------------------------
+
+struct Winograd3dPlan {
+  Layout out_layout;
+  std::vector<int64_t> data, out, strides, padding;  // canonical NCDHW shapes
+  int64_t tile = 2, kernel = 3, kernel_depth = 3;
+};
+
+Winograd3dPlan plan_winograd3d(const std::vector<int64_t>& data_shape, const Attrs& attrs) {
+  Winograd3dPlan p;
+  Layout data_layout = Layout::parse(attrs.get_string("data_layout"), "NCDHW", "data_layout");
+  Layout::parse(attrs.get_string("kernel_layout"), "OIDHW", "kernel_layout");
+  std::string out_layout = attrs.get_string("out_layout");
+  p.out_layout = Layout::parse(out_layout.empty() ? data_layout.name() : out_layout, "NCDHW", "out_layout");
+  expect_rank(data_shape, data_layout, "data");
+  std::optional<int64_t> channels = optional_int(attrs, "channels");
+  std::optional<std::vector<int64_t>> kernel_size = optional_ints(attrs, "kernel_size");
+  if (!channels || !kernel_size) throw Error("channels and kernel_size must be set (the weight is pre-transformed)");
+  std::vector<int64_t> dilation = attrs.get_ints("dilation");
+  p.strides = attrs.get_ints("strides");
+  p.padding = attrs.get_ints("padding");
+  p.tile = attrs.get_int("tile_size");
+  p.data = data_layout.to_canonical(data_shape);
+  p.out = {p.data[0], *channels};
+  std::vector<int64_t> pads = pad_totals(p.padding);
+  for (size_t i = 0; i < 3; ++i) {
+    int64_t in = p.data[2 + i], dilated = 1 + ((*kernel_size)[i] - 1) * dilation[i];
+    if (known(in) && in + pads[i] < dilated) {
+      throw Error("the dilated kernel is larger than the padded input (data shape " + shape_str(data_shape) + ")");
+    }
+    p.out.push_back(known(in) ? (in + pads[i] - dilated) / p.strides[i] + 1 : WEFT_DIM_ANY);
+  }
+  if (data_layout.name() != "NCDHW") throw Error("the reference computes NCDHW data only, got " + data_layout.name());
+  if (dilation != std::vector<int64_t>{1, 1, 1} || attrs.get_int("groups") != 1 || p.strides[1] != 1 ||
+      p.strides[2] != 1) {
+    throw Error("winograd conv3d computes dilation (1, 1, 1), groups 1 and height/width strides 1 only, got strides " +
+                shape_str(p.strides) + ", dilation " + shape_str(dilation));
+  }
+  if ((*kernel_size)[1] != (*kernel_size)[2]) throw Error("winograd needs kh == kw, got " + shape_str(*kernel_size));
+  p.kernel = (*kernel_size)[1];
+  p.kernel_depth = (*kernel_size)[0];
+  check_winograd_tile(p.tile, p.kernel);
+  return p;
+}
+
+Type winograd3d_relation(const std::vector<Type>& args, const Attrs& attrs) {
+  expect_tensors(args, 2, "data, weight");
+  Winograd3dPlan p = plan_winograd3d(args[0].shape(), attrs);
+  return Type::tensor(p.out_layout.from_canonical(p.out), out_dtype_of(attrs, args[0]));
+}
+
+void winograd3d_kernel(const KernelArgs& k) {
+  const TensorView &data = k.inputs.at(0), &weight = k.inputs.at(1), &out = k.outputs.at(0);
+  Winograd3dPlan p = plan_winograd3d(data.shape(), k.attrs);
+  const int64_t m = p.tile;
+  const int64_t batch = p.data[0], ci_n = p.data[1], d_in = p.data[2], h = p.data[3], w = p.data[4];
+  const int64_t co_n = p.out[1], od = p.out[2], oh = p.out[3], ow = p.out[4];
+  const std::vector<int64_t> ws = weight.shape();
+  const int64_t alpha = ws.size() == 5 ? ws[0] : 0;
+  // Depth is transformed when the weight's first three dims agree, as TOPI dispatches.
+  const bool depth = ws.size() == 5 && ws[1] == alpha && ws[2] == alpha;
+  const int64_t r = alpha + 1 - m, kd = depth ? r : (ws.size() == 5 ? ws[2] : 0);
+  if (ws.size() != 5 || ws[1] != alpha || ws[3] != co_n || ws[4] != ci_n || r != p.kernel || kd != p.kernel_depth ||
+      (depth && p.strides[0] != 1)) {
+    throw Error("the transformed weight has shape " + shape_str(ws) + "; expected (alpha, alpha, alpha or KD, " +
+                std::to_string(co_n) + ", " + std::to_string(ci_n) + ") with alpha = tile_size + kernel - 1" +
+                (depth ? " and depth stride 1" : ""));
+  }
+  WinogradMatrices wm = winograd_matrices(m, r);
+  const int64_t n_d = depth ? (od + m - 1) / m : od, n_h = (oh + m - 1) / m, n_w = (ow + m - 1) / m;
+  const int64_t ad = depth ? alpha : 1;  // transformed depth extent of one tile
+  dispatch_accumulator("nn.contrib_conv3d_winograd_without_weight_transform", out, [&]<typename T>() {
+    std::vector<T> x = to_canonical<T>(data, Layout::parse("NCDHW", "NCDHW", "data_layout"), p.data);
+    std::vector<T> u = read_as<T>(weight);
+    std::vector<T> y(static_cast<size_t>(out.numel()), T(0));
+    // Input depth rows a tile reads: alpha (transformed) or KD per output depth (direct).
+    const int64_t rows = depth ? alpha : kd;
+    for (int64_t n = 0; n < batch; ++n) {
+      for (int64_t td = 0; td < n_d; ++td) {
+        for (int64_t th = 0; th < n_h; ++th) {
+          for (int64_t tw = 0; tw < n_w; ++tw) {
+            // V[ci] = B^T d B on h and w (and on depth when transformed): (rows or alpha, alpha, alpha).
+            std::vector<std::vector<T>> v(static_cast<size_t>(ci_n));
+            for (int64_t ci = 0; ci < ci_n; ++ci) {
+              std::vector<T> patch(static_cast<size_t>(rows * alpha * alpha), T(0));
+              for (int64_t a = 0; a < rows; ++a) {
+                int64_t z = (depth ? td * m : td * p.strides[0]) + a - p.padding[0];
+                if (z < 0 || z >= d_in) continue;
+                for (int64_t b = 0; b < alpha; ++b) {
+                  int64_t yy = th * m + b - p.padding[1];
+                  if (yy < 0 || yy >= h) continue;
+                  for (int64_t c = 0; c < alpha; ++c) {
+                    int64_t xx = tw * m + c - p.padding[2];
+                    if (xx >= 0 && xx < w) patch[(a * alpha + b) * alpha + c] = x[(((n * ci_n + ci) * d_in + z) * h + yy) * w + xx];
+                  }
+                }
+              }
+              if (depth) patch = along_axis(patch, wm.B, 1, alpha * alpha);
+              patch = along_axis(patch, wm.B, rows, alpha);
+              v[ci] = along_axis(patch, wm.B, rows * alpha, 1);
+            }
+            for (int64_t co = 0; co < co_n; ++co) {
+              // M[omg?][eps][nu] = sum over ci (and the kd depth taps when direct) of U ⊙ V.
+              std::vector<T> mm(static_cast<size_t>(ad * alpha * alpha), T(0));
+              for (int64_t ci = 0; ci < ci_n; ++ci) {
+                for (int64_t a = 0; a < rows; ++a) {
+                  for (int64_t e = 0; e < alpha; ++e) {
+                    for (int64_t nu = 0; nu < alpha; ++nu) {
+                      int64_t uidx = depth ? (a * alpha + e) * alpha + nu : (e * alpha + nu) * kd + a;
+                      mm[((depth ? a : 0) * alpha + e) * alpha + nu] +=
+                          u[(uidx * co_n + co) * ci_n + ci] * v[ci][(a * alpha + e) * alpha + nu];
+                    }
+                  }
+                }
+              }
+              // Y = A^T M A on each transformed axis.
+              if (depth) mm = along_axis(mm, wm.A, 1, alpha * alpha);
+              const int64_t md = depth ? m : 1;
+              mm = along_axis(mm, wm.A, md, alpha);
+              mm = along_axis(mm, wm.A, md * m, 1);
+              for (int64_t vd = 0; vd < md; ++vd) {
+                for (int64_t vh = 0; vh < m; ++vh) {
+                  for (int64_t vw = 0; vw < m; ++vw) {
+                    int64_t zd = depth ? td * m + vd : td, zh = th * m + vh, zw = tw * m + vw;
+                    if (zd >= od || zh >= oh || zw >= ow) continue;
+                    y[(((n * co_n + co) * od + zd) * oh + zh) * ow + zw] = mm[(vd * m + vh) * m + vw];
+                  }
+                }
+              }
+            }
+          }
+        }
+      }
+    }
+    from_canonical(y, p.out_layout, p.out, out);
+  });
+}
+
+}  // namespace
+
+void register_conv_winograd3d_ops(Registrar& reg) {
+  reg.op("nn.contrib_conv3d_winograd_weight_transform")
+      .describe("The weight transform of Winograd conv3d: an OIDHW weight (CO, CI, kd, r, r) becomes (alpha, alpha, "
+                "alpha, CO, CI) when 2 < kd < 8 and kd == r (depth transformed too), else (alpha, alpha, kd, CO, CI); "
+                "alpha = tile_size + r - 1.")
+      .input("weight", "Tensor", "The OIDHW weight.")
+      .attr_required("tile_size", WEFT_ATTR_INT, "The output tile size m of F(m, r).", "an int in [2, 8]")
+      .support_level(10)
+      .pattern(WEFT_PATTERN_OUT_ELEMWISE_FUSABLE)
+      .type_relation(weight_transform_relation)
+      .kernel(weight_transform_kernel);
+
+  OpBuilder& op = reg.op("nn.contrib_conv3d_winograd_without_weight_transform")
+                      .describe("conv3d by the Winograd algorithm on a weight already transformed by "
+                                "nn.contrib_conv3d_winograd_weight_transform. channels and kernel_size must be given; "
+                                "the weight's shape is not checked by the type relation. Computes NCDHW data, "
+                                "height/width strides 1 (a depth stride when depth is not transformed).")
+                      .input("data", "Tensor", "The NCDHW input.")
+                      .input("weight", "Tensor", "The transformed weight, (alpha, alpha, alpha or kd, CO, CI).")
+                      .attr_required("tile_size", WEFT_ATTR_INT, "The output tile size m of F(m, r).", "an int in [2, 8]")
+                      .support_level(10)
+                      .pattern(WEFT_PATTERN_OUT_ELEMWISE_FUSABLE);
+  window_attrs(op, 3);
+  op.attr("groups", int64_t{1}, "The number of groups (Winograd computes 1).", "an int >= 1");
+  channel_attrs(op, 3);
+  layout_attrs(op, "NCDHW", "OIDHW");
+  out_dtype_attr(op);
+  op.type_relation(winograd3d_relation).kernel(winograd3d_kernel);
+}
+
+}  // namespace weft_nn::conv
