@@ -208,52 +208,33 @@ void winograd_kernel(const KernelArgs& k) {
       return ci_last ? u[base + co * ci_n + ci] : u[base + ci * co_n + co];
     };
     std::vector<T> y(static_cast<size_t>(out.numel()), T(0));
-    std::vector<T> v(static_cast<size_t>(ci_n * alpha * alpha)), tmp(static_cast<size_t>(alpha * alpha));
+    std::vector<std::vector<T>> v(static_cast<size_t>(ci_n));
     for (int64_t n = 0; n < batch; ++n) {
       for (int64_t th = 0; th < n_h; ++th) {
         for (int64_t tw = 0; tw < n_w; ++tw) {
           // V[ci] = B^T d B for the tile's alpha x alpha input patch (zero outside the data).
           for (int64_t ci = 0; ci < ci_n; ++ci) {
+            std::vector<T> patch(static_cast<size_t>(alpha * alpha), T(0));
             const T* xc = x.data() + (n * ci_n + ci) * h * w;
             for (int64_t i = 0; i < alpha; ++i) {
-              for (int64_t nu = 0; nu < alpha; ++nu) {
-                T acc = 0;
-                for (int64_t j = 0; j < alpha; ++j) {
-                  int64_t row = th * m + i - p.padding[0], col = tw * m + j - p.padding[1];
-                  if (row >= 0 && row < h && col >= 0 && col < w) acc += xc[row * w + col] * static_cast<T>(wm.B[j][nu]);
-                }
-                tmp[i * alpha + nu] = acc;
+              for (int64_t j = 0; j < alpha; ++j) {
+                int64_t row = th * m + i - p.padding[0], col = tw * m + j - p.padding[1];
+                if (row >= 0 && row < h && col >= 0 && col < w) patch[i * alpha + j] = xc[row * w + col];
               }
             }
-            for (int64_t eps = 0; eps < alpha; ++eps) {
-              for (int64_t nu = 0; nu < alpha; ++nu) {
-                T acc = 0;
-                for (int64_t i = 0; i < alpha; ++i) acc += static_cast<T>(wm.B[i][eps]) * tmp[i * alpha + nu];
-                v[(ci * alpha + eps) * alpha + nu] = acc;
-              }
-            }
+            v[ci] = along_axis(along_axis(patch, wm.B, 1, alpha), wm.B, alpha, 1);
           }
           for (int64_t co = 0; co < co_n; ++co) {
             // M = sum over ci of U ⊙ V; Y = A^T M A.
             std::vector<T> mm(static_cast<size_t>(alpha * alpha), T(0));
             for (int64_t ci = 0; ci < ci_n; ++ci) {
-              for (int64_t eps = 0; eps < alpha; ++eps) {
-                for (int64_t nu = 0; nu < alpha; ++nu) {
-                  mm[eps * alpha + nu] += u_at(eps, nu, co, ci) * v[(ci * alpha + eps) * alpha + nu];
-                }
-              }
+              for (int64_t e = 0; e < alpha * alpha; ++e) mm[e] += u_at(e / alpha, e % alpha, co, ci) * v[ci][e];
             }
+            std::vector<T> tile = along_axis(along_axis(mm, wm.A, 1, alpha), wm.A, m, 1);
             for (int64_t vh = 0; vh < m; ++vh) {
               for (int64_t vw = 0; vw < m; ++vw) {
                 int64_t row = th * m + vh, col = tw * m + vw;
-                if (row >= oh || col >= ow) continue;
-                T acc = 0;
-                for (int64_t eps = 0; eps < alpha; ++eps) {
-                  for (int64_t nu = 0; nu < alpha; ++nu) {
-                    acc += static_cast<T>(wm.A[eps][vh]) * mm[eps * alpha + nu] * static_cast<T>(wm.A[nu][vw]);
-                  }
-                }
-                y[((n * co_n + co) * oh + row) * ow + col] = acc;
+                if (row < oh && col < ow) y[((n * co_n + co) * oh + row) * ow + col] = tile[vh * m + vw];
               }
             }
           }

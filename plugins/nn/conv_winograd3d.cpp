@@ -136,7 +136,7 @@ void winograd3d_kernel(const KernelArgs& k) {
   const int64_t n_d = depth ? (od + m - 1) / m : od, n_h = (oh + m - 1) / m, n_w = (ow + m - 1) / m;
   const int64_t ad = depth ? alpha : 1;  // transformed depth extent of one tile
   dispatch_accumulator("nn.contrib_conv3d_winograd_without_weight_transform", out, [&]<typename T>() {
-    std::vector<T> x = to_canonical<T>(data, Layout::parse("NCDHW", "NCDHW", "data_layout"), p.data);
+    std::vector<T> x = read_as<T>(data);  // NCDHW, as plan_winograd3d requires
     std::vector<T> u = read_as<T>(weight);
     std::vector<T> y(static_cast<size_t>(out.numel()), T(0));
     // Input depth rows a tile reads: alpha (transformed) or KD per output depth (direct).
