@@ -2,11 +2,10 @@
 // families: float dtype dispatch and row-major index loops.
 #pragma once
 
-#include <weft/plugin.hpp>
-
 #include <cstdint>
 #include <string>
 #include <vector>
+#include <weft/plugin.hpp>
 
 namespace weft_nn {
 
@@ -25,9 +24,9 @@ void dispatch_float(const weft::sdk::KernelArgs& k, const std::string& op, F&& f
   } else if (same && t == dt::float32) {
     f(float{});
   } else {
-    throw weft::sdk::Error(op + ": the reference kernel takes float32 or float64 tensors of one dtype, got " +
-                               weft::sdk::dtype_name(t),
-                           WEFT_STATUS_UNSUPPORTED);
+    throw weft::sdk::Error(
+        op + ": the reference kernel takes float32 or float64 tensors of one dtype, got " + weft::sdk::dtype_name(t),
+        WEFT_STATUS_UNSUPPORTED);
   }
 }
 

@@ -2,10 +2,11 @@
 // relations (nn.cc) and inference computes (TOPI's batch_norm, and what
 // SimplifyInference expands the other three into). nn.lrn and
 // nn.l2_normalize live in normalization_local.cpp.
+#include "normalization.h"
+
 #include <algorithm>
 
 #include "nn_ops.h"
-#include "normalization.h"
 
 namespace weft_nn {
 
@@ -166,9 +167,8 @@ OpBuilder& affine_norm_op(Registrar& reg, const char* name, Kind kind, const std
       .input("beta", "Tensor", "The offset, one value per channel.")
       .support_level(1)
       .pattern(WEFT_PATTERN_OPAQUE)
-      .type_relation([kind](const std::vector<Type>& args, const Attrs& attrs) {
-        return affine_norm_relation(kind, args, attrs);
-      })
+      .type_relation(
+          [kind](const std::vector<Type>& args, const Attrs& attrs) { return affine_norm_relation(kind, args, attrs); })
       .kernel([kind, name](const KernelArgs& k) {
         dispatch_float(k, name, [&](auto t) { affine_norm_kernel<decltype(t)>(kind, k); });
       });
@@ -179,18 +179,18 @@ OpBuilder& affine_norm_op(Registrar& reg, const char* name, Kind kind, const std
 
 void register_normalization_ops(weft::sdk::Registrar& reg) {
   using namespace norm;
-  OpBuilder& bn =
-      reg.op("nn.batch_norm")
-          .describe("Batch normalization at inference: out = (data - moving_mean) / sqrt(moving_var + epsilon) * "
-                    "gamma + beta along the channel axis. Returns a tuple (out, moving_mean, moving_var); the "
-                    "moving statistics pass through unchanged.")
-          .input("data", "Tensor", "The input.")
-          .input("gamma", "Tensor", "The scale, one value per channel.")
-          .input("beta", "Tensor", "The offset, one value per channel.")
-          .input("moving_mean", "Tensor", "The running mean, one value per channel.")
-          .input("moving_var", "Tensor", "The running variance, one value per channel.")
-          .support_level(1)
-          .pattern(WEFT_PATTERN_OUT_ELEMWISE_FUSABLE);
+  OpBuilder& bn = reg.op("nn.batch_norm")
+                      .describe(
+                          "Batch normalization at inference: out = (data - moving_mean) / sqrt(moving_var + epsilon) * "
+                          "gamma + beta along the channel axis. Returns a tuple (out, moving_mean, moving_var); the "
+                          "moving statistics pass through unchanged.")
+                      .input("data", "Tensor", "The input.")
+                      .input("gamma", "Tensor", "The scale, one value per channel.")
+                      .input("beta", "Tensor", "The offset, one value per channel.")
+                      .input("moving_mean", "Tensor", "The running mean, one value per channel.")
+                      .input("moving_var", "Tensor", "The running variance, one value per channel.")
+                      .support_level(1)
+                      .pattern(WEFT_PATTERN_OUT_ELEMWISE_FUSABLE);
   bn.attr("axis", int64_t{1}, "The channel axis; -1 is the last.", "-1 or an axis of data")
       .attr("epsilon", 1e-5, "Added to the variance before its square root.")
       .attr("center", true, "Add beta.")

@@ -2,12 +2,11 @@
 // grouped mean/variance loop of the reference kernels.
 #pragma once
 
-#include <weft/plugin.hpp>
-
 #include <cmath>
 #include <cstdint>
 #include <string>
 #include <vector>
+#include <weft/plugin.hpp>
 
 #include "kernel_loops.h"
 

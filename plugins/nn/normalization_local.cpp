@@ -86,9 +86,10 @@ void l2_kernel(const KernelArgs& k) {
 
 void register_local_normalization_ops(Registrar& reg) {
   reg.op("nn.lrn")
-      .describe("Local response normalization across channels: out = data / (bias + alpha * sum / size) ^ beta, "
-                "where sum adds the squares of the size channels centered on each element (zero beyond the "
-                "edges).")
+      .describe(
+          "Local response normalization across channels: out = data / (bias + alpha * sum / size) ^ beta, "
+          "where sum adds the squares of the size channels centered on each element (zero beyond the "
+          "edges).")
       .input("data", "Tensor", "A 4-d input (NCHW with axis 1, NHWC with axis 3).")
       .attr("size", int64_t{5}, "The number of channels summed; odd.", "a positive odd int")
       .attr("axis", int64_t{1}, "The channel axis: 1 or 3.", "1 or 3")

@@ -2,11 +2,12 @@
 // the W, HW or DHW axes of any layout that has them, as Relay's pooling.cc
 // relations and TOPI's pool_impl_nd compute them. The family's other ops
 // live in pooling_adaptive.cpp and pooling_grad.cpp.
+#include "pooling.h"
+
 #include <algorithm>
 #include <limits>
 
 #include "nn_ops.h"
-#include "pooling.h"
 
 namespace weft_nn {
 
@@ -116,27 +117,26 @@ std::string with_axes(const char* doc, const char* spatial) {
 
 void register_pool(Registrar& reg, const PoolOp& p) {
   const size_t n = std::string(p.spatial).size();
-  OpBuilder& op = reg.op(p.name)
-                      .describe(with_axes(p.is_max ? kMaxDoc : kAvgDoc, p.spatial))
-                      .input("data", "Tensor", std::string("The input, laid out as `layout` (") + p.layout + " by default).")
-                      .support_level(2)
-                      .pattern(WEFT_PATTERN_OUT_ELEMWISE_FUSABLE);
+  OpBuilder& op =
+      reg.op(p.name)
+          .describe(with_axes(p.is_max ? kMaxDoc : kAvgDoc, p.spatial))
+          .input("data", "Tensor", std::string("The input, laid out as `layout` (") + p.layout + " by default).")
+          .support_level(2)
+          .pattern(WEFT_PATTERN_OUT_ELEMWISE_FUSABLE);
   int_tuple_attr(op, "pool_size", n, 1, 1, "The window's size along each pooled axis.");
   int_tuple_attr(op, "strides", n, 1, 1, "The step between windows along each pooled axis.");
   int_tuple_attr(op, "dilation", n, 1, 1, "The spacing of a window's elements along each pooled axis.");
   padding_attr(op, n, "Implicit padding before (heads) and after (tails) each pooled axis.");
-  op.attr("layout", std::string(p.layout), "The data layout; it must have the pooled axes " + std::string(p.spatial) +
-                                               " unsplit.",
+  op.attr("layout", std::string(p.layout),
+          "The data layout; it must have the pooled axes " + std::string(p.spatial) + " unsplit.",
           "a layout string such as " + std::string(p.layout));
   op.attr("out_layout", std::string(""), "The output layout: empty or equal to layout (pooling keeps the layout).");
   op.attr("ceil_mode", false, "Round the pooled extent up instead of down.");
   if (!p.is_max) {
     op.attr("count_include_pad", false, "Count padding elements in each window's divisor.");
   }
-  op.type_relation([p](const std::vector<Type>& args, const Attrs& attrs) { return pool_relation(p, args, attrs); })
-      .kernel([p](const KernelArgs& k) {
-        dispatch_float(k, p.name, [&](auto t) { pool_kernel<decltype(t)>(p, k); });
-      });
+  op.type_relation([p](const std::vector<Type>& args, const Attrs& attrs) { return pool_relation(p, args, attrs); });
+  op.kernel([p](const KernelArgs& k) { dispatch_float(k, p.name, [&](auto t) { pool_kernel<decltype(t)>(p, k); }); });
 }
 
 }  // namespace
@@ -144,9 +144,10 @@ void register_pool(Registrar& reg, const PoolOp& p) {
 
 void register_pooling_ops(weft::sdk::Registrar& reg) {
   using pooling::PoolOp;
-  for (const PoolOp& p : {PoolOp{"nn.max_pool1d", "W", "NCW", true}, PoolOp{"nn.max_pool2d", "HW", "NCHW", true},
-                          PoolOp{"nn.max_pool3d", "DHW", "NCDHW", true}, PoolOp{"nn.avg_pool1d", "W", "NCW", false},
-                          PoolOp{"nn.avg_pool2d", "HW", "NCHW", false}, PoolOp{"nn.avg_pool3d", "DHW", "NCDHW", false}}) {
+  for (const PoolOp& p :
+       {PoolOp{"nn.max_pool1d", "W", "NCW", true}, PoolOp{"nn.max_pool2d", "HW", "NCHW", true},
+        PoolOp{"nn.max_pool3d", "DHW", "NCDHW", true}, PoolOp{"nn.avg_pool1d", "W", "NCW", false},
+        PoolOp{"nn.avg_pool2d", "HW", "NCHW", false}, PoolOp{"nn.avg_pool3d", "DHW", "NCDHW", false}}) {
     pooling::register_pool(reg, p);
   }
   pooling::register_adaptive_pooling_ops(reg);

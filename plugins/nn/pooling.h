@@ -3,11 +3,10 @@
 // rule of Relay's pooling relations. Kernel loops are in kernel_loops.h.
 #pragma once
 
-#include <weft/plugin.hpp>
-
 #include <cstdint>
 #include <string>
 #include <vector>
+#include <weft/plugin.hpp>
 
 #include "kernel_loops.h"
 

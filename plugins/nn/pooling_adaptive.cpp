@@ -98,9 +98,13 @@ Value normalize_output_size(size_t n, const Value& v) {
     entries.assign(listed.begin(), listed.end());
   } else if (v.type() == WEFT_ATTR_LIST) {
     for (const Value& item : v.as_list()) {
-      if (item.is_none()) entries.emplace_back(std::nullopt);
-      else if (item.type() == WEFT_ATTR_INT) entries.emplace_back(item.as_int());
-      else throw Error("output_size entries must be ints or None");
+      if (item.is_none()) {
+        entries.emplace_back(std::nullopt);
+      } else if (item.type() == WEFT_ATTR_INT) {
+        entries.emplace_back(item.as_int());
+      } else {
+        throw Error("output_size entries must be ints or None");
+      }
     }
   } else {
     throw Error("output_size must be an int or a list");
@@ -128,11 +132,12 @@ void register_adaptive(Registrar& reg, const AdaptiveOp& p) {
                : "Adaptive " + std::string(p.is_max ? "max" : "average") + " pooling over the " + p.spatial +
                      " axes to output_size: output index o of an axis of in elements pooled to out takes the " + what +
                      " over input indices [floor(o * in / out), ceil((o + 1) * in / out)).";
-  OpBuilder& op = reg.op(p.name)
-                      .describe(doc)
-                      .input("data", "Tensor", std::string("The input, laid out as `layout` (") + p.layout + " by default).")
-                      .support_level(p.global ? 2 : 10)
-                      .pattern(WEFT_PATTERN_OUT_ELEMWISE_FUSABLE);
+  OpBuilder& op =
+      reg.op(p.name)
+          .describe(doc)
+          .input("data", "Tensor", std::string("The input, laid out as `layout` (") + p.layout + " by default).")
+          .support_level(p.global ? 2 : 10)
+          .pattern(WEFT_PATTERN_OUT_ELEMWISE_FUSABLE);
   if (!p.global) {
     op.attr_optional("output_size", WEFT_ATTR_ANY,
                      "The output extent of each pooled axis: None keeps the input's extents, one int applies to "
@@ -140,14 +145,16 @@ void register_adaptive(Registrar& reg, const AdaptiveOp& p) {
                      "None, a positive int, or " + std::to_string(n) + " positive ints or Nones")
         .normalize([n](const Value& v) { return normalize_output_size(n, v); });
   }
-  op.attr("layout", std::string(p.layout), "The data layout; it must have the pooled axes " + std::string(p.spatial) +
-                                               " unsplit.",
+  op.attr("layout", std::string(p.layout),
+          "The data layout; it must have the pooled axes " + std::string(p.spatial) + " unsplit.",
           "a layout string such as " + std::string(p.layout));
   op.attr("out_layout", std::string(""), "The output layout: empty or equal to layout (pooling keeps the layout).");
-  op.type_relation([p](const std::vector<Type>& args, const Attrs& attrs) { return adaptive_relation(p, args, attrs); })
-      .kernel([p](const KernelArgs& k) {
-        dispatch_float(k, p.name, [&](auto t) { adaptive_kernel<decltype(t)>(p, k); });
-      });
+  op.type_relation(
+      [p](const std::vector<Type>& args, const Attrs& attrs) { return adaptive_relation(p, args, attrs); });
+  op.kernel([p](const KernelArgs& k) {
+    dispatch_float(k, p.name, [&](auto t) { adaptive_kernel<decltype(t)>(p, k); });
+  });
+
 }
 
 }  // namespace

@@ -10,8 +10,10 @@ namespace {
 /// The ints of an int or a list of ints; nullopt for anything else.
 std::optional<std::vector<int64_t>> ints_of(const Value& v) {
   switch (v.type()) {
-    case WEFT_ATTR_INT: return std::vector<int64_t>{v.as_int()};
-    case WEFT_ATTR_INT_LIST: return v.as_ints();
+    case WEFT_ATTR_INT:
+      return std::vector<int64_t>{v.as_int()};
+    case WEFT_ATTR_INT_LIST:
+      return v.as_ints();
     case WEFT_ATTR_LIST: {
       std::vector<int64_t> out;
       for (const Value& item : v.as_list()) {
@@ -20,7 +22,8 @@ std::optional<std::vector<int64_t>> ints_of(const Value& v) {
       }
       return out;
     }
-    default: return std::nullopt;
+    default:
+      return std::nullopt;
   }
 }
 
@@ -143,8 +146,8 @@ int64_t pooled_extent(int64_t extent, const Window& w, size_t i, const std::stri
   int64_t padded = extent + w.pad_head[i] + w.pad_tail[i];
   int64_t window = (w.size[i] - 1) * w.dilation[i] + 1;
   if (window > padded) {
-    throw Error("the pooling window along " + axis_name + " spans " + std::to_string(window) +
-                " elements (pool_size " + std::to_string(w.size[i]) + ", dilation " + std::to_string(w.dilation[i]) +
+    throw Error("the pooling window along " + axis_name + " spans " + std::to_string(window) + " elements (pool_size " +
+                std::to_string(w.size[i]) + ", dilation " + std::to_string(w.dilation[i]) +
                 ") but the padded input has " + std::to_string(padded) + " (" + std::to_string(extent) + " + padding " +
                 std::to_string(w.pad_head[i]) + " + " + std::to_string(w.pad_tail[i]) + ") in data " + data.str());
   }

@@ -22,7 +22,8 @@ using Attrs_ = std::vector<std::pair<std::string, AttrValue>>;
 /// Runs every case of `op` in norm.json; returns how many ran.
 int check_cases(const std::string& op) {
   int ran = 0;
-  const nlohmann::json golden = read_json(std::string(WEFT_PLUGIN_GOLDEN_DIR) + "/norm.json");  // the loop must not outlive it
+  // Held by name: a range-for over a temporary's member would read freed memory.
+  const nlohmann::json golden = read_json(std::string(WEFT_PLUGIN_GOLDEN_DIR) + "/norm.json");
   for (const auto& c : golden.at("cases")) {
     if (c.at("op").get<std::string>() != op) continue;
     SCOPED_TRACE(c.at("name").get<std::string>());
@@ -142,7 +143,8 @@ TEST(NormRelation, AxesOutOfRangeAreErrors) {
               AllOf(HasSubstr("nn.layer_norm"), HasSubstr("axis -3 is out of range"), HasSubstr("[-2, 2)")));
   EXPECT_THAT(error_of([] { type_of("nn.instance_norm", {{2, 3}, {3}, {3}}); }),
               AllOf(HasSubstr("nn.instance_norm"), HasSubstr("at least 3 dimensions")));
-  EXPECT_THAT(error_of([] { type_of("nn.l2_normalize", {{2, 3}}, {{"eps", 1e-6}, {"axis", std::vector<int64_t>{2}}}); }),
+  Attrs_ axis2 = {{"eps", 1e-6}, {"axis", std::vector<int64_t>{2}}};
+  EXPECT_THAT(error_of([&] { type_of("nn.l2_normalize", {{2, 3}}, axis2); }),
               AllOf(HasSubstr("nn.l2_normalize"), HasSubstr("axis 2 is out of range")));
 }
 

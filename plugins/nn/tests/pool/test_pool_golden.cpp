@@ -13,7 +13,8 @@ namespace {
 /// Runs every case of `op` in the golden file; returns how many ran.
 int check_cases(const std::string& file, const std::string& op) {
   int ran = 0;
-  const nlohmann::json golden = read_json(std::string(WEFT_PLUGIN_GOLDEN_DIR) + "/" + file);  // the loop must not outlive it
+  // Held by name: a range-for over a temporary's member would read freed memory.
+  const nlohmann::json golden = read_json(std::string(WEFT_PLUGIN_GOLDEN_DIR) + "/" + file);
   for (const auto& c : golden.at("cases")) {
     if (c.at("op").get<std::string>() != op) continue;
     SCOPED_TRACE(c.at("name").get<std::string>());
@@ -30,7 +31,8 @@ int check_cases(const std::string& file, const std::string& op) {
 /// The layouts and dtypes the cases of `op` cover, for the coverage checks.
 std::set<std::string> covered(const std::string& file, const std::string& op, const std::string& default_layout) {
   std::set<std::string> out;
-  const nlohmann::json golden = read_json(std::string(WEFT_PLUGIN_GOLDEN_DIR) + "/" + file);  // the loop must not outlive it
+  // Held by name: a range-for over a temporary's member would read freed memory.
+  const nlohmann::json golden = read_json(std::string(WEFT_PLUGIN_GOLDEN_DIR) + "/" + file);
   for (const auto& c : golden.at("cases")) {
     if (c.at("op").get<std::string>() != op) continue;
     std::string layout = c.at("attrs").value("layout", default_layout);
