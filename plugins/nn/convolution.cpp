@@ -209,12 +209,12 @@ void register_conv(Registrar& reg, const ConvSpec& spec, const std::string& doc)
       .kernel(conv_kernel(spec));
 }
 
-void register_nchwc(Registrar& reg) {
-  const ConvSpec spec{"nn.contrib_conv2d_NCHWc", 2, "NCHW", "OIHW"};
+/// The blocked-layout convs of Relay's AlterOpLayout: contrib_conv2d_NCHWc
+/// (typed as Conv2DWinogradRel types it: channels and kernel_size required)
+/// and contrib_depthwise_conv2d_NCHWc (typed as conv2d).
+void register_blocked_conv(Registrar& reg, const ConvSpec& spec, bool needs_channels, const std::string& doc) {
   OpBuilder& op = reg.op(spec.op)
-                      .describe("conv2d on channel-blocked tensors, e.g. data NCHW8c (batch, C/8, H, W, 8) and weight "
-                                "OIHW8i8o (O/8, I/8, kh, kw, 8, 8); the output is in out_layout (default data_layout). "
-                                "channels and kernel_size must be set.")
+                      .describe(doc)
                       .input("data", "Tensor", "The input, in data_layout (default NCHW8c).")
                       .input("weight", "Tensor", "The kernel, in kernel_layout (e.g. OIHW8i8o).")
                       .support_level(10)
@@ -224,7 +224,9 @@ void register_nchwc(Registrar& reg) {
   channel_attrs(op, 2);
   layout_attrs(op, "NCHW8c", "OIHW");
   out_dtype_attr(op);
-  op.type_relation([spec](const std::vector<Type>& args, const Attrs& attrs) { return nchwc_relation(spec, args, attrs); })
+  op.type_relation([spec, needs_channels](const std::vector<Type>& args, const Attrs& attrs) {
+      return needs_channels ? nchwc_relation(spec, args, attrs) : conv_relation(spec, args, attrs);
+    })
       .kernel(conv_kernel(spec));
 }
 
@@ -240,7 +242,14 @@ void register_convolution_ops(Registrar& reg) {
                 "in_channels/groups, kh, kw) in OIHW; out (batch, channels, out_height, out_width) with out_height = "
                 "(height + pad_top + pad_bottom - dilated_kh) / stride_h + 1. groups == in_channels is a depthwise "
                 "convolution. int8/uint8 inputs accumulate in out_dtype (e.g. int32).");
-  register_nchwc(reg);
+  register_blocked_conv(reg, {"nn.contrib_conv2d_NCHWc", 2, "NCHW", "OIHW"}, true,
+                        "conv2d on channel-blocked tensors, e.g. data NCHW8c (batch, C/8, H, W, 8) and weight "
+                        "OIHW8i8o (O/8, I/8, kh, kw, 8, 8); the output is in out_layout (default data_layout). "
+                        "channels and kernel_size must be set.");
+  register_blocked_conv(reg, {"nn.contrib_depthwise_conv2d_NCHWc", 2, "NCHW", "OIHW"}, false,
+                        "Depthwise conv2d on channel-blocked tensors, e.g. data NCHW8c and weight OIHW1i8o "
+                        "(C*multiplier/8, 1, kh, kw, 1, 8) with groups = input channels: output channel c reads "
+                        "input channel c / multiplier.");
   register_conv(reg, {"nn.conv3d", 3, "NCDHW", "OIDHW"},
                 "3D convolution over volumes. data (batch, in_channels, depth, height, width) in NCDHW, weight "
                 "(channels, in_channels/groups, kd, kh, kw) in OIDHW; out (batch, channels, out_depth, out_height, "

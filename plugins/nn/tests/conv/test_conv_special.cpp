@@ -1,4 +1,4 @@
-// contrib_conv2d_NCHWc, conv2d_backward_weight, deformable_conv2d and
+// contrib_conv2d_NCHWc, contrib_depthwise_conv2d_NCHWc, conv2d_backward_weight, deformable_conv2d and
 // correlation against gen_conv.py's oracles (PyTorch convolution and autograd;
 // TOPI's deformable sampling and correlation written out in NumPy), hand-worked
 // cases and type-relation errors.
@@ -12,6 +12,10 @@ using ::testing::HasSubstr;
 
 TEST(NnConvSpecial, Conv2dNCHWcMatchesTorchInBlockedLayouts) {
   EXPECT_EQ(check_conv_golden("conv_special.json", "nn.contrib_conv2d_NCHWc"), 4);
+}
+
+TEST(NnConvSpecial, DepthwiseConv2dNCHWcMatchesTorchWithChannelMultipliers) {
+  EXPECT_EQ(check_conv_golden("conv_special.json", "nn.contrib_depthwise_conv2d_NCHWc"), 4);
 }
 
 TEST(NnConvSpecial, BackwardWeightMatchesTorchAutograd) {

@@ -402,6 +402,14 @@ for dt in ("float32", "float64"):
                         [2, 1, 1]),
     ) for c in pair]
 
+for dt in ("float32", "float64"):
+    special += [
+        conv_case(f"depthwise_nchwc_{dt}", "nn.contrib_depthwise_conv2d_NCHWc", (1, 8, 5, 5), (8, 1, 3, 3), dt,
+                  {"groups": 8, "padding": 1}, "NCHW4c", "OIHW1i4o"),
+        conv_case(f"depthwise_nchwc_multiplier2_{dt}", "nn.contrib_depthwise_conv2d_NCHWc", (1, 4, 4, 6),
+                  (8, 1, 3, 3), dt, {"groups": 4, "strides": [1, 2]}, "NCHW2c", "OIHW1i4o"),
+    ]
+
 for fname, cases in (("conv.json", conv), ("conv_transpose.json", transpose), ("conv_winograd.json", winograd),
                      ("conv_special.json", special)):
     with open(os.path.join(HERE, fname), "w") as f:
