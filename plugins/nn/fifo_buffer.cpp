@@ -32,8 +32,8 @@ void register_fifo_buffer_op(Registrar& reg) {
         int64_t rank = static_cast<int64_t>(b.size());
         int64_t axis = attrs.get_int("axis");
         if (axis < -rank || axis >= rank) {
-          throw Error("axis " + std::to_string(axis) + " is out of range for buffer " + buffer.str() +
-                      "; expected -" + std::to_string(rank) + " <= axis < " + std::to_string(rank));
+          throw Error("axis " + std::to_string(axis) + " is out of range for buffer " + buffer.str() + "; expected -" +
+                      std::to_string(rank) + " <= axis < " + std::to_string(rank));
         }
         if (axis < 0) axis += rank;
         for (int64_t i = 0; i < rank; ++i) {
@@ -62,8 +62,8 @@ void register_fifo_buffer_op(Registrar& reg) {
         for (int64_t p = 0; p < outer; ++p) {
           for (int64_t j = 0; j < length; ++j) {
             int64_t src = j + shift;
-            const char* from = src < length ? b + ((p * length + src) * inner) * es
-                                            : d + ((p * shift + (src - length)) * inner) * es;
+            const char* from =
+                src < length ? b + ((p * length + src) * inner) * es : d + ((p * shift + (src - length)) * inner) * es;
             std::memcpy(o + ((p * length + j) * inner) * es, from, inner * es);
           }
         }

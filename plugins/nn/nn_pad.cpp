@@ -56,10 +56,14 @@ int64_t border_index(int64_t o, int64_t before, int64_t n, Border mode) {
   int64_t i = o - before;
   if (i >= 0 && i < n) return i;
   switch (mode) {
-    case Border::kConstant: return -1;
-    case Border::kEdge: return i < 0 ? 0 : n - 1;
-    case Border::kReflect: return i < 0 ? -i : 2 * n - 2 - i;
-    case Border::kSymmetric: return i < 0 ? -i - 1 : 2 * n - 1 - i;
+    case Border::kConstant:
+      return -1;
+    case Border::kEdge:
+      return i < 0 ? 0 : n - 1;
+    case Border::kReflect:
+      return i < 0 ? -i : 2 * n - 2 - i;
+    case Border::kSymmetric:
+      return i < 0 ? -i - 1 : 2 * n - 1 - i;
   }
   return -1;
 }

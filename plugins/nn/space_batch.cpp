@@ -30,7 +30,8 @@ int64_t check_blocks(const Type& data, const std::vector<int64_t>& block, const 
   }
   int64_t product = 1;
   for (size_t i = 0; i < block.size(); ++i) {
-    if (block[i] < 1) throw Error("block_shape[" + std::to_string(i) + "] is " + std::to_string(block[i]) + "; expected >= 1");
+    if (block[i] < 1)
+      throw Error("block_shape[" + std::to_string(i) + "] is " + std::to_string(block[i]) + "; expected >= 1");
     if (pairs[i].first < 0 || pairs[i].second < 0) {
       throw Error(std::string(pairs_attr) + "[" + std::to_string(i) + "] = [" + std::to_string(pairs[i].first) + ", " +
                   std::to_string(pairs[i].second) + "] is negative; expected values >= 0");

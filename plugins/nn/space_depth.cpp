@@ -18,9 +18,7 @@ struct Axes {
   size_t n, c, h, w;
 };
 
-Axes axes_of(const std::string& layout) {
-  return layout == "NHWC" ? Axes{0, 3, 1, 2} : Axes{0, 1, 2, 3};
-}
+Axes axes_of(const std::string& layout) { return layout == "NHWC" ? Axes{0, 3, 1, 2} : Axes{0, 1, 2, 3}; }
 
 /// The input type checked for a 4-D layout and a positive block size.
 std::vector<int64_t> checked_shape(const Type& data, const std::string& layout, int64_t block) {

@@ -33,9 +33,12 @@ constexpr double kCubicAlpha = -0.5;  // TOPI resize's bicubic_alpha default, wh
 double source_coord(int64_t x, int64_t in, int64_t out, Coord mode) {
   double scale = static_cast<double>(in) / static_cast<double>(out);
   switch (mode) {
-    case Coord::kHalfPixel: return (x + 0.5) * scale - 0.5;
-    case Coord::kAlignCorners: return out > 1 ? static_cast<double>(in - 1) / (out - 1) * x : 0.0;
-    case Coord::kAsymmetric: return scale * x;
+    case Coord::kHalfPixel:
+      return (x + 0.5) * scale - 0.5;
+    case Coord::kAlignCorners:
+      return out > 1 ? static_cast<double>(in - 1) / (out - 1) * x : 0.0;
+    case Coord::kAsymmetric:
+      return scale * x;
   }
   return 0.0;
 }
@@ -67,8 +70,7 @@ std::vector<std::vector<Tap>> axis_taps(int64_t in, int64_t out, Method method, 
 }
 
 template <typename T>
-void resize(const TensorView& in, const TensorView& out, const std::vector<size_t>& axes, Method method,
-            Coord mode) {
+void resize(const TensorView& in, const TensorView& out, const std::vector<size_t>& axes, Method method, Coord mode) {
   std::vector<int64_t> in_shape = in.shape(), out_shape = out.shape();
   std::vector<int64_t> in_strides = transform::strides_of(in_shape);
   std::vector<std::vector<std::vector<Tap>>> taps;
@@ -108,12 +110,11 @@ void resize(const TensorView& in, const TensorView& out, const std::vector<size_
   }
 }
 
-void run_resize(const KernelArgs& k, const char* op, const std::vector<size_t>& axes, Method method, Coord mode) {
+void run_resize(const KernelArgs& k, const std::vector<size_t>& axes, Method method, Coord mode) {
   const TensorView& in = k.inputs.at(0);
   if (in.dtype() == dtype::float64) return resize<double>(in, k.outputs.at(0), axes, method, mode);
   if (in.dtype() == dtype::float32) return resize<float>(in, k.outputs.at(0), axes, method, mode);
-  throw Error(std::string(op) + ": the reference kernel takes float32 or float64 data, got " +
-              dtype_name(in.dtype()));
+  throw Error("the reference kernel takes float32 or float64 data, got " + dtype_name(in.dtype()));
 }
 
 /// Spatial axes of a layout: "NCHW" -> {2, 3}, "NDHWC" -> {1, 2, 3}.
@@ -171,7 +172,7 @@ void register_upsampling_ops(Registrar& reg) {
         std::string method = k.attrs.get_string("method");
         Method m = method == "bilinear" ? Method::kLinear : method == "bicubic" ? Method::kCubic : Method::kNearest;
         Coord c = k.attrs.get_bool("align_corners") ? Coord::kAlignCorners : Coord::kAsymmetric;
-        run_resize(k, "nn.upsampling", spatial_axes(k.attrs.get_string("layout")), m, c);
+        run_resize(k, spatial_axes(k.attrs.get_string("layout")), m, c);
       });
 
   reg.op("nn.upsampling3d")
@@ -202,7 +203,7 @@ void register_upsampling_ops(Registrar& reg) {
         Coord c = mode == "align_corners" ? Coord::kAlignCorners
                   : mode == "asymmetric"  ? Coord::kAsymmetric
                                           : Coord::kHalfPixel;
-        run_resize(k, "nn.upsampling3d", spatial_axes(k.attrs.get_string("layout")), m, c);
+        run_resize(k, spatial_axes(k.attrs.get_string("layout")), m, c);
       });
 }
 

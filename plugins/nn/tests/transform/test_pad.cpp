@@ -10,11 +10,11 @@ using ::testing::AllOf;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
-TEST(NnPad, ConstantEdgeReflectMatchNumPy) { EXPECT_EQ(check_transform_cases("nn.pad"), 12); }
+TEST(NnPad, ConstantEdgeReflectMatchNumPy) { EXPECT_EQ(check_golden_cases("transform.json", "nn.pad"), 12); }
 
 TEST(NnPad, PadValueIsAnInputCastToTheDataDtype) {
-  Value out = run_op("nn.pad", {values({1, 2}, {2}), values({7}, {}, DataType::Int(32))},
-                     {{"pad_width", pairs({{1, 2}})}});
+  Value out =
+      run_op("nn.pad", {values({1, 2}, {2}), values({7}, {}, DataType::Int(32))}, {{"pad_width", pairs({{1, 2}})}});
   EXPECT_THAT(elements(out.tensor()), ElementsAre(7, 1, 2, 7, 7));
   EXPECT_EQ(out.tensor().dtype(), f32);
 }
@@ -38,8 +38,8 @@ TEST(NnPad, OutputType) {
 }
 
 TEST(NnPad, PadWidthOfTheWrongLengthNamesTheShapes) {
-  std::string msg = type_error("nn.pad", {tensor_type({2, 3}, f32), tensor_type({}, f32)},
-                               {{"pad_width", pairs({{1, 1}})}});
+  std::string msg =
+      type_error("nn.pad", {tensor_type({2, 3}, f32), tensor_type({}, f32)}, {{"pad_width", pairs({{1, 1}})}});
   EXPECT_THAT(msg, AllOf(HasSubstr("nn.pad"), HasSubstr("pad_width has 1 pairs"), HasSubstr("(2, 3)"),
                          HasSubstr("2 dimensions")));
 }
@@ -51,22 +51,25 @@ TEST(NnPad, ReflectWiderThanTheAxisIsAnError) {
 }
 
 TEST(NnPad, PadValueMustBeAScalar) {
-  std::string msg = type_error("nn.pad", {tensor_type({2}, f32), tensor_type({1}, f32)}, {{"pad_width", pairs({{1, 1}})}});
+  std::string msg =
+      type_error("nn.pad", {tensor_type({2}, f32), tensor_type({1}, f32)}, {{"pad_width", pairs({{1, 1}})}});
   EXPECT_THAT(msg, AllOf(HasSubstr("nn.pad"), HasSubstr("pad_value must be a scalar")));
 }
 
 TEST(NnPad, AttrErrors) {
-  EXPECT_THAT(type_error("nn.pad", {tensor_type({2}, f32), tensor_type({}, f32)},
-                         {{"pad_width", pairs({{1, 1}})}, {"pad_mode", "wrap"}}),
-              AllOf(HasSubstr("nn.pad"), HasSubstr("pad_mode"), HasSubstr("\"wrap\""), HasSubstr("constant, edge or reflect")));
-  EXPECT_THAT(type_error("nn.pad", {tensor_type({2}, f32), tensor_type({}, f32)}, {{"pad_width", pairs({{1, 1, 1}})}}),
-              AllOf(HasSubstr("nn.pad"), HasSubstr("pad_width"), HasSubstr("[[1, 1, 1]]"), HasSubstr("[before, after] pair")));
+  EXPECT_THAT(
+      type_error("nn.pad", {tensor_type({2}, f32), tensor_type({}, f32)},
+                 {{"pad_width", pairs({{1, 1}})}, {"pad_mode", "wrap"}}),
+      AllOf(HasSubstr("nn.pad"), HasSubstr("pad_mode"), HasSubstr("\"wrap\""), HasSubstr("constant, edge or reflect")));
+  EXPECT_THAT(
+      type_error("nn.pad", {tensor_type({2}, f32), tensor_type({}, f32)}, {{"pad_width", pairs({{1, 1, 1}})}}),
+      AllOf(HasSubstr("nn.pad"), HasSubstr("pad_width"), HasSubstr("[[1, 1, 1]]"), HasSubstr("[before, after] pair")));
   EXPECT_THAT(type_error("nn.pad", {tensor_type({2}, f32), tensor_type({}, f32)}),
               AllOf(HasSubstr("nn.pad"), HasSubstr("pad_width")));
 }
 
 TEST(NnMirrorPad, SymmetricAndReflectMatchNumPy) {
-  EXPECT_EQ(check_transform_cases("nn.mirror_pad"), 4);
+  EXPECT_EQ(check_golden_cases("transform.json", "nn.mirror_pad"), 4);
 }
 
 TEST(NnMirrorPad, HandWorked) {
@@ -86,7 +89,7 @@ TEST(NnMirrorPad, Errors) {
               AllOf(HasSubstr("nn.mirror_pad"), HasSubstr("pad_width has 1 pairs"), HasSubstr("(3, 2)")));
 }
 
-TEST(NnDilate, MatchesNumPy) { EXPECT_EQ(check_transform_cases("nn.dilate"), 4); }
+TEST(NnDilate, MatchesNumPy) { EXPECT_EQ(check_golden_cases("transform.json", "nn.dilate"), 4); }
 
 TEST(NnDilate, HandWorked) {
   Value out = run_op("nn.dilate", {values({1, 2}, {2})}, {{"strides", ints({3})}, {"dilation_value", 9.0}});
@@ -100,9 +103,7 @@ TEST(NnDilate, Errors) {
               AllOf(HasSubstr("nn.dilate"), HasSubstr("strides[0] is 0")));
 }
 
-TEST(NnFifoBuffer, MatchesConcatenateAndSlice) {
-  EXPECT_EQ(check_transform_cases("nn.fifo_buffer"), 6);
-}
+TEST(NnFifoBuffer, MatchesConcatenateAndSlice) { EXPECT_EQ(check_golden_cases("transform.json", "nn.fifo_buffer"), 6); }
 
 TEST(NnFifoBuffer, HandWorked) {
   Value out = run_op("nn.fifo_buffer", {values({5}, {1}), values({1, 2, 3, 4}, {4})});
@@ -110,9 +111,9 @@ TEST(NnFifoBuffer, HandWorked) {
 }
 
 TEST(NnFifoBuffer, Errors) {
-  EXPECT_THAT(type_error("nn.fifo_buffer", {tensor_type({1, 3}, f32), tensor_type({2, 4}, f32)}),
-              AllOf(HasSubstr("nn.fifo_buffer"), HasSubstr("(1, 3)"), HasSubstr("(2, 4)"),
-                    HasSubstr("dimension 1 differs")));
+  EXPECT_THAT(
+      type_error("nn.fifo_buffer", {tensor_type({1, 3}, f32), tensor_type({2, 4}, f32)}),
+      AllOf(HasSubstr("nn.fifo_buffer"), HasSubstr("(1, 3)"), HasSubstr("(2, 4)"), HasSubstr("dimension 1 differs")));
   EXPECT_THAT(type_error("nn.fifo_buffer", {tensor_type({4, 3}, f32), tensor_type({4, 3}, f32)}),
               AllOf(HasSubstr("nn.fifo_buffer"), HasSubstr("shorter than the buffer")));
   EXPECT_THAT(type_error("nn.fifo_buffer", {tensor_type({1, 3}, f32), tensor_type({4, 3}, f32)},

@@ -12,7 +12,7 @@ using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
 TEST(NnDepthToSpace, DcrAndCrdInBothLayoutsMatchNumPy) {
-  EXPECT_EQ(check_transform_cases("nn.depth_to_space"), 8);
+  EXPECT_EQ(check_golden_cases("transform.json", "nn.depth_to_space"), 8);
 }
 
 TEST(NnDepthToSpace, HandWorkedDcrAndCrd) {
@@ -25,30 +25,29 @@ TEST(NnDepthToSpace, HandWorkedDcrAndCrd) {
 }
 
 TEST(NnDepthToSpace, BlockSizeThatDoesNotDivideTheChannels) {
-  EXPECT_THAT(type_error("nn.depth_to_space", {tensor_type({1, 6, 2, 2}, f32)}, {{"block_size", int64_t{2}}}),
-              AllOf(HasSubstr("nn.depth_to_space"), HasSubstr("block_size 2 does not divide"),
-                    HasSubstr("(1, 6, 2, 2)")));
-  EXPECT_THAT(type_error("nn.depth_to_space", {tensor_type({1, 4, 2, 2}, f32)},
-                         {{"block_size", int64_t{2}}, {"mode", "CDR"}}),
-              AllOf(HasSubstr("nn.depth_to_space"), HasSubstr("\"CDR\""), HasSubstr("DCR or CRD")));
+  EXPECT_THAT(
+      type_error("nn.depth_to_space", {tensor_type({1, 6, 2, 2}, f32)}, {{"block_size", int64_t{2}}}),
+      AllOf(HasSubstr("nn.depth_to_space"), HasSubstr("block_size 2 does not divide"), HasSubstr("(1, 6, 2, 2)")));
+  EXPECT_THAT(
+      type_error("nn.depth_to_space", {tensor_type({1, 4, 2, 2}, f32)}, {{"block_size", int64_t{2}}, {"mode", "CDR"}}),
+      AllOf(HasSubstr("nn.depth_to_space"), HasSubstr("\"CDR\""), HasSubstr("DCR or CRD")));
 }
 
-TEST(NnSpaceToDepth, BothLayoutsMatchNumPy) {
-  EXPECT_EQ(check_transform_cases("nn.space_to_depth"), 6);
-}
+TEST(NnSpaceToDepth, BothLayoutsMatchNumPy) { EXPECT_EQ(check_golden_cases("transform.json", "nn.space_to_depth"), 6); }
 
 TEST(NnSpaceToDepth, OutputTypeAndErrors) {
   EXPECT_EQ(infer_op_type("nn.space_to_depth", {tensor_type({2, 4, 6, 3}, f32)},
                           {{"block_size", int64_t{2}}, {"layout", "NHWC"}}),
             "Tensor[(2, 2, 3, 12), float32]");
-  EXPECT_THAT(type_error("nn.space_to_depth", {tensor_type({1, 2, 3, 4}, f32)}, {{"block_size", int64_t{2}}}),
-              AllOf(HasSubstr("nn.space_to_depth"), HasSubstr("does not divide the height"), HasSubstr("(1, 2, 3, 4)")));
+  EXPECT_THAT(
+      type_error("nn.space_to_depth", {tensor_type({1, 2, 3, 4}, f32)}, {{"block_size", int64_t{2}}}),
+      AllOf(HasSubstr("nn.space_to_depth"), HasSubstr("does not divide the height"), HasSubstr("(1, 2, 3, 4)")));
   EXPECT_THAT(type_error("nn.space_to_depth", {tensor_type({1, 2, 4}, f32)}, {{"block_size", int64_t{2}}}),
               AllOf(HasSubstr("nn.space_to_depth"), HasSubstr("not 4-D")));
 }
 
 TEST(NnSpaceToBatchNd, MatchesTensorFlowOrder) {
-  EXPECT_EQ(check_transform_cases("nn.space_to_batch_nd"), 6);
+  EXPECT_EQ(check_golden_cases("transform.json", "nn.space_to_batch_nd"), 6);
 }
 
 TEST(NnSpaceToBatchNd, ReferenceDocExample) {
@@ -73,7 +72,7 @@ TEST(NnSpaceToBatchNd, Errors) {
 }
 
 TEST(NnBatchToSpaceNd, InvertsSpaceToBatchAndCrops) {
-  EXPECT_EQ(check_transform_cases("nn.batch_to_space_nd"), 8);
+  EXPECT_EQ(check_golden_cases("transform.json", "nn.batch_to_space_nd"), 8);
 }
 
 TEST(NnBatchToSpaceNd, ReferenceDocExample) {

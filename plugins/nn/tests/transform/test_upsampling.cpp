@@ -12,7 +12,7 @@ using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
 TEST(NnUpsampling, AllMethodsAndLayoutsMatchTopiResize) {
-  EXPECT_EQ(check_transform_cases("nn.upsampling", 1e-5, 1e-5), 28);
+  EXPECT_EQ(check_golden_cases("transform.json", "nn.upsampling", 1e-5, 1e-5), 28);
 }
 
 TEST(NnUpsampling, NearestRepeatsPixels) {
@@ -22,8 +22,7 @@ TEST(NnUpsampling, NearestRepeatsPixels) {
 
 TEST(NnUpsampling, BilinearWithoutAlignCornersUsesAsymmetricCoordinates) {
   // Output x maps to x * in / out = x / 2, so the last pixel repeats the edge.
-  Value out = run_op("nn.upsampling", {values({0, 4}, {1, 1, 1, 2}, f64)},
-                     {{"scale_w", 2.0}, {"method", "bilinear"}});
+  Value out = run_op("nn.upsampling", {values({0, 4}, {1, 1, 1, 2}, f64)}, {{"scale_w", 2.0}, {"method", "bilinear"}});
   EXPECT_THAT(elements(out.tensor()), ElementsAre(0, 2, 4, 4));
   out = run_op("nn.upsampling", {values({0, 4}, {1, 1, 1, 2}, f64)},
                {{"scale_w", 2.0}, {"method", "bilinear"}, {"align_corners", true}});
@@ -42,7 +41,8 @@ TEST(NnUpsampling, Errors) {
   EXPECT_THAT(type_error("nn.upsampling", {tensor_type({1, 2, 3}, f32)}),
               AllOf(HasSubstr("nn.upsampling"), HasSubstr("(1, 2, 3)"), HasSubstr("layout NCHW expects 4")));
   EXPECT_THAT(type_error("nn.upsampling", {tensor_type({1, 2, 3, 3}, f32)}, {{"method", "trilinear"}}),
-              AllOf(HasSubstr("nn.upsampling"), HasSubstr("\"trilinear\""), HasSubstr("nearest_neighbor, bilinear or bicubic")));
+              AllOf(HasSubstr("nn.upsampling"), HasSubstr("\"trilinear\""),
+                    HasSubstr("nearest_neighbor, bilinear or bicubic")));
   EXPECT_THAT(type_error("nn.upsampling", {tensor_type({1, 2, 3, 3}, f32)}, {{"scale_h", -2.0}}),
               AllOf(HasSubstr("nn.upsampling"), HasSubstr("scale_h"), HasSubstr("expected > 0")));
   EXPECT_THAT(type_error("nn.upsampling", {tensor_type({1, 2, 3, 3}, f32)}, {{"layout", "NCWH"}}),
@@ -52,7 +52,7 @@ TEST(NnUpsampling, Errors) {
 }
 
 TEST(NnUpsampling3d, AllModesAndLayoutsMatchTopiResize) {
-  EXPECT_EQ(check_transform_cases("nn.upsampling3d", 1e-5, 1e-5), 24);
+  EXPECT_EQ(check_golden_cases("transform.json", "nn.upsampling3d", 1e-5, 1e-5), 24);
 }
 
 TEST(NnUpsampling3d, HalfPixelNearestFloorsAsTheReferenceDoes) {

@@ -17,11 +17,16 @@ inline const DataType f64 = DataType::Float(64);
 inline Tensor values(std::vector<double> v, std::vector<int64_t> shape, DataType dtype = f32) {
   Tensor t = Tensor::empty(std::move(shape), dtype);
   for (size_t i = 0; i < v.size(); ++i) {
-    if (dtype == f64) t.data_as<double>()[i] = v[i];
-    else if (dtype == f32) t.data_as<float>()[i] = static_cast<float>(v[i]);
-    else if (dtype == DataType::Int(32)) t.data_as<int32_t>()[i] = static_cast<int32_t>(v[i]);
-    else if (dtype == DataType::Int(8)) t.data_as<int8_t>()[i] = static_cast<int8_t>(v[i]);
-    else throw std::runtime_error("values(): dtype not handled");
+    if (dtype == f64)
+      t.data_as<double>()[i] = v[i];
+    else if (dtype == f32)
+      t.data_as<float>()[i] = static_cast<float>(v[i]);
+    else if (dtype == DataType::Int(32))
+      t.data_as<int32_t>()[i] = static_cast<int32_t>(v[i]);
+    else if (dtype == DataType::Int(8))
+      t.data_as<int8_t>()[i] = static_cast<int8_t>(v[i]);
+    else
+      throw std::runtime_error("values(): dtype not handled");
   }
   return t;
 }
@@ -30,23 +35,6 @@ inline std::vector<double> elements(const Tensor& t) {
   std::vector<double> out;
   for (int64_t i = 0; i < t.numel(); ++i) out.push_back(t.element_as_double(i));
   return out;
-}
-
-/// Checks every case of `op` in transform.json; returns how many ran. (Holds
-/// the parsed file in a named variable: ranging over a member of a temporary
-/// would dangle.)
-inline int check_transform_cases(const std::string& op, double rtol = 1e-5, double atol = 1e-6) {
-  const nlohmann::json file = golden_file("transform.json");
-  int ran = 0;
-  for (const auto& c : file.at("cases")) {
-    if (c.at("op") != op) continue;
-    SCOPED_TRACE(c.at("name").get<std::string>());
-    std::vector<Tensor> inputs;
-    for (const auto& t : c.at("inputs")) inputs.push_back(tensor_from_json(t));
-    expect_close(run_op(op, inputs, attrs_from_json(c.at("attrs"))).tensor(), c.at("output"), rtol, atol);
-    ++ran;
-  }
-  return ran;
 }
 
 using AttrList = std::vector<std::pair<std::string, AttrValue>>;
