@@ -22,6 +22,7 @@ inline std::string shape_str(const Shape& s) {
   return out + ")";
 }
 
+/// Number of elements of a tensor of shape `s`.
 inline int64_t product(const Shape& s) {
   int64_t n = 1;
   for (int64_t d : s) n *= d;
