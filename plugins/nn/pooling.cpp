@@ -98,6 +98,18 @@ void pool_kernel(const PoolOp& p, const KernelArgs& k) {
   });
 }
 
+/// As Relay registers it for 2-d pooling: the matching pool2d_grad op.
+std::vector<weft::sdk::Expr> pool2d_gradient(const PoolOp& p, const weft::sdk::Expr& call,
+                                             const weft::sdk::Expr& grad) {
+  Attrs given = call.attrs();
+  weft::sdk::AttrList attrs;
+  for (const char* name : {"pool_size", "strides", "dilation", "padding", "layout", "out_layout", "ceil_mode"}) {
+    attrs.emplace_back(name, given.get_value(name));
+  }
+  if (!p.is_max) attrs.emplace_back("count_include_pad", given.get_value("count_include_pad"));
+  return {weft::sdk::call(std::string(p.name) + "_grad", {grad, call.arg(0)}, attrs)};
+}
+
 const char* kMaxDoc =
     "Max pooling over the {AXES} axes: each output element is the largest input in its window of pool_size "
     "elements (spaced by dilation) that starts every strides elements of the padded input. Padding reads as the "
@@ -137,6 +149,10 @@ void register_pool(Registrar& reg, const PoolOp& p) {
   }
   op.type_relation([p](const std::vector<Type>& args, const Attrs& attrs) { return pool_relation(p, args, attrs); });
   op.kernel([p](const KernelArgs& k) { dispatch_float(k, p.name, [&](auto t) { pool_kernel<decltype(t)>(p, k); }); });
+  if (n == 2) {
+    op.gradient(
+        [p](const weft::sdk::Expr& call, const weft::sdk::Expr& grad) { return pool2d_gradient(p, call, grad); });
+  }
 }
 
 }  // namespace

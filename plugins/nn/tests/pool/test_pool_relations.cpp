@@ -226,6 +226,28 @@ TEST(PoolKernel, MaxPoolGradientGoesToTheFirstLargest) {
               ElementsAre(10, 0, 0, 0));
 }
 
+TEST(PoolGradient, Pool2dGradientsAreThePoolGradOpsWithTheSameWindow) {
+  Var x = var("x", tensor_type({1, 1, 5, 5}));
+  Var g = var("g", tensor_type({1, 1, 3, 3}));
+  for (const std::string name : {"nn.max_pool2d", "nn.avg_pool2d"}) {
+    Attrs_ a = {{"pool_size", 3}, {"strides", 2}, {"padding", 1}};
+    if (name == "nn.avg_pool2d") a.emplace_back("count_include_pad", true);
+    std::vector<Expr> grads = OpRegistry::global().get(name).gradient(call(name, {x}, a), g);
+    ASSERT_EQ(grads.size(), 1u) << name;
+    auto c = grads[0].as<CallNode>();
+    ASSERT_NE(c, nullptr) << name;
+    EXPECT_EQ(c->op.as<OpNode>()->name(), name + "_grad");
+    EXPECT_TRUE(c->args.at(0).same_as(g));
+    EXPECT_TRUE(c->args.at(1).same_as(x));
+    EXPECT_EQ(c->attrs->at("padding").as_int_list(), (std::vector<int64_t>{1, 1, 1, 1}));
+    EXPECT_EQ(c->attrs->at("strides").as_int_list(), (std::vector<int64_t>{2, 2}));
+    if (name == "nn.avg_pool2d") {
+      EXPECT_TRUE(c->attrs->at("count_include_pad").as_bool());
+    }
+  }
+  EXPECT_FALSE(OpRegistry::global().get("nn.max_pool1d").gradient);
+}
+
 TEST(PoolKernel, OtherDtypesAreRefusedByTheKernelNotTheRelation) {
   Tensor x = Tensor::zeros({1, 1, 2, 2}, DataType::Int(32));
   EXPECT_EQ(infer_op_type("nn.max_pool2d", {tensor_type({1, 1, 2, 2}, DataType::Int(32))}),
