@@ -66,7 +66,8 @@ Window read_window(const Attrs& attrs, size_t n, bool has_dilation = true);
 
 /// Relay's calculate_pool_dimension: the pooled extent of an axis of
 /// `extent` elements. Throws when the dilated window is larger than the
-/// padded input (the message names the axis and the data type).
+/// padded input, ceil_mode's tail extension included (the message names the
+/// axis and the data type).
 int64_t pooled_extent(int64_t extent, const Window& w, size_t i, const std::string& axis_name, const Type& data);
 
 }  // namespace weft_nn::pooling

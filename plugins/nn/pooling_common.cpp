@@ -143,16 +143,19 @@ Window read_window(const Attrs& attrs, size_t n, bool has_dilation) {
 
 int64_t pooled_extent(int64_t extent, const Window& w, size_t i, const std::string& axis_name, const Type& data) {
   if (extent == WEFT_DIM_ANY) return WEFT_DIM_ANY;
-  int64_t padded = extent + w.pad_head[i] + w.pad_tail[i];
-  int64_t window = (w.size[i] - 1) * w.dilation[i] + 1;
+  // ceil_mode pads the tail by strides - 1 more, so a window may reach into that too.
+  const int64_t ceil_extension = w.ceil_mode ? w.strides[i] - 1 : 0;
+  const int64_t padded = extent + w.pad_head[i] + w.pad_tail[i] + ceil_extension;
+  const int64_t window = (w.size[i] - 1) * w.dilation[i] + 1;
   if (window > padded) {
     throw Error("the pooling window along " + axis_name + " spans " + std::to_string(window) + " elements (pool_size " +
                 std::to_string(w.size[i]) + ", dilation " + std::to_string(w.dilation[i]) +
                 ") but the padded input has " + std::to_string(padded) + " (" + std::to_string(extent) + " + padding " +
-                std::to_string(w.pad_head[i]) + " + " + std::to_string(w.pad_tail[i]) + ") in data " + data.str());
+                std::to_string(w.pad_head[i]) + " + " + std::to_string(w.pad_tail[i]) +
+                (w.ceil_mode ? " + " + std::to_string(ceil_extension) + " for ceil_mode" : std::string()) +
+                ") in data " + data.str());
   }
-  int64_t numerator = padded - window + (w.ceil_mode ? w.strides[i] - 1 : 0);
-  return numerator / w.strides[i] + 1;
+  return (padded - window) / w.strides[i] + 1;
 }
 
 }  // namespace weft_nn::pooling

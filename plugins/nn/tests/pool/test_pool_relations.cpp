@@ -149,6 +149,11 @@ TEST(PoolRelation, WindowLargerThanThePaddedInputIsAnError) {
   EXPECT_THAT(error_of([] { type_of("nn.max_pool2d", {1, 1, 2, 5}, {{"pool_size", 3}}); }),
               AllOf(HasSubstr("nn.max_pool2d"), HasSubstr("Tensor[(1, 1, 2, 5), float32]"), HasSubstr("along H"),
                     HasSubstr("spans 3"), HasSubstr("padded input has 2")));
+  // ceil_mode's extra tail padding (strides - 1) counts: 2 + 1 fits a window of 3, 2 + 0 does not.
+  EXPECT_EQ(type_of("nn.max_pool1d", {1, 1, 2}, {{"pool_size", 3}, {"strides", 2}, {"ceil_mode", true}}),
+            "Tensor[(1, 1, 1), float32]");
+  EXPECT_THAT(error_of([] { type_of("nn.max_pool1d", {1, 1, 2}, {{"pool_size", 3}, {"ceil_mode", true}}); }),
+              AllOf(HasSubstr("spans 3"), HasSubstr("padded input has 2 (2 + padding 0 + 0 + 0 for ceil_mode)")));
   Attrs_ dilated = {{"pool_size", 3}, {"dilation", 2}};
   EXPECT_THAT(error_of([&] { type_of("nn.avg_pool1d", {1, 1, 4}, dilated); }),
               AllOf(HasSubstr("nn.avg_pool1d"), HasSubstr("spans 5"), HasSubstr("Tensor[(1, 1, 4), float32]")));
