@@ -127,7 +127,7 @@ OpBuilder& matmul_attrs(OpBuilder& op) {
   return op
       .attr_optional("units", WEFT_ATTR_INT, "Number of output units; None reads it from the weight's shape.")
       .attr_optional("out_dtype", WEFT_ATTR_DTYPE,
-                     "Output dtype for mixed precision (e.g. int32 for int8 inputs); None keeps tensor_a's dtype "
+                     "Output dtype for mixed precision (e.g. int32 for int8 inputs); None keeps the first input's dtype "
                      "(the reference's empty string).");
 }
 
