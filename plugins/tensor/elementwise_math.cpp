@@ -1,8 +1,8 @@
-// Elementwise math beyond the four arithmetic ops: power, maximum, minimum,
+// Elementwise math: add, subtract, multiply, divide, power, maximum, minimum,
 // mod, floor_divide, floor_mod (NumPy broadcasting) and the unary functions
-// abs, log, sqrt, rsqrt, tanh, sigmoid, erf, floor, ceil, round, sign, clip.
-// Semantics are TOPI's: mod truncates (C fmod), floor_mod and floor_divide
-// round toward minus infinity, round goes half to even.
+// negative, exp, abs, log, sqrt, rsqrt, tanh, sigmoid, erf, floor, ceil, round,
+// sign, clip. Semantics are TOPI's: integer divide and mod truncate (C fmod),
+// floor_mod and floor_divide round toward minus infinity, round goes half to even.
 #include <cmath>
 #include <type_traits>
 
@@ -79,6 +79,12 @@ void check_divisor(T b, const char* op) {
 }
 
 template <typename T>
+T trunc_div(T a, T b) {
+  check_divisor(b, "divide");
+  return a / b;
+}
+
+template <typename T>
 T floor_div(T a, T b) {
   check_divisor(b, "floor_divide");
   if constexpr (std::is_integral_v<T>) {
@@ -135,6 +141,14 @@ Kernel float_map(const char* op, F f) {
 }  // namespace
 
 void register_elementwise_math_ops(Registrar& reg) {
+  binary(reg, "add", "Elementwise lhs + rhs, with broadcasting.", 1)
+      .kernel(broadcast_kernel("add", Dtypes::kNumber, [](auto a, auto b) { return a + b; }));
+  binary(reg, "subtract", "Elementwise lhs - rhs, with broadcasting.", 1)
+      .kernel(broadcast_kernel("subtract", Dtypes::kNumber, [](auto a, auto b) { return a - b; }));
+  binary(reg, "multiply", "Elementwise lhs * rhs, with broadcasting.", 1)
+      .kernel(broadcast_kernel("multiply", Dtypes::kNumber, [](auto a, auto b) { return a * b; }));
+  binary(reg, "divide", "Elementwise lhs / rhs, with broadcasting (IEEE for floats, truncating for ints).", 1)
+      .kernel(broadcast_kernel("divide", Dtypes::kNumber, [](auto a, auto b) { return trunc_div(a, b); }));
   binary(reg, "power", "Elementwise lhs ** rhs, with broadcasting.", 4)
       .kernel(broadcast_kernel("power", Dtypes::kFloat, [](auto a, auto b) { return std::pow(a, b); }));
   binary(reg, "maximum", "Elementwise maximum of lhs and rhs, with broadcasting.", 4)
@@ -148,6 +162,15 @@ void register_elementwise_math_ops(Registrar& reg) {
   binary(reg, "floor_mod", "Elementwise lhs - floor(lhs / rhs) * rhs (sign of rhs), with broadcasting.", 1)
       .kernel(broadcast_kernel("floor_mod", Dtypes::kNumber, [](auto a, auto b) { return floor_mod(a, b); }));
 
+  unary(reg, "negative", "Elementwise -data.", 3)
+      .kernel(map_kernel("negative", Dtypes::kNumber, [](auto x) { return -x; }))
+      .gradient([](const Expr&, const Expr& grad) { return std::vector<Expr>{call("negative", {grad})}; });
+  unary(reg, "exp", "Elementwise e^data.", 1)
+      .kernel(float_map("exp", [](auto x) { return std::exp(x); }))
+      .gradient([](const Expr& c, const Expr& grad) {
+        // d/dx e^x = e^x: reuse the call itself rather than recomputing it.
+        return std::vector<Expr>{call("multiply", {grad, c})};
+      });
   unary(reg, "abs", "Elementwise |data|.", 3)
       .kernel(map_kernel("abs", Dtypes::kNumber, [](auto x) { return x < 0 ? -x : x; }));
   unary(reg, "sign", "Elementwise sign of data: -1, 0 or 1.", 3)

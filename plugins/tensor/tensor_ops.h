@@ -5,12 +5,9 @@
 
 namespace weft_tensor {
 
-/// add, subtract, multiply, divide: NumPy broadcasting of two tensors.
-void register_binary_ops(weft::sdk::Registrar& reg);
-/// negative, exp: elementwise over one tensor.
-void register_unary_ops(weft::sdk::Registrar& reg);
-/// power, maximum, minimum, mod, floor_divide, floor_mod, abs, sign, log,
-/// sqrt, rsqrt, tanh, sigmoid, erf, floor, ceil, round, clip.
+/// add, subtract, multiply, divide, power, maximum, minimum, mod, floor_divide,
+/// floor_mod, negative, exp, abs, sign, log, sqrt, rsqrt, tanh, sigmoid, erf,
+/// floor, ceil, round, clip.
 void register_elementwise_math_ops(weft::sdk::Registrar& reg);
 /// equal ... greater_equal, logical_and/or/xor/not, where.
 void register_compare_logical_ops(weft::sdk::Registrar& reg);
@@ -28,9 +25,5 @@ void register_broadcast_ops(weft::sdk::Registrar& reg);
 void register_layout_transform_op(weft::sdk::Registrar& reg);
 /// sum, mean, max, min, prod, all, any, argmax, argmin, variance.
 void register_reduce_ops(weft::sdk::Registrar& reg);
-
-/// Throws unless every tensor is float32 or float64 and all share one dtype;
-/// returns whether it is float64.
-bool float_kernel_dtype(const weft::sdk::KernelArgs& k, const char* op);
 
 }  // namespace weft_tensor

@@ -97,6 +97,17 @@ TEST_F(TensorPluginTest, DivideFollowsIeee) {
   EXPECT_EQ(values_of<float>(out)[1], -INFINITY);
 }
 
+TEST_F(TensorPluginTest, IntegerArithmeticTruncatesAndRefusesDivisionByZero) {
+  auto ints = [](std::vector<int32_t> v) {
+    Tensor t = Tensor::empty({static_cast<int64_t>(v.size())}, DataType::Int(32));
+    std::memcpy(t.data(), v.data(), v.size() * sizeof(int32_t));
+    return t;
+  };
+  EXPECT_EQ(values_of<int32_t>(run("divide", {ints({7, -7}), ints({2, 2})}, {2})), (std::vector<int32_t>{3, -3}));
+  EXPECT_EQ(values_of<int32_t>(run("add", {ints({7, -7}), ints({2, 2})}, {2})), (std::vector<int32_t>{9, -5}));
+  EXPECT_THROW(run("divide", {ints({1}), ints({0})}, {1}), Error);
+}
+
 TEST_F(TensorPluginTest, NegativeAndExp) {
   EXPECT_EQ(values_of<float>(run("negative", {tensor_of<float>({3}, {1, -2, 0.5f})}, {3})),
             (std::vector<float>{-1, 2, -0.5f}));
@@ -107,13 +118,13 @@ TEST_F(TensorPluginTest, NegativeAndExp) {
 }
 
 TEST_F(TensorPluginTest, KernelsRefuseOtherDtypesClearly) {
-  Tensor i = Tensor::zeros({2}, DataType::Int(32));
+  Tensor i = Tensor::zeros({2}, DataType::Int(8));
   try {
     run("add", {i, i}, {2});
     FAIL();
   } catch (const Error& e) {
-    EXPECT_THAT(e.what(), HasSubstr("op add: add: the reference kernel supports float32 and float64"));
-    EXPECT_THAT(e.what(), HasSubstr("got int32"));
+    EXPECT_THAT(e.what(), HasSubstr("op add: add: the reference kernel supports float32, float64, int32 and int64"));
+    EXPECT_THAT(e.what(), HasSubstr("got int8"));
   }
 }
 
