@@ -12,13 +12,15 @@ using ::testing::HasSubstr;
 using Attrs = std::vector<std::pair<std::string, AttrValue>>;
 
 TEST(NnConv, Conv2dMatchesTorchInEveryLayoutGroupingAndDtype) {
-  EXPECT_EQ(check_conv_golden("conv.json", "nn.conv2d"), 27);
+  EXPECT_EQ(check_golden_cases("conv.json", "nn.conv2d", 1e-5, 1e-5), 27);
 }
 
-TEST(NnConv, Conv1dMatchesTorchInNcwAndNwc) { EXPECT_EQ(check_conv_golden("conv.json", "nn.conv1d"), 7); }
+TEST(NnConv, Conv1dMatchesTorchInNcwAndNwc) {
+  EXPECT_EQ(check_golden_cases("conv.json", "nn.conv1d", 1e-5, 1e-5), 7);
+}
 
 TEST(NnConv, Conv3dMatchesTorchInNcdhwAndNdhwc) {
-  EXPECT_EQ(check_conv_golden("conv.json", "nn.conv3d"), 6);
+  EXPECT_EQ(check_golden_cases("conv.json", "nn.conv3d", 1e-5, 1e-5), 6);
 }
 
 TEST(NnConv, HandWorkedConv2dSumsEachWindow) {

@@ -11,23 +11,24 @@ using ::testing::AllOf;
 using ::testing::HasSubstr;
 
 TEST(NnConvSpecial, Conv2dNCHWcMatchesTorchInBlockedLayouts) {
-  EXPECT_EQ(check_conv_golden("conv_special.json", "nn.contrib_conv2d_NCHWc"), 4);
+  EXPECT_EQ(check_golden_cases("conv_special.json", "nn.contrib_conv2d_NCHWc", 1e-5, 1e-5), 4);
 }
 
 TEST(NnConvSpecial, DepthwiseConv2dNCHWcMatchesTorchWithChannelMultipliers) {
-  EXPECT_EQ(check_conv_golden("conv_special.json", "nn.contrib_depthwise_conv2d_NCHWc"), 4);
+  EXPECT_EQ(check_golden_cases("conv_special.json", "nn.contrib_depthwise_conv2d_NCHWc", 1e-5, 1e-5),
+            4);
 }
 
 TEST(NnConvSpecial, BackwardWeightMatchesTorchAutograd) {
-  EXPECT_EQ(check_conv_golden("conv_special.json", "nn.conv2d_backward_weight"), 6);
+  EXPECT_EQ(check_golden_cases("conv_special.json", "nn.conv2d_backward_weight", 1e-5, 1e-5), 6);
 }
 
 TEST(NnConvSpecial, DeformableConvMatchesTopiSampling) {
-  EXPECT_EQ(check_conv_golden("conv_special.json", "nn.deformable_conv2d"), 6);
+  EXPECT_EQ(check_golden_cases("conv_special.json", "nn.deformable_conv2d", 1e-5, 1e-5), 6);
 }
 
 TEST(NnConvSpecial, CorrelationMatchesTopi) {
-  EXPECT_EQ(check_conv_golden("conv_special.json", "nn.correlation"), 6);
+  EXPECT_EQ(check_golden_cases("conv_special.json", "nn.correlation", 1e-5, 1e-5), 6);
 }
 
 TEST(NnConvSpecial, DeformableConvWithZeroOffsetsIsConv2d) {

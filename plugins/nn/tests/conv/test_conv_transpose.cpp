@@ -10,15 +10,15 @@ using ::testing::AllOf;
 using ::testing::HasSubstr;
 
 TEST(NnConvTranspose, Conv2dTransposeMatchesTorch) {
-  EXPECT_EQ(check_conv_golden("conv_transpose.json", "nn.conv2d_transpose"), 10);
+  EXPECT_EQ(check_golden_cases("conv_transpose.json", "nn.conv2d_transpose", 1e-5, 1e-5), 10);
 }
 
 TEST(NnConvTranspose, Conv1dTransposeMatchesTorch) {
-  EXPECT_EQ(check_conv_golden("conv_transpose.json", "nn.conv1d_transpose"), 4);
+  EXPECT_EQ(check_golden_cases("conv_transpose.json", "nn.conv1d_transpose", 1e-5, 1e-5), 4);
 }
 
 TEST(NnConvTranspose, Conv3dTransposeMatchesTorch) {
-  EXPECT_EQ(check_conv_golden("conv_transpose.json", "nn.conv3d_transpose"), 4);
+  EXPECT_EQ(check_golden_cases("conv_transpose.json", "nn.conv3d_transpose", 1e-5, 1e-5), 4);
 }
 
 TEST(NnConvTranspose, HandWorkedStride2SpreadsEachPixelIntoABlock) {

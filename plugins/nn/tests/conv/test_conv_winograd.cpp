@@ -15,20 +15,20 @@ const std::string kTransform3d = "nn.contrib_conv3d_winograd_weight_transform";
 const std::string kWinograd3d = "nn.contrib_conv3d_winograd_without_weight_transform";
 
 TEST(NnConvWinograd, WeightTransformMatchesTopiMatrices) {
-  EXPECT_EQ(check_conv_golden("conv_winograd.json", kTransform, 1e-5, 1e-5), 6);
+  EXPECT_EQ(check_golden_cases("conv_winograd.json", kTransform, 1e-5, 1e-5), 6);
 }
 
 TEST(NnConvWinograd, ConvolutionEqualsTheDirectConvolution) {
   // Float32 Winograd rounds differently from a direct convolution.
-  EXPECT_EQ(check_conv_golden("conv_winograd.json", kWinograd, 1e-4, 1e-4), 8);
+  EXPECT_EQ(check_golden_cases("conv_winograd.json", kWinograd, 1e-4, 1e-4), 8);
 }
 
 TEST(NnConvWinograd, Conv3dWeightTransformMatchesTopiMatrices) {
-  EXPECT_EQ(check_conv_golden("conv_winograd.json", kTransform3d, 1e-5, 1e-5), 4);
+  EXPECT_EQ(check_golden_cases("conv_winograd.json", kTransform3d, 1e-5, 1e-5), 4);
 }
 
 TEST(NnConvWinograd, Conv3dEqualsTheDirectConvolutionWithAndWithoutDepthTransform) {
-  EXPECT_EQ(check_conv_golden("conv_winograd.json", kWinograd3d, 1e-4, 1e-4), 4);
+  EXPECT_EQ(check_golden_cases("conv_winograd.json", kWinograd3d, 1e-4, 1e-4), 4);
 }
 
 TEST(NnConvWinograd, Conv3dShapesFollowTheReference) {
