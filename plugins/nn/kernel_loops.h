@@ -3,16 +3,16 @@
 #pragma once
 
 #include <cstdint>
-#include <string>
 #include <vector>
 #include <weft/plugin.hpp>
 
 namespace weft_nn {
 
 /// Calls f(T{}) with T = float or double when every input and output is
-/// float32 (or every one float64); any other dtype is an error naming `op`.
+/// float32 (or every one float64); any other dtype is an error (the host
+/// adds the op and the call to it).
 template <typename F>
-void dispatch_float(const weft::sdk::KernelArgs& k, const std::string& op, F&& f) {
+void dispatch_float(const weft::sdk::KernelArgs& k, F&& f) {
   namespace dt = weft::sdk::dtype;
   using weft::sdk::operator==;
   DLDataType t = k.inputs.at(0).dtype();
@@ -25,7 +25,7 @@ void dispatch_float(const weft::sdk::KernelArgs& k, const std::string& op, F&& f
     f(float{});
   } else {
     throw weft::sdk::Error(
-        op + ": the reference kernel takes float32 or float64 tensors of one dtype, got " + weft::sdk::dtype_name(t),
+        "the reference kernel takes float32 or float64 tensors of one dtype, got " + weft::sdk::dtype_name(t),
         WEFT_STATUS_UNSUPPORTED);
   }
 }

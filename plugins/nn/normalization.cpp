@@ -169,8 +169,8 @@ OpBuilder& affine_norm_op(Registrar& reg, const char* name, Kind kind, const std
       .pattern(WEFT_PATTERN_OPAQUE)
       .type_relation(
           [kind](const std::vector<Type>& args, const Attrs& attrs) { return affine_norm_relation(kind, args, attrs); })
-      .kernel([kind, name](const KernelArgs& k) {
-        dispatch_float(k, name, [&](auto t) { affine_norm_kernel<decltype(t)>(kind, k); });
+      .kernel([kind](const KernelArgs& k) {
+        dispatch_float(k, [&](auto t) { affine_norm_kernel<decltype(t)>(kind, k); });
       });
 }
 
@@ -197,7 +197,7 @@ void register_normalization_ops(weft::sdk::Registrar& reg) {
       .attr("scale", true, "Multiply by gamma.")
       .type_relation(batch_norm_relation)
       .kernel([](const KernelArgs& k) {
-        dispatch_float(k, "nn.batch_norm", [&](auto t) { batch_norm_kernel<decltype(t)>(k); });
+        dispatch_float(k, [&](auto t) { batch_norm_kernel<decltype(t)>(k); });
       });
 
   affine_attrs(affine_norm_op(reg, "nn.instance_norm", Kind::kInstance,

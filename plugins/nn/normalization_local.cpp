@@ -99,7 +99,7 @@ void register_local_normalization_ops(Registrar& reg) {
       .support_level(2)
       .pattern(WEFT_PATTERN_OPAQUE)
       .type_relation(lrn_relation)
-      .kernel([](const KernelArgs& k) { dispatch_float(k, "nn.lrn", [&](auto t) { lrn_kernel<decltype(t)>(k); }); });
+      .kernel([](const KernelArgs& k) { dispatch_float(k, [&](auto t) { lrn_kernel<decltype(t)>(k); }); });
 
   reg.op("nn.l2_normalize")
       .describe("L2 normalization: out = data / sqrt(max(sum(data^2 over axis), eps)).")
@@ -122,7 +122,7 @@ void register_local_normalization_ops(Registrar& reg) {
       .pattern(WEFT_PATTERN_OUT_ELEMWISE_FUSABLE)
       .type_relation(l2_relation)
       .kernel([](const KernelArgs& k) {
-        dispatch_float(k, "nn.l2_normalize", [&](auto t) { l2_kernel<decltype(t)>(k); });
+        dispatch_float(k, [&](auto t) { l2_kernel<decltype(t)>(k); });
       });
 }
 

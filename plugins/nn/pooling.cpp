@@ -148,7 +148,7 @@ void register_pool(Registrar& reg, const PoolOp& p) {
     op.attr("count_include_pad", false, "Count padding elements in each window's divisor.");
   }
   op.type_relation([p](const std::vector<Type>& args, const Attrs& attrs) { return pool_relation(p, args, attrs); });
-  op.kernel([p](const KernelArgs& k) { dispatch_float(k, p.name, [&](auto t) { pool_kernel<decltype(t)>(p, k); }); });
+  op.kernel([p](const KernelArgs& k) { dispatch_float(k, [&](auto t) { pool_kernel<decltype(t)>(p, k); }); });
   if (n == 2) {
     op.gradient(
         [p](const weft::sdk::Expr& call, const weft::sdk::Expr& grad) { return pool2d_gradient(p, call, grad); });

@@ -152,7 +152,7 @@ void register_adaptive(Registrar& reg, const AdaptiveOp& p) {
   op.type_relation(
       [p](const std::vector<Type>& args, const Attrs& attrs) { return adaptive_relation(p, args, attrs); });
   op.kernel([p](const KernelArgs& k) {
-    dispatch_float(k, p.name, [&](auto t) { adaptive_kernel<decltype(t)>(p, k); });
+    dispatch_float(k, [&](auto t) { adaptive_kernel<decltype(t)>(p, k); });
   });
 
 }

@@ -112,7 +112,7 @@ void register_pool_grad_ops(Registrar& reg) {
     op.attr("ceil_mode", false, "Round the pooled extent up instead of down.");
     if (!p.is_max) op.attr("count_include_pad", false, "Divide by the whole window, padding included.");
     op.type_relation(grad_relation).kernel([p](const KernelArgs& k) {
-      dispatch_float(k, p.name, [&](auto t) { grad_kernel<decltype(t)>(p, k); });
+      dispatch_float(k, [&](auto t) { grad_kernel<decltype(t)>(p, k); });
     });
   }
 }
