@@ -1,0 +1,39 @@
+// example.softplus: log(1 + e^(beta * x)) / beta, written as a third party would,
+// against the installed SDK only.
+#include <weft/plugin.hpp>
+
+#include <cmath>
+
+namespace {
+
+using namespace weft::sdk;
+
+template <typename T>
+void softplus(const KernelArgs& k, double beta) {
+  const T* in = k.inputs.at(0).data<T>();
+  T* out = k.outputs.at(0).data<T>();
+  for (int64_t i = 0, n = k.outputs[0].numel(); i < n; ++i)
+    out[i] = static_cast<T>(std::log1p(std::exp(beta * in[i])) / beta);
+}
+
+}  // namespace
+
+WEFT_PLUGIN(reg) {
+  reg.op("example.softplus")
+      .describe("Smooth ReLU: log(1 + exp(beta * x)) / beta.")
+      .input("data", "Tensor", "The input tensor.")
+      .attr("beta", 1.0, "Sharpness; larger is closer to ReLU.")
+      .support_level(10)
+      .pattern(WEFT_PATTERN_ELEMWISE)
+      .type_relation(identity_relation)
+      .kernel([](const KernelArgs& k) {
+        const double beta = k.attrs.get_float("beta");
+        if (k.inputs.at(0).dtype() == dtype::float64) {
+          softplus<double>(k, beta);
+        } else if (k.inputs.at(0).dtype() == dtype::float32) {
+          softplus<float>(k, beta);
+        } else {
+          throw Error("example.softplus supports float32 and float64, got " + dtype_name(k.inputs[0].dtype()));
+        }
+      });
+}
