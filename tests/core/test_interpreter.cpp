@@ -141,6 +141,18 @@ TEST_F(InterpreterTest, RecursiveGlobalCountsDown) {
   EXPECT_EQ(values_of(interp.run_main({Tensor::scalar(-2.5, DataType::Float(32))})), std::vector<float>{-2.5f});
 }
 
+TEST_F(InterpreterTest, LetBoundFunctionCallsItself) {
+  // let %loop = fn (%n) { if (positive(%n)) { %loop(dec(%n)) } else { %n } }; %loop(%m)
+  TensorType scalar = scalar_type(DataType::Float(32));
+  Var loop = var("loop", func_type({scalar}, scalar)), n = var("n", scalar), m = var("m", scalar);
+  Function body = function({n},
+                           if_then_else(call("interp.positive", {n}),
+                                        call_function(loop, {call("interp.dec", {n})}), n),
+                           scalar);
+  Interpreter interp(IRModule::from_function(function({m}, let(loop, body, call_function(loop, {m})))));
+  EXPECT_EQ(values_of(interp.run_main({Tensor::scalar(3.0, DataType::Float(32))})), std::vector<float>{0.0f});
+}
+
 TEST_F(InterpreterTest, HundredThousandCallChainDoesNotRecurse) {
   testing::run_with_stack(2 << 20, [&] {
     Var x = var("x", t2);

@@ -18,20 +18,26 @@ using ::testing::HasSubstr;
 class SdkPluginTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    static TempDir* dir = new TempDir();
-    static PluginLoader* loader = [] {
-      std::string text =
-          "name: sdk\nversion: 0.2.0\nabi: 1\nkind: ops\nlibrary: libsdk_plugin.so\nprovides:\n"
-          "  ops: [sdk.axpy]\n  models: [sdk.tiny]\n  initializers: [sdk.counter]\n  passes: [sdk.RenameMain]\n"
-          "  targets: [sdk.hostmem]\n  frontends: [sdk.len]\n";
-      copy_test_library("sdk_plugin", dir->path() / "sdk");
-      write_file(dir->path() / "sdk" / "weft-plugin.yaml", text);
-      auto* l = new PluginLoader({{dir->path()}, {}});
-      l->load("sdk");
-      return l;
-    }();
-    (void)loader;
+    dir_ = std::make_unique<TempDir>();
+    std::string text =
+        "name: sdk\nversion: 0.2.0\nabi: 1\nkind: ops\nlibrary: libsdk_plugin.so\nprovides:\n"
+        "  ops: [sdk.axpy]\n  models: [sdk.tiny]\n  initializers: [sdk.counter]\n  passes: [sdk.RenameMain]\n"
+        "  targets: [sdk.hostmem]\n  frontends: [sdk.len]\n";
+    copy_test_library("sdk_plugin", dir_->path() / "sdk");
+    write_file(dir_->path() / "sdk" / "weft-plugin.yaml", text);
+    loader_ = std::make_unique<PluginLoader>(PluginLoaderOptions{{dir_->path()}, {}});
+    loader_->load("sdk");
   }
+  // The library stays loaded (weft never unloads plugins); the loader and the
+  // temporary folder go, so nothing leaks and /tmp stays clean.
+  static void TearDownTestSuite() {
+    loader_.reset();
+    dir_.reset();
+  }
+
+ private:
+  static inline std::unique_ptr<TempDir> dir_;
+  static inline std::unique_ptr<PluginLoader> loader_;
 };
 
 template <typename T>

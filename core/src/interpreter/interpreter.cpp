@@ -14,9 +14,7 @@
 
 namespace weft {
 
-/// Variables bound so far. Closures keep their defining environment alive; a
-/// let binding added later to the same frame is visible to them, which is what
-/// lets `let %f = fn (...) { ... %f(...) ... }` recurse.
+/// Variables bound in one frame, on top of a closure's captured values.
 struct Environment {
   std::unordered_map<const VarNode*, Value> vars;
   std::shared_ptr<const Environment> parent;
@@ -28,9 +26,14 @@ struct Environment {
   }
 };
 
+/// A function value. It captures the values of its free variables, not the
+/// frame that made it: a frame holding a closure that held the frame would be
+/// a reference cycle. A let-bound function that calls itself gets itself bound
+/// to `self` when applied instead.
 struct ClosureValue {
   Function fn;
-  std::shared_ptr<const Environment> env;
+  std::shared_ptr<const Environment> captured;
+  const VarNode* self = nullptr;
 };
 
 namespace {
@@ -81,13 +84,15 @@ class Evaluator {
   }
 
   /// Binds params to args and evaluates fn's body in a new frame.
-  static Value apply(const Interpreter& interp, const ClosureValue& closure, const std::vector<Value>& args) {
-    const Function& fn = closure.fn;
+  static Value apply(const Interpreter& interp, const std::shared_ptr<const ClosureValue>& closure,
+                     const std::vector<Value>& args) {
+    const Function& fn = closure->fn;
     if (args.size() != fn->params.size())
       throw Error("function takes " + std::to_string(fn->params.size()) + " arguments, got " +
                   std::to_string(args.size()));
     auto env = std::make_shared<Environment>();
-    env->parent = closure.env;
+    env->parent = closure->captured;
+    if (closure->self) env->vars[closure->self] = Value::closure(closure);
     for (size_t i = 0; i < args.size(); ++i) env->vars[fn->params[i].get()] = args[i];
     return Evaluator(interp, std::move(env)).eval(fn->body);
   }
@@ -109,7 +114,7 @@ class Evaluator {
       case ExprKind::kCall:
         return call(downcast<CallNode>(e));
       case ExprKind::kFunction:
-        return Value::closure(std::make_shared<ClosureValue>(ClosureValue{downcast<FunctionNode>(e), env_}));
+        return make_closure(downcast<FunctionNode>(e), nullptr);
       case ExprKind::kTuple: {
         std::vector<Value> fields;
         for (auto& f : downcast<TupleNode>(e)->fields) fields.push_back(memo_.at(f.get()));
@@ -136,16 +141,26 @@ class Evaluator {
     throw InternalError(__FILE__, __LINE__, "unknown expression kind");
   }
 
+  Value make_closure(const Function& fn, const VarNode* self) const {
+    auto captured = std::make_shared<Environment>();
+    for (const Var& v : free_vars(fn))
+      if (const Value* value = env_->lookup(v.get())) captured->vars[v.get()] = *value;
+    return Value::closure(std::make_shared<const ClosureValue>(ClosureValue{fn, std::move(captured), self}));
+  }
+
   Value let_chain(Let let) {
     for (;;) {
-      env_->vars[let->var.get()] = eval(let->value);
+      // A function bound by a let may call itself through the let's variable.
+      env_->vars[let->var.get()] = let->value->kind == ExprKind::kFunction
+                                       ? make_closure(downcast<FunctionNode>(let->value), let->var.get())
+                                       : eval(let->value);
       if (let->body->kind != ExprKind::kLet) return eval(let->body);
       let = downcast<LetNode>(let->body);
     }
   }
 
   Value global_closure(const std::string& name) const {
-    return Value::closure(std::make_shared<ClosureValue>(ClosureValue{interp_.mod_.lookup(name), nullptr}));
+    return Value::closure(std::make_shared<const ClosureValue>(ClosureValue{interp_.mod_.lookup(name), nullptr}));
   }
 
   Value call(const Call& c) {
@@ -155,7 +170,7 @@ class Evaluator {
     if (c->op->kind == ExprKind::kOp) return call_op(c, args);
     const Value& callee = memo_.at(c->op.get());
     if (!callee.is_closure()) throw Error("called value is not a function").in(describe_call(c));
-    return apply(interp_, *callee.closure(), args);
+    return apply(interp_, callee.closure(), args);
   }
 
   Value call_op(const Call& c, const std::vector<Value>& args) {
@@ -232,7 +247,7 @@ Value Interpreter::run(const std::string& name, const std::vector<Value>& args) 
                 std::to_string(args.size()));
   for (size_t i = 0; i < args.size(); ++i)
     check_argument(args[i], fn->params[i]->checked_type(), "argument %" + fn->params[i]->name_hint);
-  return Evaluator::apply(*this, ClosureValue{fn, nullptr}, args);
+  return Evaluator::apply(*this, std::make_shared<const ClosureValue>(ClosureValue{fn, nullptr}), args);
 }
 
 Value evaluate(const Expr& expr) {
