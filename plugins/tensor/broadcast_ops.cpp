@@ -1,6 +1,8 @@
 // Growing a tensor by repetition (broadcast_to, broadcast_to_like, tile,
 // repeat) and the sums automatic differentiation uses to undo a broadcast
 // (collapse_sum_like, collapse_sum_to).
+#include <weft/sdk/gradient.hpp>
+
 #include "kernel_util.h"
 #include "tensor_ops.h"
 
@@ -140,6 +142,38 @@ void repeat_kernel(const KernelArgs& k) {
 
 }  // namespace
 
+namespace {
+
+/// Output dim i of tile is reps[i] copies of data dim i: view the gradient as
+/// (reps[0], dim[0], reps[1], dim[1], ...) and sum the copies.
+std::vector<Expr> tile_gradient(const Expr& c, const Expr& g) {
+  std::vector<int64_t> dims = grad::static_shape(c.arg(0), "tile's data");
+  std::vector<int64_t> reps = c.attrs().get_ints("reps");
+  size_t rank = std::max(dims.size(), reps.size());
+  dims.insert(dims.begin(), rank - dims.size(), 1);
+  reps.insert(reps.begin(), rank - reps.size(), 1);
+  std::vector<int64_t> split_shape, copy_axes;
+  for (size_t i = 0; i < rank; ++i) {
+    copy_axes.push_back(static_cast<int64_t>(split_shape.size()));
+    split_shape.push_back(reps[i]);
+    split_shape.push_back(dims[i]);
+  }
+  Expr summed = call("sum", {call("reshape", {g}, {{"newshape", split_shape}})}, {{"axis", copy_axes}});
+  return {call("reshape_like", {summed, c.arg(0)})};
+}
+
+/// Each element of repeat's output along axis is one of `repeats` copies:
+/// view the gradient with a copies axis after axis and sum it.
+std::vector<Expr> repeat_gradient(const Expr& c, const Expr& g) {
+  std::vector<int64_t> dims = grad::static_shape(c.arg(0), "repeat's data");
+  int64_t axis = c.attrs().get_int("axis");
+  if (axis < 0) axis += static_cast<int64_t>(dims.size());
+  std::vector<int64_t> split_shape = dims;
+  split_shape.insert(split_shape.begin() + axis + 1, c.attrs().get_int("repeats"));
+  return {call("sum", {call("reshape", {g}, {{"newshape", split_shape}})}, {{"axis", std::vector<int64_t>{axis + 1}}})};
+}
+}  // namespace
+
 void register_broadcast_ops(Registrar& reg) {
   reg.op("broadcast_to")
       .describe("data broadcast to shape as in NumPy.")
@@ -149,7 +183,8 @@ void register_broadcast_ops(Registrar& reg) {
       .support_level(4)
       .pattern(WEFT_PATTERN_BROADCAST)
       .type_relation(broadcast_to_relation)
-      .kernel(broadcast_kernel);
+      .kernel(broadcast_kernel)
+      .gradient([](const Expr& c, const Expr& g) { return std::vector<Expr>{grad::collapse_sum_like(g, c.arg(0))}; });
   reg.op("broadcast_to_like")
       .describe("data broadcast to the shape of broadcast_type as in NumPy.")
       .input("data", "Tensor", "The input tensor.")
@@ -157,7 +192,10 @@ void register_broadcast_ops(Registrar& reg) {
       .support_level(10)
       .pattern(WEFT_PATTERN_BROADCAST)
       .type_relation(broadcast_to_like_relation)
-      .kernel(broadcast_kernel);
+      .kernel(broadcast_kernel)
+      .gradient([](const Expr& c, const Expr& g) {
+        return std::vector<Expr>{grad::collapse_sum_like(g, c.arg(0)), grad::zeros_like(c.arg(1))};
+      });
   reg.op("collapse_sum_like")
       .describe("data summed down to the shape of collapse_type, undoing a NumPy broadcast to data's shape.")
       .input("data", "Tensor", "The input tensor.")
@@ -165,7 +203,10 @@ void register_broadcast_ops(Registrar& reg) {
       .support_level(10)
       .pattern(WEFT_PATTERN_COMM_REDUCE)
       .type_relation(collapse_sum_like_relation)
-      .kernel(collapse_sum_kernel);
+      .kernel(collapse_sum_kernel)
+      .gradient([](const Expr& c, const Expr& g) {
+        return std::vector<Expr>{call("broadcast_to_like", {g, c.arg(0)}), grad::zeros_like(c.arg(1))};
+      });
   reg.op("collapse_sum_to")
       .describe("data summed down to shape, undoing a NumPy broadcast to data's shape.")
       .input("data", "Tensor", "The input tensor.")
@@ -174,7 +215,8 @@ void register_broadcast_ops(Registrar& reg) {
       .support_level(4)
       .pattern(WEFT_PATTERN_COMM_REDUCE)
       .type_relation(collapse_sum_to_relation)
-      .kernel(collapse_sum_kernel);
+      .kernel(collapse_sum_kernel)
+      .gradient([](const Expr& c, const Expr& g) { return std::vector<Expr>{call("broadcast_to_like", {g, c.arg(0)})}; });
   reg.op("tile")
       .describe("data repeated reps times along each dim; data or reps is padded with leading 1s to one rank.")
       .input("data", "Tensor", "The input tensor.")
@@ -183,7 +225,8 @@ void register_broadcast_ops(Registrar& reg) {
       .support_level(3)
       .pattern(WEFT_PATTERN_BROADCAST)
       .type_relation(tile_relation)
-      .kernel(tile_kernel);
+      .kernel(tile_kernel)
+      .gradient(tile_gradient);
   reg.op("repeat")
       .describe("Each element of data repeated repeats times along axis.")
       .input("data", "Tensor", "The input tensor.")
@@ -192,7 +235,8 @@ void register_broadcast_ops(Registrar& reg) {
       .support_level(3)
       .pattern(WEFT_PATTERN_BROADCAST)
       .type_relation(repeat_relation)
-      .kernel(repeat_kernel);
+      .kernel(repeat_kernel)
+      .gradient(repeat_gradient);
 }
 
 }  // namespace weft_tensor

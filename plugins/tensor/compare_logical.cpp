@@ -1,5 +1,7 @@
 // Comparisons (equal ... greater_equal, bool results), logical ops on bool
 // tensors, and where: all with NumPy broadcasting.
+#include <weft/sdk/gradient.hpp>
+
 #include "kernel_util.h"
 #include "tensor_ops.h"
 
@@ -145,7 +147,13 @@ void register_compare_logical_ops(Registrar& reg) {
       .support_level(4)
       .pattern(WEFT_PATTERN_BROADCAST)
       .type_relation(where_relation)
-      .kernel(where_kernel);
+      .kernel(where_kernel)
+      .gradient([](const Expr& c, const Expr& g) {
+        Expr cond = c.arg(0), x = c.arg(1), y = c.arg(2);
+        Expr zeros = grad::zeros_like(g);
+        return std::vector<Expr>{grad::zeros_like(cond), grad::collapse_sum_like(grad::where(cond, g, zeros), x),
+                                 grad::collapse_sum_like(grad::where(cond, zeros, g), y)};
+      });
 }
 
 }  // namespace weft_tensor

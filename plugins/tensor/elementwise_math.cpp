@@ -6,6 +6,8 @@
 #include <cmath>
 #include <type_traits>
 
+#include <weft/sdk/gradient.hpp>
+
 #include "kernel_util.h"
 #include "tensor_ops.h"
 
@@ -138,23 +140,66 @@ Kernel float_map(const char* op, F f) {
   return map_kernel(op, Dtypes::kFloat, [f](auto x) { return static_cast<decltype(x)>(f(x)); });
 }
 
+namespace ad = weft::sdk::grad;
+
+using Grads = std::vector<Expr>;
+
+/// The gradient of a function whose derivative is zero wherever it has one.
+Grads zero_gradient(const Expr& c, const Expr&) { return {ad::zeros_like(c.arg(0))}; }
+
+/// grad passed where `cond` holds, zeros elsewhere, summed to `like`'s shape.
+Expr masked(const Expr& cond, const Expr& grad, const Expr& like) {
+  return ad::collapse_sum_like(ad::where(cond, grad, ad::zeros_like(grad)), like);
+}
+
 }  // namespace
 
 void register_elementwise_math_ops(Registrar& reg) {
   binary(reg, "add", "Elementwise lhs + rhs, with broadcasting.", 1)
-      .kernel(broadcast_kernel("add", Dtypes::kNumber, [](auto a, auto b) { return a + b; }));
+      .kernel(broadcast_kernel("add", Dtypes::kNumber, [](auto a, auto b) { return a + b; }))
+      .gradient([](const Expr& c, const Expr& g) {
+        return Grads{ad::collapse_sum_like(g, c.arg(0)), ad::collapse_sum_like(g, c.arg(1))};
+      });
   binary(reg, "subtract", "Elementwise lhs - rhs, with broadcasting.", 1)
-      .kernel(broadcast_kernel("subtract", Dtypes::kNumber, [](auto a, auto b) { return a - b; }));
+      .kernel(broadcast_kernel("subtract", Dtypes::kNumber, [](auto a, auto b) { return a - b; }))
+      .gradient([](const Expr& c, const Expr& g) {
+        return Grads{ad::collapse_sum_like(g, c.arg(0)), ad::collapse_sum_like(ad::neg(g), c.arg(1))};
+      });
   binary(reg, "multiply", "Elementwise lhs * rhs, with broadcasting.", 1)
-      .kernel(broadcast_kernel("multiply", Dtypes::kNumber, [](auto a, auto b) { return a * b; }));
+      .kernel(broadcast_kernel("multiply", Dtypes::kNumber, [](auto a, auto b) { return a * b; }))
+      .gradient([](const Expr& c, const Expr& g) {
+        Expr x = c.arg(0), y = c.arg(1);
+        return Grads{ad::collapse_sum_like(ad::mul(g, y), x), ad::collapse_sum_like(ad::mul(g, x), y)};
+      });
   binary(reg, "divide", "Elementwise lhs / rhs, with broadcasting (IEEE for floats, truncating for ints).", 1)
-      .kernel(broadcast_kernel("divide", Dtypes::kNumber, [](auto a, auto b) { return trunc_div(a, b); }));
+      .kernel(broadcast_kernel("divide", Dtypes::kNumber, [](auto a, auto b) { return trunc_div(a, b); }))
+      .gradient([](const Expr& c, const Expr& g) {
+        // d(x / y)/dy = -(x / y) / y: reuse the quotient.
+        Expr x = c.arg(0), y = c.arg(1);
+        return Grads{ad::collapse_sum_like(ad::div(g, y), x),
+                     ad::collapse_sum_like(ad::neg(ad::div(ad::mul(g, c), y)), y)};
+      });
   binary(reg, "power", "Elementwise lhs ** rhs, with broadcasting.", 4)
-      .kernel(broadcast_kernel("power", Dtypes::kFloat, [](auto a, auto b) { return std::pow(a, b); }));
+      .kernel(broadcast_kernel("power", Dtypes::kFloat, [](auto a, auto b) { return std::pow(a, b); }))
+      .gradient([](const Expr& c, const Expr& g) {
+        // d(x^y)/dx = y x^(y-1), d(x^y)/dy = x^y log x.
+        Expr x = c.arg(0), y = c.arg(1);
+        Expr dx = ad::mul(g, ad::mul(y, call("power", {x, ad::sub(y, ad::scalar_like(y, 1.0))})));
+        Expr dy = ad::mul(g, ad::mul(c, call("log", {x})));
+        return Grads{ad::collapse_sum_like(dx, x), ad::collapse_sum_like(dy, y)};
+      });
   binary(reg, "maximum", "Elementwise maximum of lhs and rhs, with broadcasting.", 4)
-      .kernel(broadcast_kernel("maximum", Dtypes::kNumber, [](auto a, auto b) { return a > b ? a : b; }));
+      .kernel(broadcast_kernel("maximum", Dtypes::kNumber, [](auto a, auto b) { return a > b ? a : b; }))
+      .gradient([](const Expr& c, const Expr& g) {
+        Expr x = c.arg(0), y = c.arg(1);
+        return Grads{masked(call("greater_equal", {x, y}), g, x), masked(call("less", {x, y}), g, y)};
+      });
   binary(reg, "minimum", "Elementwise minimum of lhs and rhs, with broadcasting.", 4)
-      .kernel(broadcast_kernel("minimum", Dtypes::kNumber, [](auto a, auto b) { return a < b ? a : b; }));
+      .kernel(broadcast_kernel("minimum", Dtypes::kNumber, [](auto a, auto b) { return a < b ? a : b; }))
+      .gradient([](const Expr& c, const Expr& g) {
+        Expr x = c.arg(0), y = c.arg(1);
+        return Grads{masked(call("less_equal", {x, y}), g, x), masked(call("greater", {x, y}), g, y)};
+      });
   binary(reg, "mod", "Elementwise remainder of lhs / rhs truncated toward zero (C fmod), with broadcasting.", 1)
       .kernel(broadcast_kernel("mod", Dtypes::kNumber, [](auto a, auto b) { return trunc_mod(a, b); }));
   binary(reg, "floor_divide", "Elementwise floor(lhs / rhs), with broadcasting.", 1)
@@ -172,33 +217,72 @@ void register_elementwise_math_ops(Registrar& reg) {
         return std::vector<Expr>{call("multiply", {grad, c})};
       });
   unary(reg, "abs", "Elementwise |data|.", 3)
-      .kernel(map_kernel("abs", Dtypes::kNumber, [](auto x) { return x < 0 ? -x : x; }));
+      .kernel(map_kernel("abs", Dtypes::kNumber, [](auto x) { return x < 0 ? -x : x; }))
+      .gradient([](const Expr& c, const Expr& g) {
+        Expr x = c.arg(0);
+        return Grads{ad::where(call("less", {x, ad::zeros_like(x)}), ad::neg(g), g)};
+      });
   unary(reg, "sign", "Elementwise sign of data: -1, 0 or 1.", 3)
       .kernel(map_kernel("sign", Dtypes::kNumber, [](auto x) {
         using T = decltype(x);
         return x < 0 ? T(-1) : x > 0 ? T(1) : T(0);
-      }));
-  unary(reg, "log", "Elementwise natural logarithm.", 1).kernel(float_map("log", [](auto x) { return std::log(x); }));
-  unary(reg, "sqrt", "Elementwise square root.", 1).kernel(float_map("sqrt", [](auto x) { return std::sqrt(x); }));
+      }))
+      .gradient(zero_gradient);
+  unary(reg, "log", "Elementwise natural logarithm.", 1)
+      .kernel(float_map("log", [](auto x) { return std::log(x); }))
+      .gradient([](const Expr& c, const Expr& g) { return Grads{ad::div(g, c.arg(0))}; });
+  unary(reg, "sqrt", "Elementwise square root.", 1)
+      .kernel(float_map("sqrt", [](auto x) { return std::sqrt(x); }))
+      .gradient([](const Expr& c, const Expr& g) {
+        // d sqrt(x)/dx = 0.5 / sqrt(x).
+        return Grads{ad::div(ad::mul(g, ad::scalar_like(c, 0.5)), c)};
+      });
   unary(reg, "rsqrt", "Elementwise 1 / sqrt(data).", 1)
-      .kernel(float_map("rsqrt", [](auto x) { return 1 / std::sqrt(x); }));
+      .kernel(float_map("rsqrt", [](auto x) { return 1 / std::sqrt(x); }))
+      .gradient([](const Expr& c, const Expr& g) {
+        // d x^-1/2 / dx = -0.5 x^-3/2 = -0.5 rsqrt(x) / x.
+        return Grads{ad::mul(g, ad::div(ad::mul(c, ad::scalar_like(c, -0.5)), c.arg(0)))};
+      });
   unary(reg, "tanh", "Elementwise hyperbolic tangent.", 1)
-      .kernel(float_map("tanh", [](auto x) { return std::tanh(x); }));
+      .kernel(float_map("tanh", [](auto x) { return std::tanh(x); }))
+      .gradient([](const Expr& c, const Expr& g) {
+        return Grads{ad::mul(g, ad::sub(ad::ones_like(c), ad::mul(c, c)))};
+      });
   unary(reg, "sigmoid", "Elementwise 1 / (1 + e^-data).", 1)
-      .kernel(float_map("sigmoid", [](auto x) { return 1 / (1 + std::exp(-x)); }));
+      .kernel(float_map("sigmoid", [](auto x) { return 1 / (1 + std::exp(-x)); }))
+      .gradient([](const Expr& c, const Expr& g) {
+        return Grads{ad::mul(g, ad::mul(c, ad::sub(ad::ones_like(c), c)))};
+      });
   unary(reg, "erf", "Elementwise Gauss error function.", 1)
-      .kernel(float_map("erf", [](auto x) { return std::erf(x); }));
+      .kernel(float_map("erf", [](auto x) { return std::erf(x); }))
+      .gradient([](const Expr& c, const Expr& g) {
+        // d erf(x)/dx = 2 / sqrt(pi) e^(-x^2).
+        Expr x = c.arg(0);
+        Expr bell = call("exp", {ad::neg(ad::mul(x, x))});
+        return Grads{ad::mul(g, ad::mul(ad::scalar_like(x, 1.1283791670955126), bell))};
+      });
   unary(reg, "floor", "Elementwise largest integer not above data.", 3)
-      .kernel(float_map("floor", [](auto x) { return std::floor(x); }));
+      .kernel(float_map("floor", [](auto x) { return std::floor(x); }))
+      .gradient(zero_gradient);
   unary(reg, "ceil", "Elementwise smallest integer not below data.", 3)
-      .kernel(float_map("ceil", [](auto x) { return std::ceil(x); }));
+      .kernel(float_map("ceil", [](auto x) { return std::ceil(x); }))
+      .gradient(zero_gradient);
   unary(reg, "round", "Elementwise nearest integer, halves to even.", 3)
-      .kernel(float_map("round", [](auto x) { return std::nearbyint(x); }));
+      .kernel(float_map("round", [](auto x) { return std::nearbyint(x); }))
+      .gradient(zero_gradient);
   unary(reg, "clip",
         "Elementwise clamp of data to [a_min, a_max]; the bounds are cast to the tensor's dtype.", 3)
       .attr_required("a_min", WEFT_ATTR_FLOAT, "The lower bound.", "a number")
       .attr_required("a_max", WEFT_ATTR_FLOAT, "The upper bound.", "a number")
-      .kernel(clip_kernel);
+      .kernel(clip_kernel)
+      .gradient([](const Expr& c, const Expr& g) {
+        // Zero where the clamp is active, as Relay.
+        Expr x = c.arg(0);
+        Attrs a = c.attrs();
+        Expr outside = call("logical_or", {call("less", {x, ad::scalar_like(x, a.get_float("a_min"))}),
+                                           call("greater", {x, ad::scalar_like(x, a.get_float("a_max"))})});
+        return Grads{ad::where(outside, ad::zeros_like(g), g)};
+      });
 }
 
 }  // namespace weft_tensor

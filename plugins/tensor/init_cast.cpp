@@ -3,6 +3,8 @@
 #include <cmath>
 #include <type_traits>
 
+#include <weft/sdk/gradient.hpp>
+
 #include "kernel_util.h"
 #include "tensor_ops.h"
 
@@ -94,9 +96,11 @@ OpBuilder& like_op(Registrar& reg, const char* name, const char* doc) {
 
 void register_init_cast_ops(Registrar& reg) {
   init_op(reg, "zeros", "A tensor of the given shape and dtype filled with zeros.")
-      .kernel([](const KernelArgs& k) { fill(k.outputs.at(0), 0, "zeros"); });
+      .kernel([](const KernelArgs& k) { fill(k.outputs.at(0), 0, "zeros"); })
+      .gradient([](const Expr&, const Expr&) { return std::vector<Expr>{}; });
   init_op(reg, "ones", "A tensor of the given shape and dtype filled with ones.")
-      .kernel([](const KernelArgs& k) { fill(k.outputs.at(0), 1, "ones"); });
+      .kernel([](const KernelArgs& k) { fill(k.outputs.at(0), 1, "ones"); })
+      .gradient([](const Expr&, const Expr&) { return std::vector<Expr>{}; });
   reg.op("full")
       .describe("A tensor of the given shape filled with the scalar fill_value, converted to dtype.")
       .input("fill_value", "Tensor", "The value to fill with (rank 0).")
@@ -107,12 +111,17 @@ void register_init_cast_ops(Registrar& reg) {
       .support_level(3)
       .pattern(WEFT_PATTERN_ELEMWISE)
       .type_relation(full_relation)
-      .kernel([](const KernelArgs& k) { convert(k.inputs.at(0), k.outputs.at(0), "full", true); });
+      .kernel([](const KernelArgs& k) { convert(k.inputs.at(0), k.outputs.at(0), "full", true); })
+      .gradient([](const Expr& c, const Expr& g) {
+        return std::vector<Expr>{grad::cast_like(grad::collapse_sum_like(g, c.arg(0)), c.arg(0))};
+      });
 
   like_op(reg, "zeros_like", "Zeros with the shape and dtype of data.")
-      .kernel([](const KernelArgs& k) { fill(k.outputs.at(0), 0, "zeros_like"); });
+      .kernel([](const KernelArgs& k) { fill(k.outputs.at(0), 0, "zeros_like"); })
+      .gradient([](const Expr& c, const Expr&) { return std::vector<Expr>{grad::zeros_like(c.arg(0))}; });
   like_op(reg, "ones_like", "Ones with the shape and dtype of data.")
-      .kernel([](const KernelArgs& k) { fill(k.outputs.at(0), 1, "ones_like"); });
+      .kernel([](const KernelArgs& k) { fill(k.outputs.at(0), 1, "ones_like"); })
+      .gradient([](const Expr& c, const Expr&) { return std::vector<Expr>{grad::zeros_like(c.arg(0))}; });
   reg.op("full_like")
       .describe("The scalar fill_value in the shape and dtype of data.")
       .input("data", "Tensor", "The tensor whose shape and dtype the result takes.")
@@ -120,7 +129,12 @@ void register_init_cast_ops(Registrar& reg) {
       .support_level(3)
       .pattern(WEFT_PATTERN_ELEMWISE)
       .type_relation(full_like_relation)
-      .kernel([](const KernelArgs& k) { convert(k.inputs.at(1), k.outputs.at(0), "full_like", true); });
+      .kernel([](const KernelArgs& k) { convert(k.inputs.at(1), k.outputs.at(0), "full_like", true); })
+      .gradient([](const Expr& c, const Expr& g) {
+        Expr fill = c.arg(1);
+        return std::vector<Expr>{grad::zeros_like(c.arg(0)),
+                                 grad::cast_like(grad::collapse_sum_like(g, grad::cast_like(fill, c)), fill)};
+      });
 
   reg.op("copy")
       .describe("A copy of data.")
@@ -131,7 +145,8 @@ void register_init_cast_ops(Registrar& reg) {
       .kernel([](const KernelArgs& k) {
         const TensorView& out = k.outputs.at(0);
         std::memcpy(mutable_bytes_of(out), bytes_of(k.inputs.at(0)), out.numel() * out.element_bytes());
-      });
+      })
+      .gradient([](const Expr&, const Expr& g) { return std::vector<Expr>{g}; });
   reg.op("cast")
       .describe("data converted elementwise to dtype (C conversion; nonzero, not NaN, is true for bool).")
       .input("data", "Tensor", "The input tensor.")
@@ -139,7 +154,8 @@ void register_init_cast_ops(Registrar& reg) {
       .support_level(3)
       .pattern(WEFT_PATTERN_ELEMWISE)
       .type_relation(cast_relation)
-      .kernel([](const KernelArgs& k) { convert(k.inputs.at(0), k.outputs.at(0), "cast", false); });
+      .kernel([](const KernelArgs& k) { convert(k.inputs.at(0), k.outputs.at(0), "cast", false); })
+      .gradient([](const Expr& c, const Expr& g) { return std::vector<Expr>{grad::cast_like(g, c.arg(0))}; });
 }
 
 }  // namespace weft_tensor

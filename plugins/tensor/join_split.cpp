@@ -1,6 +1,8 @@
 // Joining tensors along an axis (concatenate, stack; a Tuple input, whose
 // fields the interpreter passes as separate kernel inputs) and splitting one
 // into a Tuple (split).
+#include <weft/sdk/gradient.hpp>
+
 #include "kernel_util.h"
 #include "tensor_ops.h"
 
@@ -181,6 +183,38 @@ void split_kernel(const KernelArgs& k) {
 
 }  // namespace
 
+namespace {
+
+/// The gradient split back into the pieces' extents along axis.
+std::vector<Expr> concatenate_gradient(const Expr& c, const Expr& g) {
+  std::vector<Type> fields = c.arg(0).type().fields();
+  int64_t axis = c.attrs().get_int("axis");
+  if (axis < 0) axis += static_cast<int64_t>(fields.at(0).ndim());
+  std::vector<int64_t> cuts;
+  int64_t offset = 0;
+  for (size_t i = 0; i + 1 < fields.size(); ++i) {
+    int64_t extent = fields[i].shape().at(static_cast<size_t>(axis));
+    if (extent == WEFT_DIM_ANY) throw Error("the gradient of concatenate needs static extents along axis");
+    cuts.push_back(offset += extent);
+  }
+  if (fields.size() == 1) return {tuple({g})};
+  return {call("split", {g}, {{"indices_or_sections", cuts}, {"axis", axis}})};
+}
+
+/// The gradient cut into one slice per stacked tensor, without the new axis.
+std::vector<Expr> stack_gradient(const Expr& c, const Expr& g) {
+  size_t n = c.arg(0).type().fields().size();
+  int64_t axis = c.attrs().get_int("axis");
+  if (axis < 0) axis += static_cast<int64_t>(c.type().ndim());
+  Expr pieces = call("split", {g}, {{"indices_or_sections", static_cast<int64_t>(n)}, {"axis", axis}});
+  std::vector<Expr> grads;
+  for (size_t i = 0; i < n; ++i) {
+    grads.push_back(call("squeeze", {get_item(pieces, static_cast<int>(i))}, {{"axis", std::vector<int64_t>{axis}}}));
+  }
+  return {tuple(grads)};
+}
+}  // namespace
+
 void register_join_split_ops(Registrar& reg) {
   reg.op("concatenate")
       .describe("The tensors of data joined along axis; other dims must match.")
@@ -189,7 +223,8 @@ void register_join_split_ops(Registrar& reg) {
       .support_level(1)
       .pattern(WEFT_PATTERN_INJECTIVE)
       .type_relation(concatenate_relation)
-      .kernel(concatenate_kernel);
+      .kernel(concatenate_kernel)
+      .gradient(concatenate_gradient);
   reg.op("stack")
       .describe("The tensors of data, all of one shape, joined along a new axis.")
       .input("data", "Tuple of Tensors", "The tensors to stack.")
@@ -197,7 +232,8 @@ void register_join_split_ops(Registrar& reg) {
       .support_level(3)
       .pattern(WEFT_PATTERN_INJECTIVE)
       .type_relation(stack_relation)
-      .kernel(stack_kernel);
+      .kernel(stack_kernel)
+      .gradient(stack_gradient);
   reg.op("split")
       .describe(
           "data cut along axis into a Tuple: into indices_or_sections equal pieces when it is an int, or at the "
@@ -210,7 +246,11 @@ void register_join_split_ops(Registrar& reg) {
       .support_level(3)
       .pattern(WEFT_PATTERN_INJECTIVE)
       .type_relation(split_relation)
-      .kernel(split_kernel);
+      .kernel(split_kernel)
+      .gradient([](const Expr& c, const Expr& g) {
+        // g is the tuple of the pieces' gradients: join them back.
+        return std::vector<Expr>{call("concatenate", {g}, {{"axis", c.attrs().get_int("axis")}})};
+      });
 }
 
 }  // namespace weft_tensor

@@ -4,6 +4,8 @@
 // listed; keepdims keeps reduced axes as extent 1.
 #include <limits>
 
+#include <weft/sdk/gradient.hpp>
+
 #include "kernel_util.h"
 #include "tensor_ops.h"
 
@@ -192,6 +194,16 @@ void variance_kernel(const KernelArgs& k) {
   });
 }
 
+/// max/min: the gradient goes to the elements equal to the result, shared
+/// equally among ties, as Relay.
+std::vector<Expr> extremum_gradient(const Expr& c, const Expr& g) {
+  Expr x = c.arg(0);
+  Attrs a = c.attrs();
+  Expr hits = grad::cast_like(call("equal", {grad::unreduce(c, x, a), x}), x);
+  Expr count = call("sum", {hits}, {{"axis", a.get_value("axis")}, {"keepdims", true}, {"exclude", a.get_bool("exclude")}});
+  return {grad::mul(grad::div(hits, count), grad::unreduce(g, x, a))};
+}
+
 OpBuilder& reduce_op(Registrar& reg, const char* name, const char* doc) {
   return reg.op(name)
       .describe(doc)
@@ -212,24 +224,37 @@ void register_reduce_ops(Registrar& reg) {
   };
   exclude(reduce_op(reg, "sum", "The sum of data over axis."))
       .type_relation(reduce_relation)
-      .kernel(fold_kernel("sum", [](auto z) { return z; }, [](auto a, auto x) { return a + x; }));
+      .kernel(fold_kernel("sum", [](auto z) { return z; }, [](auto a, auto x) { return a + x; }))
+      .gradient([](const Expr& c, const Expr& g) { return std::vector<Expr>{grad::unreduce(g, c.arg(0), c.attrs())}; });
   exclude(reduce_op(reg, "mean", "The mean of data over axis."))
       .type_relation(reduce_relation)
-      .kernel(mean_kernel);
+      .kernel(mean_kernel)
+      .gradient([](const Expr& c, const Expr& g) {
+        Expr x = c.arg(0);
+        double count = static_cast<double>(grad::reduced_count(x, c.attrs()));
+        return std::vector<Expr>{grad::div(grad::unreduce(g, x, c.attrs()), grad::scalar_like(x, count))};
+      });
   exclude(reduce_op(reg, "max", "The maximum of data over axis."))
       .type_relation(reduce_relation)
       .kernel(fold_kernel(
           "max", [](auto z) { return std::numeric_limits<decltype(z)>::lowest(); },
-          [](auto a, auto x) { return x > a ? x : a; }));
+          [](auto a, auto x) { return x > a ? x : a; }))
+      .gradient(extremum_gradient);
   exclude(reduce_op(reg, "min", "The minimum of data over axis."))
       .type_relation(reduce_relation)
       .kernel(fold_kernel(
           "min", [](auto z) { return std::numeric_limits<decltype(z)>::max(); },
-          [](auto a, auto x) { return x < a ? x : a; }));
+          [](auto a, auto x) { return x < a ? x : a; }))
+      .gradient(extremum_gradient);
   exclude(reduce_op(reg, "prod", "The product of data over axis."))
       .type_relation(reduce_relation)
       .kernel(fold_kernel("prod", [](auto z) { return static_cast<decltype(z)>(1); },
-                          [](auto a, auto x) { return a * x; }));
+                          [](auto a, auto x) { return a * x; }))
+      .gradient([](const Expr& c, const Expr& g) {
+        // d prod / dx_i = prod / x_i (as Relay, for nonzero elements).
+        Expr x = c.arg(0);
+        return std::vector<Expr>{grad::div(grad::unreduce(grad::mul(g, c), x, c.attrs()), x)};
+      });
   exclude(reduce_op(reg, "all", "Whether every element of the bool data over axis is true."))
       .type_relation(bool_reduce_relation)
       .kernel(bool_fold_kernel(true));
@@ -251,7 +276,15 @@ void register_reduce_ops(Registrar& reg) {
               .input("mean", "Tensor", "The mean to measure from, of data's rank."))
       .attr("unbiased", false, "Whether to divide by N - 1 rather than N.")
       .type_relation(variance_relation)
-      .kernel(variance_kernel);
+      .kernel(variance_kernel)
+      .gradient([](const Expr& c, const Expr& g) {
+        // d/dx sum((x - m)^2) / n = 2 (x - m) / n; the mean gets minus that, summed to its shape.
+        Expr x = c.arg(0), m = c.arg(1);
+        Attrs a = c.attrs();
+        double n = static_cast<double>(grad::reduced_count(x, a) - (a.get_bool("unbiased") ? 1 : 0));
+        Expr dx = grad::mul(grad::unreduce(g, x, a), grad::mul(grad::sub(x, m), grad::scalar_like(x, 2.0 / n)));
+        return std::vector<Expr>{dx, grad::collapse_sum_like(grad::neg(dx), m)};
+      });
 }
 
 }  // namespace weft_tensor

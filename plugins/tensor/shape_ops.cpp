@@ -2,6 +2,8 @@
 // reshape_like, squeeze, expand_dims) and transpose, which permutes axes.
 #include <set>
 
+#include <weft/sdk/gradient.hpp>
+
 #include "kernel_util.h"
 #include "tensor_ops.h"
 
@@ -217,6 +219,9 @@ void copy_kernel(const KernelArgs& k) {
   std::memcpy(mutable_bytes_of(out), bytes_of(k.inputs.at(0)), out.numel() * out.element_bytes());
 }
 
+/// The gradient of an op that only reshapes: the gradient in data's shape.
+std::vector<Expr> reshape_back(const Expr& c, const Expr& g) { return {call("reshape_like", {g, c.arg(0)})}; }
+
 OpBuilder& data_op(Registrar& reg, const char* name, const char* doc, int level, weft_op_pattern_t pattern) {
   return reg.op(name).describe(doc).input("data", "Tensor", "The input tensor.").support_level(level).pattern(pattern);
 }
@@ -233,7 +238,8 @@ void register_shape_ops(Registrar& reg) {
       .normalize(int_list_normal)
       .attr("allowzero", false, "Whether a 0 in newshape means an empty dim rather than a copied one.")
       .type_relation(reshape_relation)
-      .kernel(copy_kernel);
+      .kernel(copy_kernel)
+      .gradient(reshape_back);
   reg.op("reshape_like")
       .describe(
           "data reshaped so that its dims [lhs_begin, lhs_end) become shape_like's dims [rhs_begin, rhs_end).")
@@ -248,26 +254,40 @@ void register_shape_ops(Registrar& reg) {
       .support_level(3)
       .pattern(WEFT_PATTERN_INJECTIVE)
       .type_relation(reshape_like_relation)
-      .kernel(copy_kernel);
+      .kernel(copy_kernel)
+      .gradient([](const Expr& c, const Expr& g) {
+        return std::vector<Expr>{call("reshape_like", {g, c.arg(0)}), grad::zeros_like(c.arg(1))};
+      });
   data_op(reg, "squeeze", "data without the given dims of extent 1 (all of them when axis is None).", 3,
           WEFT_PATTERN_INJECTIVE)
       .attr_optional("axis", WEFT_ATTR_ANY, "The dims to remove, each of extent 1; None for every such dim.",
                      "an int, a list of ints or None")
       .normalize(int_list_normal)
       .type_relation(squeeze_relation)
-      .kernel(copy_kernel);
+      .kernel(copy_kernel)
+      .gradient(reshape_back);
   data_op(reg, "expand_dims", "data with num_newaxis dims of extent 1 inserted at axis.", 1, WEFT_PATTERN_BROADCAST)
       .attr_required("axis", WEFT_ATTR_INT, "Where the new dims go, in [-ndim - 1, ndim].", "an int")
       .attr("num_newaxis", int64_t{1}, "How many dims to insert (>= 0).")
       .type_relation(expand_dims_relation)
-      .kernel(copy_kernel);
+      .kernel(copy_kernel)
+      .gradient(reshape_back);
   data_op(reg, "transpose", "data with its dims permuted by axes (reversed when axes is None).", 3,
           WEFT_PATTERN_INJECTIVE)
       .attr_optional("axes", WEFT_ATTR_ANY, "The permutation: output dim i is input dim axes[i].",
                      "a list of ints or None")
       .normalize(int_list_normal)
       .type_relation(transpose_relation)
-      .kernel(transpose_kernel);
+      .kernel(transpose_kernel)
+      .gradient([](const Expr& c, const Expr& g) {
+        // The inverse permutation; None (reversal) is its own inverse.
+        Value axes = c.attrs().get_value("axes");
+        if (axes.is_none() || axes.as_ints().empty()) return std::vector<Expr>{call("transpose", {g})};
+        std::vector<int64_t> perm = axes.as_ints(), inverse(perm.size());
+        const int64_t n = static_cast<int64_t>(perm.size());
+        for (int64_t i = 0; i < n; ++i) inverse[static_cast<size_t>(perm[i] < 0 ? perm[i] + n : perm[i])] = i;
+        return std::vector<Expr>{call("transpose", {g}, {{"axes", inverse}})};
+      });
 }
 
 }  // namespace weft_tensor

@@ -3,6 +3,7 @@
 #include <utility>
 #include <vector>
 
+#include "weft/gradient.h"
 #include "weft/passes.h"
 
 namespace weft {
@@ -13,6 +14,7 @@ void register_core_passes(PassRegistry& registry) {
       {"DeadCodeElimination", DeadCodeElimination},
       {"EliminateCommonSubexpr", EliminateCommonSubexpr},
       {"WellFormedCheck", WellFormedCheck},
+      {"Gradient", GradientPass},
   };
   for (const auto& [name, factory] : passes)
     if (!registry.contains(name)) registry.add(name, factory);

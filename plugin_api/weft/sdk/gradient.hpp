@@ -1,0 +1,77 @@
+// weft plugin SDK: small builders for writing op gradients in IR form
+// (OpBuilder::gradient). They assume the `tensor` plugin's ops (add, multiply,
+// where, collapse_sum_like, ...), which a plugin with gradients requires.
+#pragma once
+
+#include <weft/sdk/ir.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace weft::sdk::grad {
+
+/// A 0-d constant holding `value` in `like`'s dtype (float32 or float64).
+inline Expr scalar_like(const Expr& like, double value) { return scalar(value, like.type().dtype()); }
+
+inline Expr add(const Expr& a, const Expr& b) { return call("add", {a, b}); }
+inline Expr sub(const Expr& a, const Expr& b) { return call("subtract", {a, b}); }
+inline Expr mul(const Expr& a, const Expr& b) { return call("multiply", {a, b}); }
+inline Expr div(const Expr& a, const Expr& b) { return call("divide", {a, b}); }
+inline Expr neg(const Expr& a) { return call("negative", {a}); }
+inline Expr zeros_like(const Expr& a) { return call("zeros_like", {a}); }
+inline Expr ones_like(const Expr& a) { return call("ones_like", {a}); }
+/// cond ? a : b, elementwise.
+inline Expr where(const Expr& cond, const Expr& a, const Expr& b) { return call("where", {cond, a, b}); }
+/// `g` summed down to `like`'s shape: undoes NumPy broadcasting.
+inline Expr collapse_sum_like(const Expr& g, const Expr& like) { return call("collapse_sum_like", {g, like}); }
+/// `g` cast to `like`'s dtype.
+inline Expr cast_like(const Expr& g, const Expr& like) { return call("cast", {g}, {{"dtype", like.type().dtype()}}); }
+
+/// A static shape of an argument or a call, for gradients that need one; an
+/// Error naming `what` when a dim is `?`.
+inline std::vector<int64_t> static_shape(const Expr& e, const std::string& what) {
+  std::vector<int64_t> shape = e.type().shape();
+  for (int64_t d : shape) {
+    if (d == WEFT_DIM_ANY) throw Error("the gradient needs a static shape for " + what + ", got " + e.type().str());
+  }
+  return shape;
+}
+
+/// The axes a reduction with attrs `axis` (None or ints, possibly negative)
+/// and `exclude` reduces over data of rank `ndim`, as flags.
+inline std::vector<bool> reduced_axes(const Attrs& attrs, int64_t ndim) {
+  Value axis = attrs.get_value("axis");
+  std::vector<bool> listed(static_cast<size_t>(ndim), false);
+  bool all = axis.is_none() || axis.as_ints().empty();
+  if (!all) {
+    for (int64_t a : axis.as_ints()) listed.at(static_cast<size_t>(a < 0 ? a + ndim : a)) = true;
+  }
+  bool exclude = attrs.has("exclude") && attrs.get_bool("exclude");
+  std::vector<bool> out(static_cast<size_t>(ndim));
+  for (size_t i = 0; i < out.size(); ++i) out[i] = all ? true : (exclude ? !listed[i] : listed[i]);
+  return out;
+}
+
+/// A reduction's output (or its gradient) `g`, given back its reduced axes
+/// with extent 1 and broadcast to `data`'s shape.
+inline Expr unreduce(const Expr& g, const Expr& data, const Attrs& attrs) {
+  std::vector<int64_t> shape = static_shape(data, "the reduced data");
+  std::vector<bool> reduced = reduced_axes(attrs, static_cast<int64_t>(shape.size()));
+  std::vector<int64_t> kept = shape;
+  for (size_t i = 0; i < kept.size(); ++i)
+    if (reduced[i]) kept[i] = 1;
+  return call("broadcast_to_like", {call("reshape", {g}, {{"newshape", kept}}), data});
+}
+
+/// How many elements of `data` each output of the reduction combines.
+inline int64_t reduced_count(const Expr& data, const Attrs& attrs) {
+  std::vector<int64_t> shape = static_shape(data, "the reduced data");
+  std::vector<bool> reduced = reduced_axes(attrs, static_cast<int64_t>(shape.size()));
+  int64_t n = 1;
+  for (size_t i = 0; i < shape.size(); ++i)
+    if (reduced[i]) n *= shape[i];
+  return n;
+}
+
+}  // namespace weft::sdk::grad

@@ -1,0 +1,62 @@
+// A table-driven check_grad runner for op gradients: each case builds a
+// float64 function around one op and says how to draw its inputs; every case
+// runs in both AD modes.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "weft/expr.h"
+#include "weft/gradient.h"
+#include "weft/testing/check_grad.h"
+#include "weft/type.h"
+
+namespace weft::testing {
+
+struct GradCase {
+  std::string name;
+  std::function<Function()> build;
+  CheckGradOptions options;  // mode is set per run
+  std::vector<size_t> test_inputs = {};  // empty: every parameter
+  std::function<std::vector<Tensor>()> inputs = {};  // empty: drawn by check_grad
+};
+
+inline std::ostream& operator<<(std::ostream& os, const GradCase& c) { return os << c.name; }
+
+inline Type f64(std::vector<int64_t> shape) { return tensor_type(std::move(shape), DataType::Float(64)); }
+
+/// fn(%x0: shapes[0], ...) { op(%x0, ..., attrs) }.
+inline std::function<Function()> op_fn(std::string op, std::vector<std::vector<int64_t>> shapes,
+                                       std::vector<std::pair<std::string, AttrValue>> attrs = {}) {
+  return [=] {
+    std::vector<Var> params;
+    std::vector<Expr> args;
+    for (size_t i = 0; i < shapes.size(); ++i) {
+      params.push_back(var("x" + std::to_string(i), f64(shapes[i])));
+      args.push_back(params.back());
+    }
+    return function(params, call(op, args, attrs));
+  };
+}
+
+/// Inputs drawn around `mean` with spread `scale` (away from kinks and poles).
+inline CheckGradOptions around(double mean, double scale) {
+  CheckGradOptions o;
+  o.mean = mean;
+  o.scale = scale;
+  return o;
+}
+
+/// gradient_check of the case in `mode`, as a GoogleTest assertion.
+inline void expect_gradients_match(const GradCase& c, GradientMode mode) {
+  CheckGradOptions o = c.options;
+  o.mode = mode;
+  std::vector<Tensor> inputs = c.inputs ? c.inputs() : std::vector<Tensor>{};
+  EXPECT_TRUE(check_grad(c.build(), inputs, c.test_inputs, o)) << c.name << " in " << gradient_mode_name(mode);
+}
+
+}  // namespace weft::testing
