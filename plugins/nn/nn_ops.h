@@ -12,5 +12,7 @@ void register_activation_ops(weft::sdk::Registrar& reg);
 void register_dense_ops(weft::sdk::Registrar& reg);
 void register_loss_ops(weft::sdk::Registrar& reg);
 void register_transform_ops(weft::sdk::Registrar& reg);
+void register_conv_gemm_ops(weft::sdk::Registrar& reg);
+void register_sparse_ops(weft::sdk::Registrar& reg);
 
 }  // namespace weft_nn

@@ -10,4 +10,6 @@ WEFT_PLUGIN(reg) {
   weft_nn::register_dense_ops(reg);
   weft_nn::register_loss_ops(reg);
   weft_nn::register_transform_ops(reg);
+  weft_nn::register_conv_gemm_ops(reg);
+  weft_nn::register_sparse_ops(reg);
 }

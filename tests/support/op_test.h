@@ -41,6 +41,9 @@ inline Tensor tensor_from_json(const nlohmann::json& j) {
     else if (dt == DataType::Int(32)) t.data_as<int32_t>()[i] = static_cast<int32_t>(v);
     else if (dt == DataType::Int(64)) t.data_as<int64_t>()[i] = static_cast<int64_t>(v);
     else if (dt == DataType::Int(8)) t.data_as<int8_t>()[i] = static_cast<int8_t>(v);
+    else if (dt == DataType::Int(16)) t.data_as<int16_t>()[i] = static_cast<int16_t>(v);
+    else if (dt == DataType::UInt(16)) t.data_as<uint16_t>()[i] = static_cast<uint16_t>(v);
+    else if (dt == DataType::UInt(32)) t.data_as<uint32_t>()[i] = static_cast<uint32_t>(v);
     else if (dt == DataType::UInt(8) || dt == DataType::Bool()) t.data_as<uint8_t>()[i] = static_cast<uint8_t>(v);
     else throw std::runtime_error("golden dtype not handled: " + dt.str());
   }
