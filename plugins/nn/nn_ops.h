@@ -14,5 +14,8 @@ void register_loss_ops(weft::sdk::Registrar& reg);
 void register_transform_ops(weft::sdk::Registrar& reg);
 void register_conv_gemm_ops(weft::sdk::Registrar& reg);
 void register_sparse_ops(weft::sdk::Registrar& reg);
+void register_bitserial_ops(weft::sdk::Registrar& reg);
+/// After the others: types of untyped weights (weight_inference.cpp).
+void register_weight_inference(weft::sdk::Registrar& reg);
 
 }  // namespace weft_nn

@@ -12,4 +12,6 @@ WEFT_PLUGIN(reg) {
   weft_nn::register_transform_ops(reg);
   weft_nn::register_conv_gemm_ops(reg);
   weft_nn::register_sparse_ops(reg);
+  weft_nn::register_bitserial_ops(reg);
+  weft_nn::register_weight_inference(reg);
 }
