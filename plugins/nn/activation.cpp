@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include <weft/sdk/gradient.hpp>
+
 #include "nn_ops.h"
 #include "tensor_access.h"
 
@@ -168,6 +170,13 @@ void dropout_kernel(const KernelArgs& k) {
   });
 }
 
+using Grads = std::vector<Expr>;
+
+/// `g` where x >= 0, `negative_part` where x < 0.
+Expr rectified(const Expr& x, const Expr& g, const Expr& negative_part) {
+  return grad::where(call("less", {x, grad::zeros_like(x)}), negative_part, g);
+}
+
 }  // namespace
 
 void register_activation_ops(Registrar& reg) {
@@ -177,7 +186,8 @@ void register_activation_ops(Registrar& reg) {
       .support_level(1)
       .pattern(WEFT_PATTERN_ELEMWISE)
       .type_relation(identity_relation)
-      .kernel([](const KernelArgs& k) { rectify(k, 0.0); });
+      .kernel([](const KernelArgs& k) { rectify(k, 0.0); })
+      .gradient([](const Expr& c, const Expr& g) { return Grads{rectified(c.arg(0), g, grad::zeros_like(g))}; });
 
   reg.op("nn.leaky_relu")
       .describe("Leaky rectified linear unit: data > 0 ? data : alpha * data, elementwise.")
@@ -186,7 +196,11 @@ void register_activation_ops(Registrar& reg) {
       .support_level(3)
       .pattern(WEFT_PATTERN_ELEMWISE)
       .type_relation(identity_relation)
-      .kernel([](const KernelArgs& k) { rectify(k, k.attrs.get_float("alpha")); });
+      .kernel([](const KernelArgs& k) { rectify(k, k.attrs.get_float("alpha")); })
+      .gradient([](const Expr& c, const Expr& g) {
+        Expr x = c.arg(0);
+        return Grads{rectified(x, g, grad::mul(g, grad::scalar_like(x, c.attrs().get_float("alpha"))))};
+      });
 
   reg.op("nn.prelu")
       .describe("Parametric rectified linear unit: data > 0 ? data : alpha[c] * data, with c the index along axis.")
@@ -196,14 +210,37 @@ void register_activation_ops(Registrar& reg) {
       .support_level(3)
       .pattern(WEFT_PATTERN_BROADCAST)
       .type_relation(prelu_relation)
-      .kernel(prelu_kernel);
+      .kernel(prelu_kernel)
+      .gradient([](const Expr& c, const Expr& g) {
+        // alpha runs along axis: view it with 1s elsewhere to broadcast.
+        Expr x = c.arg(0), alpha = c.arg(1);
+        int64_t axis = c.attrs().get_int("axis");
+        std::vector<int64_t> shape(x.type().ndim(), 1);
+        shape.at(static_cast<size_t>(axis)) = -1;
+        Expr slope = call("reshape", {alpha}, {{"newshape", shape}});
+        Expr negative = call("less", {x, grad::zeros_like(x)});
+        Expr dx = grad::where(negative, grad::mul(g, slope), g);
+        Expr dalpha = call("sum", {grad::where(negative, grad::mul(g, x), grad::zeros_like(x))},
+                           {{"axis", std::vector<int64_t>{axis}}, {"exclude", true}});
+        return Grads{dx, dalpha};
+      });
 
-  softmax_op(reg, "nn.softmax", "Softmax along axis: exp(x_i) / sum_j exp(x_j).", SoftmaxKind::kSoftmax);
+  softmax_op(reg, "nn.softmax", "Softmax along axis: exp(x_i) / sum_j exp(x_j).", SoftmaxKind::kSoftmax)
+      .gradient([](const Expr& c, const Expr& g) {
+        // (g - sum(g * y)) * y along axis, y the softmax.
+        Expr dot = call("sum", {grad::mul(g, c)}, {{"axis", std::vector<int64_t>{c.attrs().get_int("axis")}}, {"keepdims", true}});
+        return Grads{grad::mul(grad::sub(g, dot), c)};
+      });
   softmax_op(reg, "nn.fast_softmax",
              "Softmax along axis computed with the reference's fast exponential approximation "
              "(float32; other dtypes use exp).",
              SoftmaxKind::kFastSoftmax);
-  softmax_op(reg, "nn.log_softmax", "Log of softmax along axis: x_i - log(sum_j exp(x_j)).", SoftmaxKind::kLogSoftmax);
+  softmax_op(reg, "nn.log_softmax", "Log of softmax along axis: x_i - log(sum_j exp(x_j)).", SoftmaxKind::kLogSoftmax)
+      .gradient([](const Expr& c, const Expr& g) {
+        // g - softmax * sum(g) along axis.
+        Expr total = call("sum", {g}, {{"axis", std::vector<int64_t>{c.attrs().get_int("axis")}}, {"keepdims", true}});
+        return Grads{grad::sub(g, grad::mul(call("exp", {c}), total))};
+      });
 
   reg.op("nn.dropout")
       .describe(
@@ -215,7 +252,11 @@ void register_activation_ops(Registrar& reg) {
       .support_level(1)
       .pattern(WEFT_PATTERN_OPAQUE)
       .type_relation(dropout_relation)
-      .kernel(dropout_kernel);
+      .kernel(dropout_kernel)
+      .gradient([](const Expr&, const Expr& g) {
+        // The result is the data (nothing dropped at inference); the mask is constant.
+        return Grads{get_item(g, 0)};
+      });
 }
 
 }  // namespace weft_nn

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include <weft/sdk/gradient.hpp>
+
 #include "nn_ops.h"
 #include "tensor_access.h"
 
@@ -266,6 +268,20 @@ void batch_flatten_kernel(const KernelArgs& k) {
   std::memcpy(static_cast<char*>(out.data) + out.byte_offset, static_cast<const char*>(in.data) + in.byte_offset, bytes);
 }
 
+/// Gradients of out = op(A) op(B), op a transpose when the call's flag says
+/// so, with `op_name` (nn.matmul or nn.batch_matmul) computing each product:
+/// d op(A) = g op(B)^T and d op(B) = op(A)^T g, transposed back where needed.
+std::vector<Expr> product_gradient(const std::string& op_name, const Expr& c, const Expr& g) {
+  const Expr a = c.arg(0), b = c.arg(1);
+  const bool ta = c.attrs().get_bool("transpose_a"), tb = c.attrs().get_bool("transpose_b");
+  auto product = [&](const Expr& x, const Expr& y, bool tx, bool ty) {
+    return call(op_name, {x, y}, {{"transpose_a", tx}, {"transpose_b", ty}});
+  };
+  Expr da = ta ? product(b, g, tb, true) : product(g, b, false, !tb);
+  Expr db = tb ? product(g, a, true, ta) : product(a, g, !ta, false);
+  return {da, db};
+}
+
 }  // namespace
 
 void register_dense_ops(Registrar& reg) {
@@ -277,7 +293,17 @@ void register_dense_ops(Registrar& reg) {
       .support_level(1)
       .pattern(WEFT_PATTERN_OUT_ELEMWISE_FUSABLE)
       .type_relation([](const std::vector<Type>& args, const Attrs& attrs) { return matmul_type(args, attrs, false, true, "data", "weight"); })
-      .kernel([](const KernelArgs& k) { matmul_compute(k, false, true); });
+      .kernel([](const KernelArgs& k) { matmul_compute(k, false, true); })
+      .gradient([](const Expr& c, const Expr& g) {
+        // out = data W^T on data flattened to (rows, K): d data = g W, d W = g^T data.
+        Expr data = c.arg(0), weight = c.arg(1);
+        std::vector<int64_t> w = grad::static_shape(weight, "dense's weight");
+        Expr rows = call("reshape", {data}, {{"newshape", std::vector<int64_t>{-1, w[1]}}});
+        Expr g2 = call("reshape", {g}, {{"newshape", std::vector<int64_t>{-1, w[0]}}});
+        Expr ddata = call("nn.dense", {g, call("transpose", {weight})});
+        Expr dweight = call("nn.dense", {call("transpose", {g2}), call("transpose", {rows})});
+        return std::vector<Expr>{ddata, dweight};
+      });
 
   reg.op("nn.contrib_dense_pack")
       .describe("Dense with a packed weight: data (M, K), weight (N/n, K, n) so that weight[x / n, k, x % n] is "
@@ -307,6 +333,10 @@ void register_dense_ops(Registrar& reg) {
       })
       .kernel([](const KernelArgs& k) {
         matmul_compute(k, k.attrs.get_bool("transpose_a"), k.attrs.get_bool("transpose_b"));
+      })
+      .gradient([](const Expr& c, const Expr& g) {
+        if (c.arg(0).type().ndim() != 2) throw Error("the gradient of nn.matmul covers a 2-D tensor_a");
+        return product_gradient("nn.matmul", c, g);
       });
 
   reg.op("nn.batch_matmul")
@@ -320,7 +350,13 @@ void register_dense_ops(Registrar& reg) {
       .support_level(10)
       .pattern(WEFT_PATTERN_OUT_ELEMWISE_FUSABLE)
       .type_relation(batch_matmul_relation)
-      .kernel(batch_matmul_kernel);
+      .kernel(batch_matmul_kernel)
+      .gradient([](const Expr& c, const Expr& g) {
+        // A batch of 1 broadcasts: sum its gradient over the batch.
+        std::vector<Expr> grads = product_gradient("nn.batch_matmul", c, g);
+        return std::vector<Expr>{grad::collapse_sum_like(grads[0], c.arg(0)),
+                                 grad::collapse_sum_like(grads[1], c.arg(1))};
+      });
 
   reg.op("nn.bias_add")
       .describe("Adds a 1-D bias along one axis of data.")
@@ -330,7 +366,11 @@ void register_dense_ops(Registrar& reg) {
       .support_level(1)
       .pattern(WEFT_PATTERN_BROADCAST)
       .type_relation(bias_add_relation)
-      .kernel(bias_add_kernel);
+      .kernel(bias_add_kernel)
+      .gradient([](const Expr& c, const Expr& g) {
+        int64_t axis = c.attrs().get_int("axis");
+        return std::vector<Expr>{g, call("sum", {g}, {{"axis", std::vector<int64_t>{axis}}, {"exclude", true}})};
+      });
 
   reg.op("nn.batch_flatten")
       .describe("Flattens all dims but the first: (d1, d2, ..., dk) -> (d1, d2 * ... * dk).")
@@ -338,7 +378,8 @@ void register_dense_ops(Registrar& reg) {
       .support_level(2)
       .pattern(WEFT_PATTERN_INJECTIVE)
       .type_relation(batch_flatten_relation)
-      .kernel(batch_flatten_kernel);
+      .kernel(batch_flatten_kernel)
+      .gradient([](const Expr& c, const Expr& g) { return std::vector<Expr>{call("reshape_like", {g, c.arg(0)})}; });
 }
 
 }  // namespace weft_nn

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include <weft/sdk/gradient.hpp>
+
 #include "nn_ops.h"
 #include "tensor_access.h"
 
@@ -118,6 +120,11 @@ void nll_loss_kernel(const KernelArgs& k) {
   });
 }
 
+/// The batch extent of x (its first dim) as a scalar of x's dtype.
+Expr batch_size(const Expr& x) {
+  return grad::scalar_like(x, static_cast<double>(grad::static_shape(x, "the predictions").at(0)));
+}
+
 }  // namespace
 
 void register_loss_ops(Registrar& reg) {
@@ -129,7 +136,13 @@ void register_loss_ops(Registrar& reg) {
       .support_level(10)
       .pattern(WEFT_PATTERN_OPAQUE)
       .type_relation(cross_entropy_relation)
-      .kernel(cross_entropy_kernel([](auto x, auto y) { return std::log(x) * y; }));
+      .kernel(cross_entropy_kernel([](auto x, auto y) { return std::log(x) * y; }))
+      .gradient([](const Expr& c, const Expr& g) {
+        // loss = -sum(log(x) y) / batch.
+        Expr x = c.arg(0), y = c.arg(1);
+        Expr scale = grad::div(grad::neg(g), batch_size(x));
+        return std::vector<Expr>{grad::mul(scale, grad::div(y, x)), grad::mul(scale, call("log", {x}))};
+      });
 
   reg.op("nn.cross_entropy_with_logits")
       .describe("Cross entropy of log-probabilities x against targets y: -sum(x * y) / batch.")
@@ -138,7 +151,13 @@ void register_loss_ops(Registrar& reg) {
       .support_level(10)
       .pattern(WEFT_PATTERN_OPAQUE)
       .type_relation(cross_entropy_relation)
-      .kernel(cross_entropy_kernel([](auto x, auto y) { return x * y; }));
+      .kernel(cross_entropy_kernel([](auto x, auto y) { return x * y; }))
+      .gradient([](const Expr& c, const Expr& g) {
+        // loss = -sum(x y) / batch.
+        Expr x = c.arg(0), y = c.arg(1);
+        Expr scale = grad::div(grad::neg(g), batch_size(x));
+        return std::vector<Expr>{grad::mul(scale, y), grad::mul(scale, x)};
+      });
 
   reg.op("nn.nll_loss")
       .describe("Negative log likelihood loss: -predictions[n, t, ...] * weights[t] for each target t, 0 where t is "

@@ -3,6 +3,8 @@
 #include <string>
 #include <vector>
 
+#include <weft/sdk/gradient.hpp>
+
 #include "transform.h"
 
 namespace weft_nn {
@@ -128,6 +130,24 @@ void register_pad_ops(Registrar& reg) {
         std::vector<unsigned char> fill = transform::scalar_bytes(out.dtype(), transform::scalar_value(k.inputs.at(1)));
         pad_kernel(k.inputs.at(0), out, transform::get_pairs(k.attrs, "pad_width"),
                    pad_border(k.attrs.get_string("pad_mode")), fill);
+      })
+      .gradient([](const Expr& c, const Expr& g) {
+        // The data's gradient is the unpadded window; the pad value's is the rest.
+        if (c.attrs().get_string("pad_mode") != "constant") {
+          throw Error("the gradient of nn.pad covers pad_mode=constant, got " + c.attrs().get_string("pad_mode"));
+        }
+        std::vector<int64_t> dims = grad::static_shape(c.arg(0), "nn.pad's data"), begin, end;
+        IntPairs widths = transform::get_pairs(c.attrs(), "pad_width");
+        for (size_t i = 0; i < dims.size(); ++i) {
+          if (widths[i].first < 0 || widths[i].second < 0) throw Error("the gradient of nn.pad covers widths >= 0");
+          begin.push_back(widths[i].first);
+          end.push_back(widths[i].first + dims[i]);
+        }
+        Expr inner = call("strided_slice", {g}, {{"begin", begin}, {"end", end}});
+        Expr value = c.arg(1);
+        Expr border = grad::sub(grad::collapse_sum_like(g, grad::cast_like(value, g)),
+                                grad::collapse_sum_like(inner, grad::cast_like(value, g)));
+        return std::vector<Expr>{inner, grad::cast_like(border, value)};
       });
 
   reg.op("nn.mirror_pad")

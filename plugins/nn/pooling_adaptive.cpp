@@ -5,6 +5,8 @@
 #include <limits>
 #include <optional>
 
+#include <weft/sdk/gradient.hpp>
+
 #include "pooling.h"
 
 namespace weft_nn::pooling {
@@ -123,6 +125,29 @@ Value normalize_output_size(size_t n, const Value& v) {
   return Value(items);
 }
 
+namespace grad = weft::sdk::grad;
+using weft::sdk::call;
+using weft::sdk::Expr;
+
+// Global pools keep every axis but the pooled ones (extent 1 in the output),
+// so broadcasting the output back to the data undoes them in any layout.
+
+std::vector<Expr> global_avg_gradient(const Expr& c, const Expr& g) {
+  Expr x = c.arg(0);
+  double window = 1.0;
+  std::vector<int64_t> in = grad::static_shape(x, "the pooled data"), out = grad::static_shape(c, "the pooled output");
+  for (size_t i = 0; i < in.size(); ++i) window *= static_cast<double>(in[i] / out[i]);
+  return {grad::div(call("broadcast_to_like", {g, x}), grad::scalar_like(x, window))};
+}
+
+/// The gradient goes to the maxima, shared equally among ties.
+std::vector<Expr> global_max_gradient(const Expr& c, const Expr& g) {
+  Expr x = c.arg(0);
+  Expr hits = grad::cast_like(call("equal", {call("broadcast_to_like", {c, x}), x}), x);
+  Expr count = call("broadcast_to_like", {grad::collapse_sum_like(hits, c), x});
+  return {grad::mul(grad::div(hits, count), call("broadcast_to_like", {g, x}))};
+}
+
 void register_adaptive(Registrar& reg, const AdaptiveOp& p) {
   const size_t n = std::string(p.spatial).size();
   std::string what = p.is_max ? "largest" : "mean";
@@ -151,6 +176,7 @@ void register_adaptive(Registrar& reg, const AdaptiveOp& p) {
   op.attr("out_layout", std::string(""), "The output layout: empty or equal to layout (pooling keeps the layout).");
   op.type_relation(
       [p](const std::vector<Type>& args, const Attrs& attrs) { return adaptive_relation(p, args, attrs); });
+  if (p.global) op.gradient(p.is_max ? global_max_gradient : global_avg_gradient);
   op.kernel([p](const KernelArgs& k) {
     dispatch_float(k, [&](auto t) { adaptive_kernel<decltype(t)>(p, k); });
   });

@@ -1,0 +1,83 @@
+// check_grad (float64, both AD modes) for the nn plugin's differentiable ops.
+#include <gtest/gtest.h>
+
+#include "grad_cases.h"
+
+namespace weft::testing {
+namespace {
+
+using Shape = std::vector<int64_t>;
+
+std::function<Function()> matmul_fn(const std::string& op, Shape a, Shape b, bool ta, bool tb) {
+  return op_fn(op, {std::move(a), std::move(b)}, {{"transpose_a", ta}, {"transpose_b", tb}});
+}
+
+std::vector<GradCase> nn_cases() {
+  const CheckGradOptions plain;
+  const CheckGradOptions spread = around(0.0, 1.0);    // kinks at 0 (relu): far from most samples
+  const CheckGradOptions positive = around(1.0, 0.1);  // probabilities for cross_entropy
+  return {
+      {"relu", op_fn("nn.relu", {{2, 5}}), spread},
+      {"leaky_relu", op_fn("nn.leaky_relu", {{2, 5}}, {{"alpha", 0.2}}), spread},
+      {"prelu", op_fn("nn.prelu", {{2, 3, 4}, {3}}), spread},
+      {"prelu_last_axis", op_fn("nn.prelu", {{2, 4}, {4}}, {{"axis", 1}}), spread},
+      {"softmax", op_fn("nn.softmax", {{2, 5}}), spread},
+      {"softmax_axis0", op_fn("nn.softmax", {{3, 2}}, {{"axis", 0}}), spread},
+      {"log_softmax", op_fn("nn.log_softmax", {{2, 5}}), spread},
+      {"dropout_result",
+       [] {
+         Var x = var("x", f64({2, 3}));
+         return function({x}, get_item(call("nn.dropout", {x}, {{"rate", 0.3}}), 0));
+       },
+       plain},
+      {"dense", op_fn("nn.dense", {{3, 4}, {5, 4}}), spread},
+      {"dense_3d_data", op_fn("nn.dense", {{2, 3, 4}, {5, 4}}), spread},
+      {"matmul_nn", matmul_fn("nn.matmul", {3, 4}, {4, 2}, false, false), spread},
+      {"matmul_tn", matmul_fn("nn.matmul", {4, 3}, {4, 2}, true, false), spread},
+      {"matmul_nt", matmul_fn("nn.matmul", {3, 4}, {2, 4}, false, true), spread},
+      {"matmul_tt", matmul_fn("nn.matmul", {4, 3}, {2, 4}, true, true), spread},
+      {"batch_matmul_nt", matmul_fn("nn.batch_matmul", {2, 3, 4}, {2, 5, 4}, false, true), spread},
+      {"batch_matmul_tn", matmul_fn("nn.batch_matmul", {2, 4, 3}, {2, 4, 5}, true, false), spread},
+      {"batch_matmul_broadcast_batch", matmul_fn("nn.batch_matmul", {1, 3, 4}, {2, 5, 4}, false, true), spread},
+      {"bias_add", op_fn("nn.bias_add", {{2, 3, 4}, {3}}), plain},
+      {"bias_add_last_axis", op_fn("nn.bias_add", {{2, 3}, {3}}, {{"axis", -1}}), plain},
+      {"batch_flatten", op_fn("nn.batch_flatten", {{2, 3, 2}}), plain},
+      {"cross_entropy", op_fn("nn.cross_entropy", {{2, 3}, {2, 3}}), positive},
+      {"cross_entropy_with_logits", op_fn("nn.cross_entropy_with_logits", {{2, 3}, {2, 3}}), spread},
+      {"pad_constant",
+       [] {
+         Var x = var("x", f64({2, 3})), v = var("v", f64({}));
+         return function({x, v}, call("nn.pad", {x, v}, {{"pad_width", std::vector<AttrValue>{Shape{1, 0}, Shape{2, 1}}}}));
+       },
+       plain},
+      {"conv2d", op_fn("nn.conv2d", {{1, 2, 5, 5}, {3, 2, 3, 3}}, {{"padding", 1}}), spread},
+      {"conv2d_strided_uneven",
+       op_fn("nn.conv2d", {{2, 2, 6, 5}, {2, 2, 3, 2}}, {{"strides", Shape{2, 2}}, {"padding", Shape{1, 0, 0, 1}}}),
+       spread},
+      {"conv2d_dilated", op_fn("nn.conv2d", {{1, 1, 6, 6}, {2, 1, 2, 2}}, {{"dilation", 2}}), spread},
+      {"conv2d_grouped", op_fn("nn.conv2d", {{1, 4, 4, 4}, {6, 2, 3, 3}}, {{"groups", 2}, {"padding", 1}}), spread},
+      {"conv2d_depthwise",
+       op_fn("nn.conv2d", {{1, 3, 4, 4}, {3, 1, 3, 3}}, {{"groups", 3}, {"channels", 3}, {"padding", 1}}), spread},
+      {"max_pool2d", op_fn("nn.max_pool2d", {{1, 2, 4, 4}}, {{"pool_size", Shape{2, 2}}, {"strides", Shape{2, 2}}}),
+       spread},
+      {"avg_pool2d_padded",
+       op_fn("nn.avg_pool2d", {{1, 1, 5, 5}}, {{"pool_size", Shape{3, 3}}, {"strides", Shape{2, 2}}, {"padding", 1}}),
+       spread},
+      {"global_avg_pool2d", op_fn("nn.global_avg_pool2d", {{2, 3, 2, 3}}), spread},
+      {"global_max_pool2d", op_fn("nn.global_max_pool2d", {{2, 3, 2, 3}}), spread},
+      {"global_avg_pool2d_nhwc", op_fn("nn.global_avg_pool2d", {{1, 2, 3, 2}}, {{"layout", "NHWC"}}), spread},
+  };
+}
+
+class NnOpGradient : public ::testing::TestWithParam<GradCase> {};
+
+TEST_P(NnOpGradient, MatchesCentralDifferencesFirstOrder) { expect_gradients_match(GetParam(), GradientMode::kFirstOrder); }
+TEST_P(NnOpGradient, MatchesCentralDifferencesHigherOrder) {
+  expect_gradients_match(GetParam(), GradientMode::kHigherOrder);
+}
+
+INSTANTIATE_TEST_SUITE_P(NnOps, NnOpGradient, ::testing::ValuesIn(nn_cases()),
+                         [](const auto& info) { return info.param.name; });
+
+}  // namespace
+}  // namespace weft::testing
