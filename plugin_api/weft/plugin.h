@@ -53,7 +53,7 @@ extern "C" {
 /* ---- Version ------------------------------------------------------------- */
 
 #define WEFT_PLUGIN_ABI_MAJOR 1
-#define WEFT_PLUGIN_ABI_MINOR 0
+#define WEFT_PLUGIN_ABI_MINOR 1 /* 1.1: model variants, expr_free_vars, ops' infer_inputs */
 
 /* ---- Status -------------------------------------------------------------- */
 
@@ -161,6 +161,15 @@ typedef weft_status_t (*weft_kernel_fn)(void* user_data, const DLTensor* inputs,
 typedef weft_status_t (*weft_gradient_fn)(void* user_data, weft_expr_t* call, weft_expr_t* output_grad,
                                           weft_expr_t** out_grads, size_t num_args);
 
+/* Types of arguments the other arguments and the attrs determine, as Relay's
+ * relations assign an untyped weight's type from the data's (ABI 1.1).
+ * arg_types are the argument types as far as known, with IncompleteType
+ * (WEFT_TYPE_INCOMPLETE) where unknown. out_types has num_args slots, NULL on
+ * entry: set slot i to a new reference to the type argument i must have, and
+ * leave the slots it cannot tell yet NULL. */
+typedef weft_status_t (*weft_infer_inputs_fn)(void* user_data, weft_type_t* const* arg_types, size_t num_args,
+                                              weft_attrs_t* attrs, weft_type_t** out_types);
+
 /* Tensor-expression compute: the op's output(s) as TE over its input
  * placeholders. The host hands it to the TE layer, which defines the handles. */
 typedef weft_status_t (*weft_te_compute_fn)(void* user_data, weft_te_tensor_t* const* inputs,
@@ -212,7 +221,20 @@ typedef struct weft_op_desc_t {
   weft_kernel_fn kernel;               /* may be NULL */
   weft_gradient_fn gradient;           /* may be NULL: not differentiable */
   weft_te_compute_fn te_compute;       /* may be NULL */
+  weft_infer_inputs_fn infer_inputs;   /* ABI 1.1; may be NULL */
 } weft_op_desc_t;
+
+/* A named variant of a model family: `<family>-<suffix>` on the command line.
+ * The suffix is literal text with at most one `{param}` placeholder, which
+ * takes the text at that place as the value of that parameter (read as the
+ * parameter's type): "{num_layers}" makes `resnet-50` set num_layers=50;
+ * "{num_layers}-bn" with fixed {batch_norm: true} makes `vgg-16-bn`. */
+typedef struct weft_model_variant_t {
+  size_t struct_size;
+  const char* suffix;
+  weft_attrs_t* fixed; /* borrowed; parameters the variant also sets; may be NULL */
+  const char* doc;     /* e.g. "num_layers: 18, 34, 50, 101, 152, 200 or 269" */
+} weft_model_variant_t;
 
 /* A model builder, e.g. resnet: parameters -> a Function. */
 typedef struct weft_model_desc_t {
@@ -227,6 +249,9 @@ typedef struct weft_model_desc_t {
    * reference to a Function expression. Invalid combinations are an
    * INVALID_ARGUMENT status naming the parameter. Required. */
   weft_status_t (*build)(void* user_data, weft_attrs_t* params, weft_expr_t** out_function);
+  /* ABI 1.1: the family's named variants (copied during registration). */
+  const weft_model_variant_t* variants;
+  size_t num_variants;
 } weft_model_desc_t;
 
 /* A parameter initializer. One instance (state) fills all parameters of one
@@ -475,6 +500,12 @@ typedef struct weft_host_api_t {
   weft_status_t (*register_pass)(weft_registrar_t* registrar, const weft_pass_desc_t* desc);
   weft_status_t (*register_target)(weft_registrar_t* registrar, const weft_target_desc_t* desc);
   weft_status_t (*register_frontend)(weft_registrar_t* registrar, const weft_frontend_desc_t* desc);
+
+  /* -- ABI 1.1 -- */
+  /* The free variables of `expr` in first-use order (a left-to-right
+   * depth-first walk, as Relay's free_vars), as a new Tuple of those Vars;
+   * builders use it to make a Function of everything a graph reads. */
+  weft_status_t (*expr_free_vars)(weft_expr_t* expr, weft_expr_t** out_tuple);
 } weft_host_api_t;
 
 /* ---- Entry ---------------------------------------------------------------- */

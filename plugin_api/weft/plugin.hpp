@@ -24,13 +24,15 @@
 // be used from then on, in init and in every callback.
 //
 // The SDK's parts: sdk/host.hpp (host table, errors, dtypes), sdk/ir.hpp
-// (handles, builders, tensor views), sdk/registration.hpp (builders for each
+// (handles, builders, tensor views), sdk/layers.hpp (layer helpers for model
+// builders), sdk/registration.hpp (builders for each
 // registration kind), sdk/relations.hpp (shared type relations).
 #pragma once
 
 #include <weft/plugin.h>
 #include <weft/sdk/host.hpp>
 #include <weft/sdk/ir.hpp>
+#include <weft/sdk/layers.hpp>
 #include <weft/sdk/registration.hpp>
 #include <weft/sdk/relations.hpp>
 

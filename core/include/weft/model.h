@@ -4,12 +4,23 @@
 
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "weft/attrs.h"
 #include "weft/expr.h"
 #include "weft/registry.h"
 
 namespace weft {
+
+/// A named variant of a family, `<family>-<suffix>` on the command line: the
+/// suffix is literal text with at most one `{param}` placeholder whose text
+/// becomes that parameter's value, plus parameters the variant fixes
+/// (`vgg-16-bn`: suffix "{num_layers}-bn", fixed batch_norm=true).
+struct ModelVariant {
+  std::string suffix;
+  Attrs fixed;
+  std::string doc;
+};
 
 struct ModelDef {
   std::string name;
@@ -18,6 +29,7 @@ struct ModelDef {
   /// Builds from parameters already normalized against `params`.
   std::function<Function(const Attrs& params)> build;
   std::string plugin;  // who registered it ("" for in-process definitions)
+  std::vector<ModelVariant> variants;
 };
 
 class ModelRegistry : public NamedRegistry<ModelDef> {

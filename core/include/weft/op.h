@@ -41,6 +41,14 @@ struct OpInput {
 /// Output type from the (fully known) argument types and normalized attrs.
 /// Throws weft::Error describing the mismatch; type inference adds the call.
 using TypeRelation = std::function<Type(std::span<const Type> arg_types, const Attrs& attrs)>;
+/// Types of arguments the others determine, as Relay's relations assign an
+/// untyped weight's type from the data's (conv2d from channels and
+/// kernel_size, dense from units, bias_add and batch_norm from the data).
+/// Gets the argument types as far as known (unknown parts are IncompleteType)
+/// and returns, for each argument, the type it must have or a null Type where
+/// the op cannot tell yet. Type inference unifies them, then runs the relation
+/// once every argument is known.
+using InputTypeInference = std::function<std::vector<Type>(std::span<const Type> arg_types, const Attrs& attrs)>;
 /// Reads `inputs`, writes the preallocated `outputs` (one per output tensor,
 /// tuple outputs flattened in order). Plainly correct, not fast.
 using ReferenceKernel =
@@ -58,6 +66,7 @@ struct OpDef {
   bool variadic = false;  // accepts any number of inputs
   AttrSchema attrs;
   TypeRelation relation;
+  InputTypeInference infer_inputs;  // may be empty: arguments must be typed by their producers
   OpPattern pattern = OpPattern::kOpaque;
   ReferenceKernel kernel;     // may be empty
   std::any te_compute;        // target-neutral compute description (TE layer)

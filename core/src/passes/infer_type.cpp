@@ -344,6 +344,42 @@ class Inferencer {
     }
   }
 
+  // c's argument types as far as known; the first hole among them, if any.
+  const IncompleteTypeNode* resolved_args(const Constraint& c, std::vector<Type>& args) {
+    args.clear();
+    const IncompleteTypeNode* missing = nullptr;
+    for (const Type& in : c.inputs) {
+      args.push_back(solver_.resolve(in));
+      if (!missing) missing = solver_.first_hole(args.back());
+    }
+    return missing;
+  }
+
+  // Unifies each argument with the type the op's infer_inputs gives it.
+  void infer_inputs(const Constraint& c, const OpDef& def, const std::vector<Type>& args, const Attrs& attrs) {
+    std::vector<Type> given;
+    try {
+      given = def.infer_inputs(args, attrs);
+    } catch (Error& err) {
+      if (err.op_name().empty()) err.op(def.name);
+      err.in(expr_snippet(c.expr));
+      err.note("argument types: " + types_text(args));
+      throw;
+    }
+    for (size_t i = 0; i < given.size() && i < c.inputs.size(); ++i) {
+      if (!given[i]) continue;
+      try {
+        unify_at(c.expr, c.inputs[i], given[i], [&](const Type& has, const Type& needs) {
+          return "argument " + std::to_string(i) + " has type " + type_to_text(has) + ", but the op needs " +
+                 type_to_text(needs);
+        });
+      } catch (Error& err) {
+        err.op(def.name);
+        throw;
+      }
+    }
+  }
+
   // Runs c, or returns the hole it has to wait for.
   const IncompleteTypeNode* try_run(const Constraint& c) {
     if (c.kind == Constraint::kTupleGetItem) {
@@ -355,19 +391,22 @@ class Inferencer {
       });
       return nullptr;
     }
-    std::vector<Type> args;
-    for (const Type& in : c.inputs) {
-      Type t = solver_.resolve(in);
-      if (const IncompleteTypeNode* hole = solver_.first_hole(t)) return hole;
-      args.push_back(std::move(t));
-    }
     auto* call = c.expr.as<CallNode>();
     const OpDef* def = call->op.as<OpNode>()->def;
+    Attrs attrs = call->attrs ? call->attrs : empty_attrs();
+    // A call made without the call() builder may lack its defaults.
+    if (attrs->empty() && !def->attrs.empty()) attrs = def->attrs.normalize(def->name, attrs);
+    std::vector<Type> args;
+    const IncompleteTypeNode* missing = resolved_args(c, args);
+    if (missing && def->infer_inputs) {
+      // As Relay's relations assign a weight's type from the data's: the op
+      // may fill in arguments the others determine (an untyped conv weight).
+      infer_inputs(c, *def, args, attrs);
+      missing = resolved_args(c, args);
+    }
+    if (missing) return missing;
     Type result;
     try {
-      Attrs attrs = call->attrs ? call->attrs : empty_attrs();
-      // A call made without the call() builder may lack its defaults.
-      if (attrs->empty() && !def->attrs.empty()) attrs = def->attrs.normalize(def->name, attrs);
       result = def->relation(args, attrs);
     } catch (Error& err) {
       if (err.op_name().empty()) err.op(def->name);

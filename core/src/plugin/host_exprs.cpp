@@ -2,6 +2,7 @@
 #include <memory>
 
 #include "host_tables.h"
+#include "weft/module.h"
 #include "weft/op.h"
 #include "weft/passes.h"
 
@@ -78,6 +79,13 @@ weft_status_t expr_function(weft_expr_t* const* params, size_t n, weft_expr_t* b
 }
 weft_status_t expr_tuple(weft_expr_t* const* fields, size_t n, weft_expr_t** out) {
   return guard([&] { set_expr(out, tuple(exprs_of(fields, n))); });
+}
+weft_status_t expr_free_vars(weft_expr_t* e, weft_expr_t** out) {
+  return guard([&] {
+    std::vector<Expr> vars;
+    for (Var& v : free_vars(expr_of(e))) vars.push_back(std::move(v));
+    set_expr(out, tuple(std::move(vars)));
+  });
 }
 weft_status_t expr_tuple_get_item(weft_expr_t* t, int index, weft_expr_t** out) {
   return guard([&] { set_expr(out, get_item(expr_of(t), index)); });
@@ -286,6 +294,7 @@ void fill_expr_api(weft_host_api_t& api) {
   api.module_size = module_size;
   api.module_entry = module_entry;
   api.module_infer_type = module_infer_type;
+  api.expr_free_vars = expr_free_vars;
 }
 
 }  // namespace weft::plugin_host

@@ -168,6 +168,18 @@ weft_status_t register_op(weft_registrar_t* r, const weft_op_desc_t* desc) {
       };
     }
     if (d.te_compute) def.te_compute = PluginTeCompute{d.te_compute, ud};
+    if (auto infer = d.infer_inputs) {
+      def.infer_inputs = [infer, ud, name](std::span<const Type> args, const Attrs& attrs) {
+        std::vector<weft_type_t*> handles;
+        for (const Type& t : args) handles.push_back(borrow_handle<weft_type_t>(t));
+        std::vector<weft_type_t*> outs(args.size(), nullptr);
+        auto err = take_error(infer(ud.get(), handles.data(), handles.size(), borrow_attrs(attrs), outs.data()));
+        std::vector<Type> given;
+        for (weft_type_t* h : outs) given.push_back(h ? adopt<TypeNode>(h, "a type") : Type());
+        if (err) throw Error(*err).op(name);
+        return given;
+      };
+    }
     r->ops.push_back(std::move(def));
     record(r, ProvidedKind::kOp, name);
   });
@@ -187,6 +199,10 @@ weft_status_t register_model(weft_registrar_t* r, const weft_model_desc_t* desc)
     def.description = str(d.description);
     def.params = schema_of(d.params, d.num_params, "model '" + name + "'");
     def.plugin = r->manifest.name;
+    for (size_t i = 0; i < d.num_variants; ++i) {
+      weft_model_variant_t v = read_element(d.variants, i, "weft_model_variant_t");
+      def.variants.push_back(ModelVariant{str(v.suffix), attrs_of(v.fixed), str(v.doc)});
+    }
     auto build = d.build;
     def.build = [build, ud, name](const Attrs& params) -> Function {
       weft_expr_t* out = nullptr;

@@ -392,6 +392,13 @@ inline Expr scalar(double value, DLDataType dt = dtype::float32) {
   return constant(t);
 }
 
+/// The free variables of `expr` in first-use order, as Relay's free_vars:
+/// `function(free_vars(body), body)` makes a Function of everything it reads.
+inline std::vector<Expr> free_vars(const Expr& expr) {
+  weft_expr_t* out = nullptr;
+  return detail::adopt_expr(host().expr_free_vars(expr.get(), &out), &out).fields();
+}
+
 // ---- Modules ----------------------------------------------------------------------------
 
 class Module : public Handle<weft_module_t> {

@@ -22,6 +22,9 @@ using TypeRelation = std::function<Type(const std::vector<Type>& args, const Att
 using Kernel = std::function<void(const KernelArgs& args)>;
 using Gradient = std::function<std::vector<Expr>(const Expr& call, const Expr& output_grad)>;
 using Normalizer = std::function<Value(const Value& value)>;
+/// Argument types in (unknown parts are incomplete types); out: for each
+/// argument the type it must have, or an empty Type where it cannot tell.
+using InputInference = std::function<std::vector<Type>(const std::vector<Type>& args, const Attrs& attrs)>;
 
 namespace detail {
 
@@ -110,6 +113,7 @@ class OpBuilder {
  public:
   explicit OpBuilder(std::string name) : name_(std::move(name)) {}
 
+  const std::string& name() const { return name_; }
   OpBuilder& describe(std::string text) { description_ = std::move(text); return *this; }
   OpBuilder& input(std::string name, std::string type_desc = "Tensor", std::string doc = "") {
     inputs_.push_back({std::move(name), std::move(type_desc), std::move(doc)});
@@ -147,6 +151,9 @@ class OpBuilder {
   OpBuilder& type_relation(TypeRelation fn) { callbacks_->relation = std::move(fn); return *this; }
   OpBuilder& kernel(Kernel fn) { callbacks_->kernel = std::move(fn); return *this; }
   OpBuilder& gradient(Gradient fn) { callbacks_->gradient = std::move(fn); return *this; }
+  /// Types of arguments the others determine (an untyped weight from the
+  /// data and attrs), as Relay's relations assign them.
+  OpBuilder& infer_inputs(InputInference fn) { callbacks_->infer_inputs = std::move(fn); return *this; }
 
   /// Called by the Registrar after the plugin's registration function.
   void register_with(weft_registrar_t* registrar) {
@@ -171,6 +178,7 @@ class OpBuilder {
     d.type_relation = &relation_trampoline;
     d.kernel = callbacks_->kernel ? &kernel_trampoline : nullptr;
     d.gradient = callbacks_->gradient ? &gradient_trampoline : nullptr;
+    d.infer_inputs = callbacks_->infer_inputs ? &infer_inputs_trampoline : nullptr;
     d.destroy_user_data = &detail::destroy<Callbacks>;
     d.user_data = callbacks_.release();  // the host owns it from here, even on failure
     check(host().register_op(registrar, &d));
@@ -184,8 +192,18 @@ class OpBuilder {
     TypeRelation relation;
     Kernel kernel;
     Gradient gradient;
+    InputInference infer_inputs;
     std::vector<std::shared_ptr<Normalizer>> normalizers;
   };
+  static weft_status_t infer_inputs_trampoline(void* ud, weft_type_t* const* args, size_t n, weft_attrs_t* attrs,
+                                               weft_type_t** out) {
+    return guarded([&] {
+      std::vector<Type> given = static_cast<Callbacks*>(ud)->infer_inputs(detail::borrow_types(args, n),
+                                                                          Attrs(Handle<weft_attrs_t>::borrow(attrs)));
+      if (given.size() > n) throw Error("infer_inputs returned more types than the call has arguments");
+      for (size_t i = 0; i < given.size(); ++i) out[i] = given[i].release();
+    });
+  }
   static weft_status_t relation_trampoline(void* ud, weft_type_t* const* args, size_t n, weft_attrs_t* attrs,
                                            weft_type_t** out) {
     return guarded([&] {
@@ -242,8 +260,22 @@ class ModelBuilder {
     schema_.add(std::move(name), type, std::nullopt, std::move(doc), std::move(expected));
     return *this;
   }
+  /// A parameter of `type` whose default is None (e.g. a dtype that defaults to another parameter's).
+  ModelBuilder& param_optional(std::string name, weft_attr_type_t type, std::string doc, std::string expected = "") {
+    schema_.add(std::move(name), type, Value::none(), std::move(doc), std::move(expected));
+    return *this;
+  }
   ModelBuilder& normalize(Normalizer fn) { schema_.normalize_last(std::move(fn)); return *this; }
   ModelBuilder& build(Build fn) { impl_->build = std::move(fn); return *this; }
+  /// A named variant `<model>-<suffix>`: the suffix is literal text with at
+  /// most one `{param}` placeholder taking that parameter's value from the
+  /// name; `fixed` are parameters the variant also sets.
+  ///   .variant("{num_layers}", {}, "num_layers: 11, 13, 16 or 19")
+  ///   .variant("{num_layers}-bn", {{"batch_norm", true}}, "with batch normalization")
+  ModelBuilder& variant(std::string suffix, const AttrList& fixed = {}, std::string doc = "") {
+    variants_.push_back({std::move(suffix), fixed.empty() ? Attrs() : Attrs::make(fixed), std::move(doc)});
+    return *this;
+  }
 
   void register_with(weft_registrar_t* registrar) {
     if (!impl_->build) throw Error("model '" + name_ + "' has no build function");
@@ -255,6 +287,17 @@ class ModelBuilder {
     d.description = description_.c_str();
     d.params = fields.data();
     d.num_params = fields.size();
+    std::vector<weft_model_variant_t> variants;
+    for (const Variant& v : variants_) {
+      weft_model_variant_t c{};
+      c.struct_size = sizeof(c);
+      c.suffix = v.suffix.c_str();
+      c.fixed = v.fixed.get();
+      c.doc = v.doc.c_str();
+      variants.push_back(c);
+    }
+    d.variants = variants.data();
+    d.num_variants = variants.size();
     d.build = [](void* ud, weft_attrs_t* params, weft_expr_t** out) {
       return guarded([&] { *out = static_cast<Impl*>(ud)->build(Handle<weft_attrs_t>::borrow(params)).release(); });
     };
@@ -268,8 +311,14 @@ class ModelBuilder {
     Build build;
     std::vector<std::shared_ptr<Normalizer>> normalizers;
   };
+  struct Variant {
+    std::string suffix;
+    Attrs fixed;
+    std::string doc;
+  };
   std::string name_, description_;
   detail::Schema schema_;
+  std::vector<Variant> variants_;
   std::unique_ptr<Impl> impl_ = std::make_unique<Impl>();
 };
 
@@ -484,6 +533,15 @@ class Registrar {
  public:
   explicit Registrar(weft_registrar_t* r) : r_(r) {}
   OpBuilder& op(std::string name) { return add(ops_, std::move(name)); }
+  /// The builder of an op declared earlier in this registration, to add to it
+  /// from another file (e.g. one concept such as weight-type inference kept
+  /// for several ops in one place); Error when there is none.
+  OpBuilder& declared_op(const std::string& name) {
+    for (auto& b : ops_) {
+      if (b->name() == name) return *b;
+    }
+    throw Error("op '" + name + "' is not declared before declared_op() asks for it");
+  }
   ModelBuilder& model(std::string name) { return add(models_, std::move(name)); }
   InitializerBuilder& initializer(std::string name) { return add(initializers_, std::move(name)); }
   PassBuilder& pass(std::string name) { return add(passes_, std::move(name)); }
