@@ -79,8 +79,10 @@ std::optional<::testing::AssertionResult> layout_mismatch(const Tensor& actual, 
   }
   if (count == 0) return ::testing::AssertionSuccess();
   auto failure = ::testing::AssertionFailure();
-  failure << count << " of " << actual.numel() << " elements of " << describe(actual)
-          << " differ beyond rtol=" << rtol << ", atol=" << atol << " (max abs diff " << number_text(max_abs)
+  std::ostringstream tolerance;  // default precision: rtol=1e-05, not 1.0000000000000001e-05
+  tolerance << "rtol=" << rtol << ", atol=" << atol;
+  failure << count << " of " << actual.numel() << " elements of " << describe(actual) << " differ beyond "
+          << tolerance.str() << " (max abs diff " << number_text(max_abs)
           << ", max rel diff " << number_text(max_rel) << ")" << listed.str();
   if (count > kMaxListed) failure << "\n  ... and " << (count - kMaxListed) << " more";
   return failure;
@@ -148,10 +150,10 @@ std::string line_diff(const std::string& expected_text, const std::string& actua
       if (i < n && j < m && e[prefix + i] == a[prefix + j]) {
         out << "  " << e[prefix + i] << "\n";
         ++i, ++j;
-      } else if (j < m && (i == n || lcs[i][j + 1] >= lcs[i + 1][j])) {
-        out << "+ " << a[prefix + j++] << "\n";
-      } else {
+      } else if (i < n && (j == m || lcs[i + 1][j] >= lcs[i][j + 1])) {
         out << "- " << e[prefix + i++] << "\n";
+      } else {
+        out << "+ " << a[prefix + j++] << "\n";
       }
     }
   } else {

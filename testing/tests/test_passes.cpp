@@ -35,12 +35,18 @@ TEST(RunOptPass, AppliesThePassToTheExpression) {
                        merged);
 }
 
-TEST(RunOptPass, RunsSeveralPassesInOrder) {
+TEST(RunOptPass, RunsSeveralPassesAsASequentialUnderTheCurrentContext) {
   const Var x = var("x", tensor_type({4}));
   const Expr twice = call("add", {call("exp", {x}), call("exp", {x})});
-  const Expr out = run_opt_pass(twice, std::vector<Pass>{EliminateCommonSubexpr(), InferType()});
-  EXPECT_EQ(count_ops(out).at("exp"), 1);
-  EXPECT_TRUE(out->has_type());
+  const std::vector<Pass> passes{EliminateCommonSubexpr(), InferType()};
+  // EliminateCommonSubexpr is an opt_level 3 pass: the default context (2) skips it.
+  const Expr skipped = run_opt_pass(twice, passes);
+  EXPECT_EQ(count_ops(skipped).at("exp"), 2);
+  EXPECT_TRUE(skipped->has_type());
+  PassContext level3;
+  level3.opt_level = 3;
+  PassContext::Scope scope(level3);
+  EXPECT_EQ(count_ops(run_opt_pass(twice, passes)).at("exp"), 1);
 }
 
 }  // namespace

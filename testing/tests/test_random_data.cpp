@@ -70,9 +70,9 @@ TEST(RandomInputs, DrawsEveryParameterFromOneStreamInOrder) {
 }
 
 TEST(RandomInputs, InfersTypesOfUnannotatedParameters) {
-  const Var x = var("x", tensor_type({4}, DataType::Float(64)));
-  const Var y = var("y");  // typed by its use in add
-  const auto inputs = random_inputs(function({x, y}, call("add", {x, y})));
+  const Var x = var("x", tensor_type({2, 4}, DataType::Float(64)));
+  const Var b = var("b");  // typed by its use as x's bias
+  const auto inputs = random_inputs(function({x, b}, call("nn.bias_add", {x, b})));
   ASSERT_EQ(inputs.size(), 2u);
   EXPECT_EQ(inputs[1].second.dtype(), DataType::Float(64));
   EXPECT_EQ(inputs[1].second.shape(), (std::vector<int64_t>{4}));
