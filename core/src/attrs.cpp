@@ -1,8 +1,8 @@
 // Attribute values, dictionaries and per-op schemas.
 #include "weft/attrs.h"
 
+#include <charconv>
 #include <functional>
-#include <sstream>
 
 #include "weft/error.h"
 
@@ -19,10 +19,12 @@ size_t combine(size_t seed, size_t h) { return seed ^ (h + 0x9e3779b97f4a7c15ULL
 }
 
 // Like Relay's printer: C++ stream formatting (6 significant digits) and an f suffix.
+// The shortest text that parses back to the same double (ostream's six
+// digits would change the value on a print/parse round trip).
 std::string float_text(double v) {
-  std::ostringstream os;
-  os << v << 'f';
-  return os.str();
+  char buf[64];
+  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
+  return std::string(buf, ec == std::errc() ? end : buf) + 'f';
 }
 
 std::string quote(const std::string& s) {

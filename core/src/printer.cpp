@@ -9,10 +9,11 @@
 
 #include <algorithm>
 #include <cctype>
-#include <sstream>
+#include <charconv>
 #include <unordered_map>
 #include <unordered_set>
 
+#include "text/metadata.h"
 #include "weft/functor.h"
 #include "weft/op.h"
 
@@ -31,11 +32,13 @@ std::string indent(const std::string& text) {
   return out;
 }
 
+// The shortest text that reads back as the same value (TVM writes six
+// significant digits, which loses float32 precision on a round trip).
 template <typename T>
-std::string stream_text(T value, const char* suffix) {
-  std::ostringstream os;
-  os << value << suffix;
-  return os.str();
+std::string number_text(T value, const char* suffix) {
+  char buf[64];
+  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, value);
+  return std::string(buf, ec == std::errc() ? end : buf) + suffix;
 }
 
 // TVM's support::IsSimpleScalar: 0-d constants of these dtypes print inline.
@@ -51,12 +54,12 @@ std::string scalar_text(const Tensor& t) {
   DataType d = t.dtype();
   double v = t.element_as_double(0);
   if (d == DataType::Bool()) return v != 0 ? "True" : "False";
-  if (d == DataType::Int(16)) return stream_text(static_cast<int16_t>(v), "i16");
-  if (d == DataType::Int(32)) return stream_text(static_cast<int32_t>(v), "");
-  if (d == DataType::Int(64)) return stream_text(*t.data_as<int64_t>(), "i64");
-  if (d == DataType::Float(16)) return stream_text(static_cast<float>(v), "f16");
-  if (d == DataType::Float(32)) return stream_text(static_cast<float>(v), "f");
-  return stream_text(v, "f64");
+  if (d == DataType::Int(16)) return number_text(*t.data_as<int16_t>(), "i16");
+  if (d == DataType::Int(32)) return number_text(*t.data_as<int32_t>(), "");
+  if (d == DataType::Int(64)) return number_text(*t.data_as<int64_t>(), "i64");
+  if (d == DataType::Float(16)) return number_text(static_cast<float>(v), "f16");
+  if (d == DataType::Float(32)) return number_text(*t.data_as<float>(), "f");
+  return number_text(v, "f64");
 }
 
 std::string join(const std::vector<std::string>& parts) {
@@ -94,14 +97,24 @@ class TextPrinter {
 
   std::string print_final(const Expr& expr) {
     count_uses(expr);
-    return print_scope(expr) + metadata_note();
+    // Free variables are declared once, before everything, so a use inside a
+    // nested scope (an if branch, a closure) does not declare it there.
+    std::string declarations;
+    for (const Var& v : free_vars(expr)) {
+      visit(v);
+      var_memo_.insert(v.get());
+      declarations += "free_var " + result_memo_.at(v.get()) + ";\n";
+    }
+    return declarations + print_scope(expr) + metadata_note();
   }
 
  private:
+  // TVM's layout: the program, a blank line, then `#[metadata]` and the JSON
+  // object graph (or, when asked to leave it out, the note TVM writes instead).
   std::string metadata_note() const {
-    // The metadata section itself is written by the file-format layer; until
-    // then, say what TVM says when it leaves the section out.
-    return meta_constants_.empty() ? "" : std::string("\n") + kMetadataOmitted;
+    if (meta_constants_.empty()) return "";
+    if (!options_.show_meta_data) return std::string("\n") + kMetadataOmitted;
+    return "\n#[metadata]\n" + text::write_metadata(meta_constants_) + "\n";
   }
 
   // How many parent edges point at each node (TVM's dependency graph).

@@ -207,7 +207,7 @@ TEST_F(PrinterTest, LargerConstantsAreMetaReferencesWithANote) {
   Constant w = constant(Tensor::zeros({2, 2}, DataType::Float(32)));
   Constant b = constant(Tensor::zeros({2, 2}, DataType::Float(32)));
   Expr body = call("test.add", {call("test.add", {x, w}), call("test.add", {b, w})});
-  EXPECT_EQ(to_text(IRModule::from_function(function({x}, body))),
+  EXPECT_EQ(to_text(IRModule::from_function(function({x}, body)), {.show_meta_data = false}),
             "#[version = \"0.0.5\"]\n"
             "def @main(%x: Tensor[(2, 2), float32]) {\n"
             "  %0 = test.add(%x, meta[relay.Constant][0]);\n"
@@ -219,6 +219,84 @@ TEST_F(PrinterTest, LargerConstantsAreMetaReferencesWithANote) {
             " * If you would like to see the full metadata section you can set the \n"
             " * option to `True` when invoking `astext`. \n"
             " */");
+}
+
+TEST_F(PrinterTest, TheMetadataSectionHoldsConstantsAsTvmWritesThem) {
+  // The JSON object graph and NDArray bytes of TVM's SaveJSON; the base64 is
+  // TVM's NDArray layout for a float32 [2] tensor holding 1 and 2.
+  float values[] = {1, 2};
+  Tensor t = Tensor::from_bytes({2}, DataType::Float(32), std::as_bytes(std::span(values)));
+  Var x = var("x", tensor_type({2}));
+  EXPECT_EQ(to_text(IRModule::from_function(function({x}, call("test.add", {x, constant(t)})))),
+            "#[version = \"0.0.5\"]\n"
+            "def @main(%x: Tensor[(2), float32]) {\n"
+            "  test.add(%x, meta[relay.Constant][0])\n"
+            "}\n"
+            "\n"
+            "#[metadata]\n"
+            "{\n"
+            "  \"attrs\": {\n"
+            "    \"tvm_version\": \"0.19.0\"\n"
+            "  },\n"
+            "  \"b64ndarrays\": [\n"
+            "    \"P6G0lvBAXt0AAAAAAAAAAAEAAAAAAAAAAQAAAAIgAQACAAAAAAAAAAgAAAAAAAAAAACAPwAAAEA=\"\n"
+            "  ],\n"
+            "  \"nodes\": [\n"
+            "    {\n"
+            "      \"type_key\": \"\"\n"
+            "    },\n"
+            "    {\n"
+            "      \"data\": [\n"
+            "        2\n"
+            "      ],\n"
+            "      \"keys\": [\n"
+            "        \"relay.Constant\"\n"
+            "      ],\n"
+            "      \"type_key\": \"Map\"\n"
+            "    },\n"
+            "    {\n"
+            "      \"data\": [\n"
+            "        3\n"
+            "      ],\n"
+            "      \"type_key\": \"Array\"\n"
+            "    },\n"
+            "    {\n"
+            "      \"attrs\": {\n"
+            "        \"_checked_type_\": \"0\",\n"
+            "        \"data\": \"0\",\n"
+            "        \"span\": \"0\",\n"
+            "        \"virtual_device_\": \"0\"\n"
+            "      },\n"
+            "      \"type_key\": \"relay.Constant\"\n"
+            "    }\n"
+            "  ],\n"
+            "  \"root\": 1\n"
+            "}\n");
+}
+
+TEST_F(PrinterTest, FreeVariablesAreDeclaredOnceBeforeNestedScopes) {
+  Var c = var("c", scalar_type(DataType::Bool())), x = var("x", tensor_type({2}));
+  Expr e = if_then_else(c, call("test.relu", {x}), x);
+  EXPECT_EQ(to_text(e, {.show_types = false}),
+            "free_var %c: bool;\n"
+            "free_var %x: Tensor[(2), float32];\n"
+            "if (%c) {\n"
+            "  test.relu(%x)\n"
+            "} else {\n"
+            "  %x\n"
+            "}");
+}
+
+TEST_F(PrinterTest, FloatsPrintTheShortestTextThatReadsBackExactly) {
+  auto text = [](double v, DataType t) {
+    return to_text(constant(Tensor::scalar(v, t)), {.show_types = false, .header = false});
+  };
+  EXPECT_EQ(text(0.1, DataType::Float(32)), "0.1f");
+  EXPECT_EQ(text(1234567, DataType::Float(32)), "1234567f");
+  EXPECT_EQ(text(0.123456789, DataType::Float(64)), "0.123456789f64");
+  Var x = var("x");
+  Function f = function({x}, x, nullptr, make_attrs({{"alpha", 0.123456789}}));
+  EXPECT_EQ(to_text(f, {.show_types = false}), "fn (%x, alpha=0.123456789f) {\n  %x\n}");
 }
 
 TEST_F(PrinterTest, FloatStringAndBoolAttrsOnFunctions) {

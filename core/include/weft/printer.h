@@ -13,6 +13,9 @@ struct PrintOptions {
   bool show_types = true;
   /// Write the `#[version = "0.0.5"]` header (modules only).
   bool header = true;
+  /// Write non-scalar constants in a trailing `#[metadata]` section, as TVM's
+  /// astext(show_meta_data=True); when false, TVM's "omitted" note instead.
+  bool show_meta_data = true;
 };
 
 /// The whole module: header, every `def @name(...) { ... }`, metadata if any.
