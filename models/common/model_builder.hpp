@@ -46,4 +46,16 @@ inline sdk::Normalizer positive_int(std::string param) {
   };
 }
 
+/// A parameter check: one of `allowed` (layouts, versions).
+inline sdk::Normalizer one_of(std::string param, std::vector<std::string> allowed) {
+  return [param, allowed](const sdk::Value& v) {
+    std::string s = v.as_string(), list;
+    for (const std::string& a : allowed) {
+      if (s == a) return v;
+      list += (list.empty() ? "" : ", ") + a;
+    }
+    throw sdk::Error(param + " is '" + s + "'; expected one of " + list);
+  };
+}
+
 }  // namespace weft::models

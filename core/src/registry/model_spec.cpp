@@ -132,7 +132,13 @@ std::optional<std::vector<std::pair<std::string, AttrValue>>> match_variant(cons
     }
     std::string_view value = rest.substr(before.size(), rest.size() - before.size() - after.size());
     const AttrField& field = field_of(def, suffix.substr(open + 1, close - open - 1));
-    out.emplace_back(field.name, read_value(def.name, field, value));
+    // Text that is not a value of the parameter's type ("16-bn" for an int)
+    // means another variant may fit.
+    try {
+      out.emplace_back(field.name, read_value(def.name, field, value));
+    } catch (const Error&) {
+      return std::nullopt;
+    }
   }
   if (v.fixed) {
     for (const auto& entry : v.fixed->entries) out.push_back(entry);
