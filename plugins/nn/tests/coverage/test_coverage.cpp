@@ -1,0 +1,33 @@
+// Layout and dtype combinations the family golden files lacked, against
+// gen_coverage.py's oracles (PyTorch conv and adaptive max pooling, NumPy
+// layouts): conv2d in every kernel layout beside NCHW and NHWC data in both
+// float dtypes, conv1d/conv3d with mixed channel order, contrib_dense_pack's
+// NC4n4c weight in floats, adaptive max pooling channel-last.
+#include <gtest/gtest.h>
+
+#include "../op_golden.h"
+
+namespace weft::testing {
+namespace {
+
+TEST(NnCoverage, Conv2dEveryKernelLayoutBothDataLayoutsBothFloats) {
+  EXPECT_EQ(check_golden_cases("coverage.json", "nn.conv2d", 1e-5, 1e-5), 20);
+}
+
+TEST(NnCoverage, Conv1dAndConv3dMixedChannelOrder) {
+  EXPECT_EQ(check_golden_cases("coverage.json", "nn.conv1d", 1e-5, 1e-5), 4);
+  EXPECT_EQ(check_golden_cases("coverage.json", "nn.conv3d", 1e-5, 1e-5), 4);
+}
+
+TEST(NnCoverage, DensePackFourDimensionalWeightInFloats) {
+  EXPECT_EQ(check_golden_cases("coverage.json", "nn.contrib_dense_pack", 1e-5, 1e-5), 2);
+}
+
+TEST(NnCoverage, AdaptiveMaxPoolChannelLast) {
+  EXPECT_EQ(check_golden_cases("coverage.json", "nn.adaptive_max_pool1d", 0, 0), 2);
+  EXPECT_EQ(check_golden_cases("coverage.json", "nn.adaptive_max_pool2d", 0, 0), 2);
+  EXPECT_EQ(check_golden_cases("coverage.json", "nn.adaptive_max_pool3d", 0, 0), 2);
+}
+
+}  // namespace
+}  // namespace weft::testing

@@ -1,0 +1,106 @@
+#!/usr/bin/python3
+"""Golden cases that close gaps in the other nn golden files: op, layout and
+dtype combinations that had no case of their own (conv2d kernel layouts in
+the float dtype they lacked, NHWC data with an OIHW kernel, conv1d/conv3d
+with channel-last kernels beside channel-first data, contrib_dense_pack's
+NC4n4c weight in floats, adaptive max pooling in channel-last layouts).
+Oracles: PyTorch (conv, adaptive max pooling) in float64, NumPy for layouts.
+
+Run once with Debian's python3 (python3-numpy, python3-torch):
+    /usr/bin/python3 gen_coverage.py   # writes coverage.json beside it
+"""
+import json
+import os
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+rng = np.random.default_rng(53)
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def tensor(a):
+    a = np.asarray(a)
+    return {"shape": list(a.shape), "dtype": str(a.dtype), "data": a.reshape(-1).tolist()}
+
+
+def case(name, op, attrs, inputs, output):
+    return {"name": name, "op": op, "attrs": attrs, "inputs": [tensor(i) for i in inputs], "output": tensor(output)}
+
+
+def permute(a, canonical, layout):
+    """A canonical-order array rearranged into an unblocked permutation `layout`."""
+    return np.ascontiguousarray(a.transpose([canonical.index(c) for c in layout]))
+
+
+def block(a, axis, factor):
+    """Splits `axis` into (extent / factor, factor) with the inner part moved last."""
+    shape = list(a.shape)
+    shape[axis:axis + 1] = [shape[axis] // factor, factor]
+    return np.moveaxis(a.reshape(shape), axis + 1, -1)
+
+
+def conv(x, w, padding, stride=1):
+    n = x.ndim - 2
+    fn = [F.conv1d, F.conv2d, F.conv3d][n - 1]
+    return fn(torch.from_numpy(x.astype(np.float64)), torch.from_numpy(w.astype(np.float64)), padding=padding,
+              stride=stride).numpy()
+
+
+cases = []
+for dt in ("float32", "float64"):
+    def randn(*shape):
+        return rng.standard_normal(shape).astype(dt)
+
+    # conv2d: every kernel layout beside NCHW and NHWC data, plus out_layout and blocked layouts.
+    x, w = randn(1, 4, 5, 5), randn(6, 4, 3, 3)
+    y = conv(x, w, 1).astype(dt)
+    for data_layout in ("NCHW", "NHWC"):
+        for kernel_layout in ("OIHW", "HWIO", "HWOI", "OHWI"):
+            attrs = {"padding": 1, "data_layout": data_layout, "kernel_layout": kernel_layout}
+            cases.append(case(f"conv2d_{data_layout}_{kernel_layout}_{dt}", "nn.conv2d", attrs,
+                              [permute(x, "NCHW", data_layout), permute(w, "OIHW", kernel_layout)],
+                              permute(y, "NCHW", data_layout)))
+    cases.append(case(f"conv2d_NCHW_out_NHWC_{dt}", "nn.conv2d", {"padding": 1, "out_layout": "NHWC"}, [x, w],
+                      permute(y, "NCHW", "NHWC")))
+    xb = np.ascontiguousarray(block(x, 1, 2))  # NCHW2c
+    wb = np.ascontiguousarray(block(block(w, 0, 2), 1, 2))  # OIHW2o2i: (O/2, I/2, H, W, 2o, 2i)
+    wb = np.ascontiguousarray(wb.transpose(0, 1, 2, 3, 5, 4))  # OIHW2i2o
+    cases.append(case(f"conv2d_NCHW2c_OIHW2i2o_{dt}", "nn.conv2d",
+                      {"padding": 1, "data_layout": "NCHW2c", "kernel_layout": "OIHW2i2o"}, [xb, wb],
+                      np.ascontiguousarray(block(y, 1, 2))))
+
+    # conv1d and conv3d: channel-first data with channel-last kernels, and the reverse.
+    x1, w1 = randn(2, 3, 7), randn(4, 3, 3)
+    y1 = conv(x1, w1, 1).astype(dt)
+    cases.append(case(f"conv1d_NCW_WIO_{dt}", "nn.conv1d", {"padding": 1, "kernel_layout": "WIO"},
+                      [x1, permute(w1, "OIW", "WIO")], y1))
+    cases.append(case(f"conv1d_NWC_OIW_{dt}", "nn.conv1d", {"padding": 1, "data_layout": "NWC"},
+                      [permute(x1, "NCW", "NWC"), w1], permute(y1, "NCW", "NWC")))
+    x3, w3 = randn(1, 2, 4, 4, 3), randn(3, 2, 2, 3, 2)
+    y3 = conv(x3, w3, 0).astype(dt)
+    cases.append(case(f"conv3d_NCDHW_DHWIO_{dt}", "nn.conv3d", {"kernel_layout": "DHWIO"},
+                      [x3, permute(w3, "OIDHW", "DHWIO")], y3))
+    cases.append(case(f"conv3d_NDHWC_OIDHW_{dt}", "nn.conv3d", {"data_layout": "NDHWC"},
+                      [permute(x3, "NCDHW", "NDHWC"), w3], permute(y3, "NCDHW", "NDHWC")))
+
+    # contrib_dense_pack with a 4-D NC4n4c weight: packed[a, kb, b, kc] = w[a*4 + b, kb*4 + kc].
+    d, wp = randn(3, 8), randn(8, 8)
+    packed = np.ascontiguousarray(wp.reshape(2, 4, 2, 4).transpose(0, 2, 1, 3))
+    cases.append(case(f"dense_pack_NC4n4c_{dt}", "nn.contrib_dense_pack", {"weight_layout": "NC4n4c"},
+                      [d, packed], (d.astype(np.float64) @ wp.astype(np.float64).T).astype(dt)))
+
+    # adaptive max pooling in channel-last layouts (windows [floor(i*in/out), ceil((i+1)*in/out))).
+    for op, shape, layout, canon, out_size, fn in [
+        ("nn.adaptive_max_pool1d", (2, 3, 7), "NWC", "NCW", [3], F.adaptive_max_pool1d),
+        ("nn.adaptive_max_pool2d", (1, 2, 5, 7), "NHWC", "NCHW", [2, 3], F.adaptive_max_pool2d),
+        ("nn.adaptive_max_pool3d", (1, 2, 4, 5, 6), "NDHWC", "NCDHW", [2, 3, 4], F.adaptive_max_pool3d),
+    ]:
+        xp = randn(*shape)
+        yp = fn(torch.from_numpy(xp.astype(np.float64)), out_size).numpy().astype(dt)
+        cases.append(case(f"{op[3:]}_{layout}_{dt}", op, {"output_size": out_size, "layout": layout},
+                          [permute(xp, canon, layout)], permute(yp, canon, layout)))
+
+with open(os.path.join(HERE, "coverage.json"), "w") as f:
+    json.dump({"generator": "gen_coverage.py", "cases": cases}, f)
