@@ -2,9 +2,10 @@
 """Golden cases that close gaps in the other nn golden files: op, layout and
 dtype combinations that had no case of their own (conv2d kernel layouts in
 the float dtype they lacked, NHWC data with an OIHW kernel, conv1d/conv3d
-with channel-last kernels beside channel-first data, contrib_dense_pack's
+with channel-last kernels beside channel-first data and conv3d on int8, the
+transposed convs with OIHW-family and channel-last kernels, contrib_dense_pack's
 NC4n4c weight in floats, adaptive max pooling in channel-last layouts).
-Oracles: PyTorch (conv, adaptive max pooling) in float64, NumPy for layouts.
+Oracles: PyTorch (convs, adaptive max pooling) in float64, NumPy for layouts.
 
 Run once with Debian's python3 (python3-numpy, python3-torch):
     /usr/bin/python3 gen_coverage.py   # writes coverage.json beside it
@@ -101,6 +102,29 @@ for dt in ("float32", "float64"):
         yp = fn(torch.from_numpy(xp.astype(np.float64)), out_size).numpy().astype(dt)
         cases.append(case(f"{op[3:]}_{layout}_{dt}", op, {"output_size": out_size, "layout": layout},
                           [permute(xp, canon, layout)], permute(yp, canon, layout)))
+
+    # Transposed convs with O-first / channel-last kernels (canonical IOW, IOHW, IODHW: in, out, window).
+    for op, dims, canon_x, canon_w, layouts in [
+        ("nn.conv1d_transpose", 1, "NCW", "IOW", [("NCW", "OIW"), ("NWC", "WIO")]),
+        ("nn.conv2d_transpose", 2, "NCHW", "IOHW", [("NCHW", "OIHW"), ("NHWC", "HWIO")]),
+        ("nn.conv3d_transpose", 3, "NCDHW", "IODHW", [("NCDHW", "OIDHW"), ("NDHWC", "DHWIO")]),
+    ]:
+        xt, wt = randn(1, 3, *([4] * dims)), randn(3, 2, *([3] * dims))
+        fn = [F.conv_transpose1d, F.conv_transpose2d, F.conv_transpose3d][dims - 1]
+        yt = fn(torch.from_numpy(xt.astype(np.float64)), torch.from_numpy(wt.astype(np.float64)), stride=2,
+                padding=1, output_padding=1).numpy().astype(dt)
+        for data_layout, kernel_layout in layouts:
+            attrs = {"strides": 2, "padding": 1, "output_padding": 1, "data_layout": data_layout,
+                     "kernel_layout": kernel_layout}
+            cases.append(case(f"{op[3:]}_{data_layout}_{kernel_layout}_{dt}", op, attrs,
+                              [permute(xt, canon_x, data_layout), permute(wt, canon_w, kernel_layout)],
+                              permute(yt, canon_x, data_layout)))
+
+# conv3d on int8 with int32 accumulation, as conv1d/conv2d have.
+xi = rng.integers(-8, 8, (1, 2, 3, 4, 4)).astype("int8")
+wi = rng.integers(-8, 8, (3, 2, 2, 2, 2)).astype("int8")
+cases.append(case("conv3d_int8_to_int32", "nn.conv3d", {"out_dtype": "int32"}, [xi, wi],
+                  conv(xi, wi, 0).astype("int32")))
 
 with open(os.path.join(HERE, "coverage.json"), "w") as f:
     json.dump({"generator": "gen_coverage.py", "cases": cases}, f)
