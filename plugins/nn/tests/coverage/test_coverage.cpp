@@ -1,7 +1,8 @@
 // Layout and dtype combinations the family golden files lacked, against
 // gen_coverage.py's oracles (PyTorch conv and adaptive max pooling, NumPy
 // layouts): conv2d in every kernel layout beside NCHW and NHWC data in both
-// float dtypes, conv1d/conv3d with mixed channel order (conv3d also int8),
+// float dtypes, conv1d/conv3d with mixed channel order (conv3d also int8,
+// conv1d and batch_matmul also uint8),
 // transposed convs with OIHW-family and channel-last kernels, contrib_dense_pack's
 // NC4n4c weight in floats, adaptive max pooling channel-last.
 #include <gtest/gtest.h>
@@ -16,7 +17,7 @@ TEST(NnCoverage, Conv2dEveryKernelLayoutBothDataLayoutsBothFloats) {
 }
 
 TEST(NnCoverage, Conv1dAndConv3dMixedChannelOrder) {
-  EXPECT_EQ(check_golden_cases("coverage.json", "nn.conv1d", 1e-5, 1e-5), 4);
+  EXPECT_EQ(check_golden_cases("coverage.json", "nn.conv1d", 1e-5, 1e-5), 5);  // one uint8 -> int32
   EXPECT_EQ(check_golden_cases("coverage.json", "nn.conv3d", 1e-5, 1e-5), 5);  // one int8 -> int32
 }
 
@@ -24,6 +25,10 @@ TEST(NnCoverage, TransposedConvsWithOutputFirstAndChannelLastKernels) {
   EXPECT_EQ(check_golden_cases("coverage.json", "nn.conv1d_transpose", 1e-5, 1e-5), 4);
   EXPECT_EQ(check_golden_cases("coverage.json", "nn.conv2d_transpose", 1e-5, 1e-5), 4);
   EXPECT_EQ(check_golden_cases("coverage.json", "nn.conv3d_transpose", 1e-5, 1e-5), 4);
+}
+
+TEST(NnCoverage, BatchMatmulUint8AccumulatesInInt32) {
+  EXPECT_EQ(check_golden_cases("coverage.json", "nn.batch_matmul", 0, 0), 1);
 }
 
 TEST(NnCoverage, DensePackFourDimensionalWeightInFloats) {

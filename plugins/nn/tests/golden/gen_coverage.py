@@ -2,7 +2,8 @@
 """Golden cases that close gaps in the other nn golden files: op, layout and
 dtype combinations that had no case of their own (conv2d kernel layouts in
 the float dtype they lacked, NHWC data with an OIHW kernel, conv1d/conv3d
-with channel-last kernels beside channel-first data and conv3d on int8, the
+with channel-last kernels beside channel-first data, conv3d on int8, conv1d
+and batch_matmul on uint8, the
 transposed convs with OIHW-family and channel-last kernels, contrib_dense_pack's
 NC4n4c weight in floats, adaptive max pooling in channel-last layouts).
 Oracles: PyTorch (convs, adaptive max pooling) in float64, NumPy for layouts.
@@ -125,6 +126,16 @@ xi = rng.integers(-8, 8, (1, 2, 3, 4, 4)).astype("int8")
 wi = rng.integers(-8, 8, (3, 2, 2, 2, 2)).astype("int8")
 cases.append(case("conv3d_int8_to_int32", "nn.conv3d", {"out_dtype": "int32"}, [xi, wi],
                   conv(xi, wi, 0).astype("int32")))
+
+# uint8 where the family files have only int8: conv1d and batch_matmul with int32 accumulation.
+xu = rng.integers(0, 16, (2, 3, 6)).astype("uint8")
+wu = rng.integers(0, 16, (4, 3, 3)).astype("uint8")
+cases.append(case("conv1d_uint8_to_int32", "nn.conv1d", {"out_dtype": "int32", "padding": 1}, [xu, wu],
+                  conv(xu, wu, 1).astype("int32")))
+au = rng.integers(0, 16, (2, 3, 5)).astype("uint8")
+bu = rng.integers(0, 16, (2, 4, 5)).astype("uint8")
+cases.append(case("batch_matmul_uint8_to_int32", "nn.batch_matmul", {"out_dtype": "int32"}, [au, bu],
+                  (au.astype(np.int64) @ bu.astype(np.int64).transpose(0, 2, 1)).astype("int32")))
 
 with open(os.path.join(HERE, "coverage.json"), "w") as f:
     json.dump({"generator": "gen_coverage.py", "cases": cases}, f)
