@@ -3,9 +3,9 @@
 dtype combinations that had no case of their own (conv2d kernel layouts in
 the float dtype they lacked, NHWC data with an OIHW kernel, conv1d/conv3d
 with channel-last kernels beside channel-first data, conv3d on int8, conv1d
-and batch_matmul on uint8, the
-transposed convs with OIHW-family and channel-last kernels, contrib_dense_pack's
-NC4n4c weight in floats, adaptive max pooling in channel-last layouts).
+and batch_matmul on uint8, the transposed convs with OIHW-family and
+channel-last kernels, contrib_dense_pack's NC4n4c weight in floats, adaptive
+max pooling in channel-last layouts).
 Oracles: PyTorch (convs, adaptive max pooling) in float64, NumPy for layouts.
 
 Run once with Debian's python3 (python3-numpy, python3-torch):
