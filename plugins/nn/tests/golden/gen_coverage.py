@@ -5,7 +5,8 @@ the float dtype they lacked, NHWC data with an OIHW kernel, conv1d/conv3d
 with channel-last kernels beside channel-first data, conv3d on int8, conv1d
 and batch_matmul on uint8, the transposed convs with OIHW-family and
 channel-last kernels, contrib_dense_pack's NC4n4c weight in floats, adaptive
-max pooling in channel-last layouts).
+max pooling in channel-last layouts, conv1d/conv3d kernels in WOI/OWI and
+DHWOI/ODHWI, int8/uint8 conv2d_transpose and contrib_conv2d_NCHWc).
 Oracles: PyTorch (convs, adaptive max pooling) in float64, NumPy for layouts.
 
 Run once with Debian's python3 (python3-numpy, python3-torch):
@@ -136,6 +137,36 @@ au = rng.integers(0, 16, (2, 3, 5)).astype("uint8")
 bu = rng.integers(0, 16, (2, 4, 5)).astype("uint8")
 cases.append(case("batch_matmul_uint8_to_int32", "nn.batch_matmul", {"out_dtype": "int32"}, [au, bu],
                   (au.astype(np.int64) @ bu.astype(np.int64).transpose(0, 2, 1)).astype("int32")))
+
+# conv1d/conv3d kernels with the output axis last or first after the window (WOI/OWI, DHWOI/ODHWI).
+for dt in ("float32", "float64"):
+    x1, w1 = rng.standard_normal((1, 3, 6)).astype(dt), rng.standard_normal((2, 3, 3)).astype(dt)
+    y1 = conv(x1, w1, 0).astype(dt)
+    for kl in ("WOI", "OWI"):
+        cases.append(case(f"conv1d_NWC_{kl}_{dt}", "nn.conv1d", {"data_layout": "NWC", "kernel_layout": kl},
+                          [permute(x1, "NCW", "NWC"), permute(w1, "OIW", kl)], permute(y1, "NCW", "NWC")))
+    x3, w3 = rng.standard_normal((1, 2, 3, 4, 3)).astype(dt), rng.standard_normal((2, 2, 2, 2, 2)).astype(dt)
+    y3 = conv(x3, w3, 0).astype(dt)
+    for kl in ("DHWOI", "ODHWI"):
+        cases.append(case(f"conv3d_NDHWC_{kl}_{dt}", "nn.conv3d", {"data_layout": "NDHWC", "kernel_layout": kl},
+                          [permute(x3, "NCDHW", "NDHWC"), permute(w3, "OIDHW", kl)],
+                          permute(y3, "NCDHW", "NDHWC")))
+
+# int8/uint8 with int32 accumulation for conv2d_transpose and the blocked NCHWc conv.
+xi = rng.integers(-8, 8, (1, 4, 3, 3)).astype("int8")
+wi = rng.integers(-8, 8, (4, 2, 3, 3)).astype("int8")  # IOHW
+yi = F.conv_transpose2d(torch.from_numpy(xi.astype(np.float64)), torch.from_numpy(wi.astype(np.float64)),
+                        stride=2, padding=1).numpy().astype("int32")
+cases.append(case("conv2d_transpose_int8_to_int32", "nn.conv2d_transpose",
+                  {"strides": 2, "padding": 1, "out_dtype": "int32"}, [xi, wi], yi))
+xu = rng.integers(0, 16, (1, 8, 4, 4)).astype("uint8")
+wu = rng.integers(-8, 8, (4, 8, 3, 3)).astype("int8")
+yu = conv(xu, wu, 1).astype("int32")
+wu_blocked = np.ascontiguousarray(block(block(wu, 0, 4), 1, 4).transpose(0, 1, 2, 3, 5, 4))  # OIHW4i4o
+cases.append(case("conv2d_NCHWc_uint8_int8_to_int32", "nn.contrib_conv2d_NCHWc",
+                  {"channels": 4, "kernel_size": [3, 3], "padding": 1, "data_layout": "NCHW4c",
+                   "kernel_layout": "OIHW4i4o", "out_dtype": "int32"},
+                  [np.ascontiguousarray(block(xu, 1, 4)), wu_blocked], np.ascontiguousarray(block(yu, 1, 4))))
 
 with open(os.path.join(HERE, "coverage.json"), "w") as f:
     json.dump({"generator": "gen_coverage.py", "cases": cases}, f)
