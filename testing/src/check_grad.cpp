@@ -97,16 +97,16 @@ GradCheckReport gradient_check(const Function& fn, std::vector<Tensor> inputs, c
   Function backward = gradient(forward, {}, options.mode);
   const auto& params = forward->params;
 
-  if (inputs.empty()) {
-    sdk::NumpyRandomState rng(options.seed);
-    double scale = options.scale.value_or(10 * options.eps);
-    for (const Var& p : params) {
-      inputs.push_back(draw(*downcast<TensorTypeNode>(p->checked_type()), p->name_hint, rng, options.mean, scale));
-    }
-  }
+  if (inputs.empty()) inputs.resize(params.size());
   if (inputs.size() != params.size()) {
     throw Error("check_grad got " + std::to_string(inputs.size()) + " inputs for " + std::to_string(params.size()) +
                 " parameters");
+  }
+  sdk::NumpyRandomState rng(options.seed);
+  const double scale = options.scale.value_or(10 * options.eps);
+  for (size_t i = 0; i < params.size(); ++i) {
+    if (inputs[i].defined()) continue;
+    inputs[i] = draw(*downcast<TensorTypeNode>(params[i]->checked_type()), params[i]->name_hint, rng, options.mean, scale);
   }
   std::vector<size_t> tested = test_inputs;
   if (tested.empty())

@@ -54,8 +54,9 @@ struct GradCheckReport {
   std::string message() const;
 };
 
-/// Runs the check. `inputs` holds one tensor per parameter of `fn` in order,
-/// or is empty to draw them from the parameter types; `test_inputs` lists the
+/// Runs the check. `inputs` holds one tensor per parameter of `fn` in order
+/// (an undefined Tensor() for one to draw from its type), or is empty to draw
+/// them all; drawn ones come from one generator, in parameter order. `test_inputs` lists the
 /// indices of the parameters whose gradients are compared (empty: all). The
 /// numeric gradient of an element is that of the sum of every output element.
 /// Parameters that are perturbed must be float32 or float64 tensors. A program
