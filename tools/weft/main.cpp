@@ -9,6 +9,8 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   weft::cli::add_plugins_command(app);
   weft::cli::add_ops_command(app);
+  weft::cli::add_show_command(app);
+  weft::cli::add_run_command(app);
   // CLI11 would only say "a subcommand is required"; name the unknown one.
   if (argc > 1 && argv[1][0] != '-') {
     std::string known;

@@ -1,0 +1,137 @@
+// `weft run`: outputs of hand-written programs against NumPy (expected files
+// from gen_cli_data.py), random inputs drawn as documented, and clear errors
+// for wrong input names, shapes, dtypes and files.
+#include "cli_test_util.h"
+
+namespace weft::testing {
+namespace {
+
+using ::testing::HasSubstr;
+
+class RunCommandTest : public CliCommandTest {};
+
+TEST_F(RunCommandTest, InputsFromNpzGiveNumPysOutput) {
+  CliResult r = weft("run " + data_file("add_relu.relay") + " --inputs " + data_file("add_relu_inputs.npz") +
+                     " --output " + scratch("out.npz"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err, "");  // every input given: nothing drawn
+  EXPECT_THAT(r.out, HasSubstr("ran main of "));
+  EXPECT_THAT(r.out, HasSubstr(" ms\noutput: Tensor[(2, 3), float32] ["));
+  EXPECT_THAT(r.out, HasSubstr("saved 1 output to "));
+  expect_tensor_files_near(scratch("out.npz"), data_file("add_relu_expected.npz"));
+}
+
+TEST_F(RunCommandTest, MissingInputsAreDrawnLikeNumPyAndNamed) {
+  CliResult r = weft("run " + data_file("add_relu.relay") + " --seed 3 --output " + scratch("out.npz"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("weft: 'x' not given: filled with random Tensor[(2, 3), float32] (seed 3)"));
+  EXPECT_THAT(r.err, HasSubstr("weft: 'y' not given: filled with random Tensor[(3), float32] (seed 3)"));
+  expect_tensor_files_near(scratch("out.npz"), data_file("add_relu_seed3_expected.npz"));
+
+  r = weft("run " + data_file("add_relu.relay") + " --inputs " + data_file("add_relu_y_only_inputs.npz") +
+           " --output " + scratch("out2.npz"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("'x' not given"));
+  EXPECT_THAT(r.err, ::testing::Not(HasSubstr("'y' not given")));
+  expect_tensor_files_near(scratch("out2.npz"), data_file("add_relu_y_only_expected.npz"));
+}
+
+TEST_F(RunCommandTest, IntBoolAndHalfInputsAreDrawnAsDocumented) {
+  CliResult r = weft("run " + data_file("mixed_dtypes.relay") + " --seed 5 --output " + scratch("out.npz"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  expect_tensor_files_near(scratch("out.npz"), data_file("mixed_seed5_expected.npz"));
+}
+
+TEST_F(RunCommandTest, NestedTuplesAreFlattenedInOrder) {
+  CliResult r = weft("run " + data_file("nested_tuple.relay") + " --inputs " + data_file("nested_tuple_inputs.npz") +
+                     " --output " + scratch("out.npz"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("output_0: Tensor[(2, 3), float32]"));
+  EXPECT_THAT(r.out, HasSubstr("output_2: Tensor[(2), float32]"));
+  EXPECT_THAT(r.out, HasSubstr("saved 3 outputs"));
+  expect_tensor_files_near(scratch("out.npz"), data_file("nested_tuple_expected.npz"));
+}
+
+TEST_F(RunCommandTest, ParamsFromNpzOrSafetensors) {
+  std::string common = "run " + data_file("dense_softmax.relay") + " --inputs " + data_file("dense_inputs.npz");
+  CliResult r = weft(common + " --params " + data_file("dense_params.npz") + " --output " + scratch("a.npz"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  expect_tensor_files_near(scratch("a.npz"), data_file("dense_expected.npz"));
+
+  save_safetensors(scratch("params.safetensors"), load_npz(data_file("dense_params.npz")));
+  r = weft(common + " --params " + scratch("params.safetensors") + " --output " + scratch("b.safetensors"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  expect_tensor_files_near(scratch("b.safetensors"), data_file("dense_expected.npz"));
+}
+
+TEST_F(RunCommandTest, WrongInputsAreClearErrors) {
+  std::string program = "run " + data_file("add_relu.relay");
+  save_npz(scratch("z.npz"), {{"z", Tensor::zeros({2, 3}, DataType::Float(32))}});
+  CliResult r = weft(program + " --inputs " + scratch("z.npz"));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("error: 'z' in --inputs " + scratch("z.npz") +
+                               " is not a parameter of main; expected one of: x, y"));
+
+  save_npz(scratch("shape.npz"), {{"x", Tensor::zeros({3, 2}, DataType::Float(32))}});
+  r = weft(program + " --inputs " + scratch("shape.npz"));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("'x' in --inputs " + scratch("shape.npz") +
+                               " is Tensor[(3, 2), float32], not main's parameter type; expected Tensor[(2, 3), float32]"));
+
+  save_npz(scratch("dtype.npz"), {{"y", Tensor::zeros({3}, DataType::Int(64))}});
+  r = weft(program + " --inputs " + scratch("dtype.npz"));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("'y' in --inputs " + scratch("dtype.npz") + " is Tensor[(3), int64]"));
+  EXPECT_THAT(r.err, HasSubstr("expected Tensor[(3), float32]"));
+
+  r = weft(program + " --inputs " + data_file("add_relu_inputs.npz") + " --params " + data_file("add_relu_inputs.npz"));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("'x' is given twice, in --params "));
+}
+
+TEST_F(RunCommandTest, BadFilesAndProgramsAreClearErrors) {
+  CliResult r = weft("run " + scratch("nope.relay"));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("error: no program file '" + scratch("nope.relay") + "'"));
+
+  r = weft("run " + data_file("syntax_error.relay"));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("syntax_error.relay:"));
+
+  r = weft("run " + data_file("type_error.relay"));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("do not broadcast"));
+
+  std::ofstream(scratch("cut.npz")) << "PK\x03\x04 truncated";
+  r = weft("run " + data_file("add_relu.relay") + " --inputs " + scratch("cut.npz"));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("error: " + scratch("cut.npz") + ": not a valid .npz (zip) archive"));
+
+  r = weft("run " + data_file("add_relu.relay") + " --inputs " + scratch("inputs.pt"));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("unknown tensor file extension '.pt'"));
+
+  r = weft("run " + data_file("dynamic_input.relay"));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("parameter 'x' of type Tensor[(?, 3), float32] is not given and cannot be drawn"));
+
+  r = weft("run " + data_file("nested_tuple.relay") + " --output " + scratch("out.npy"));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("a .npy file holds one tensor, not 3"));
+
+  r = weft("run " + data_file("add_relu.relay") + " --seed -1");
+  EXPECT_NE(r.exit_code, 0);
+}
+
+TEST_F(RunCommandTest, AQuestionMarkExtentAcceptsAnyInputExtent) {
+  // The binding accepts (5, 3) for (?, 3); the interpreter then asks for static shapes.
+  save_npz(scratch("x.npz"), {{"x", Tensor::zeros({5, 3}, DataType::Float(32))}});
+  CliResult r = weft("run " + data_file("dynamic_input.relay") + " --inputs " + scratch("x.npz"));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, ::testing::Not(HasSubstr("not main's parameter type")));
+  EXPECT_THAT(r.err, HasSubstr("the interpreter needs static shapes"));
+}
+
+}  // namespace
+}  // namespace weft::testing

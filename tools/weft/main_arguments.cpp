@@ -1,0 +1,111 @@
+// Binding named tensors and random data to main's parameters (see main_arguments.h).
+#include "main_arguments.h"
+
+#include <weft/sdk/float_convert.hpp>
+#include <weft/sdk/numpy_random.hpp>
+
+#include <cmath>
+#include <cstring>
+#include <map>
+#include <optional>
+
+#include "weft/error.h"
+#include "weft/type.h"
+
+namespace weft::cli {
+
+namespace {
+
+Type param_type(const Var& p) { return p->type_annotation.defined() ? p->type_annotation : p->checked_type(); }
+
+const TensorTypeNode* as_tensor_type(const Type& t) {
+  return t.defined() && t->kind == TypeKind::kTensor ? static_cast<const TensorTypeNode*>(t.get()) : nullptr;
+}
+
+bool matches(const TensorTypeNode& type, const Tensor& t) {
+  if (type.dtype != t.dtype() || type.ndim() != t.ndim()) return false;
+  for (int i = 0; i < t.ndim(); ++i)
+    if (type.shape[i] != kAnyDim && type.shape[i] != t.shape()[i]) return false;
+  return true;
+}
+
+std::string parameter_list(const Function& main) {
+  std::string out;
+  for (const Var& p : main->params) out += (out.empty() ? "" : ", ") + p->name_hint;
+  return out.empty() ? "none" : out;
+}
+
+// One draw per element, as the NumPy expressions in main_arguments.h.
+Tensor draw(const TensorTypeNode& type, sdk::NumpyRandomState& state) {
+  Tensor t = Tensor::empty(type.shape, type.dtype);
+  DLDataType dl{type.dtype.code, type.dtype.bits, type.dtype.lanes};
+  auto* out = static_cast<std::byte*>(t.data());
+  size_t itemsize = type.dtype.bytes();
+  for (int64_t i = 0; i < t.numel(); ++i) {
+    if (sdk::is_storable_float(dl)) {
+      sdk::store_float(t.data(), dl, i, state.uniform(0.0, 1.0));
+      continue;
+    }
+    double v = type.dtype.is_bool() ? (state.uniform(0.0, 1.0) < 0.5 ? 1.0 : 0.0) : std::floor(state.uniform(0.0, 10.0));
+    Tensor element = Tensor::scalar(v, type.dtype);
+    std::memcpy(out + static_cast<size_t>(i) * itemsize, element.data(), itemsize);
+  }
+  return t;
+}
+
+}  // namespace
+
+std::vector<Value> bind_main_arguments(const Function& main, const std::vector<NamedSource>& sources, uint32_t seed,
+                                       std::ostream& notes) {
+  std::map<std::string, size_t> index_of;
+  std::map<std::string, int> name_count;
+  for (size_t i = 0; i < main->params.size(); ++i) {
+    index_of[main->params[i]->name_hint] = i;
+    ++name_count[main->params[i]->name_hint];
+  }
+  std::vector<std::optional<Tensor>> given(main->params.size());
+  std::vector<std::string> given_by(main->params.size());
+  for (const NamedSource& source : sources) {
+    for (const auto& [name, tensor] : source.tensors) {
+      auto it = index_of.find(name);
+      if (it == index_of.end())
+        throw Error("'" + name + "' in " + source.label + " is not a parameter of main")
+            .expected("one of: " + parameter_list(main));
+      if (name_count[name] > 1) throw Error("main has several parameters named '" + name + "'; cannot bind by name");
+      size_t i = it->second;
+      if (given[i] && given_by[i] != source.label)
+        throw Error("'" + name + "' is given twice, in " + given_by[i] + " and in " + source.label);
+      Type type = param_type(main->params[i]);
+      const TensorTypeNode* tensor_type = as_tensor_type(type);
+      if (!tensor_type)
+        throw Error("parameter '" + name + "' has type " + type_to_text(type) + ", which a tensor file cannot give");
+      if (!matches(*tensor_type, tensor))
+        throw Error("'" + name + "' in " + source.label + " is " + describe(tensor) + ", not main's parameter type")
+            .expected(type_to_text(type));
+      given[i] = tensor;
+      given_by[i] = source.label;
+    }
+  }
+
+  sdk::NumpyRandomState state(seed);
+  std::vector<Value> args;
+  for (size_t i = 0; i < main->params.size(); ++i) {
+    if (given[i]) {
+      args.emplace_back(*given[i]);
+      continue;
+    }
+    const Var& p = main->params[i];
+    Type type = param_type(p);
+    const TensorTypeNode* tensor_type = as_tensor_type(type);
+    if (!tensor_type || !tensor_type->is_static())
+      throw Error("parameter '" + p->name_hint + "' of type " + type_to_text(type) +
+                  " is not given and cannot be drawn at random")
+          .expected("it in --inputs or --params (random data needs a tensor type with a static shape)");
+    notes << "weft: '" << p->name_hint << "' not given: filled with random " << type_to_text(type) << " (seed " << seed
+          << ")\n";
+    args.emplace_back(draw(*tensor_type, state));
+  }
+  return args;
+}
+
+}  // namespace weft::cli

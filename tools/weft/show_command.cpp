@@ -1,0 +1,77 @@
+// `weft show PROGRAM [--json]`: a program after type inference, as Relay text
+// or as a JSON summary of its inputs, parameters, output type and op counts.
+#include <nlohmann/json.hpp>
+
+#include <iostream>
+#include <map>
+#include <set>
+#include <unordered_set>
+
+#include "commands.h"
+#include "program_source.h"
+#include "weft/functor.h"
+#include "weft/passes.h"
+#include "weft/printer.h"
+#include "weft/type.h"
+
+namespace weft::cli {
+
+namespace {
+
+// {name, shape, dtype} for a tensor (null for a `?` extent), {name, type} otherwise.
+nlohmann::json param_json(const Var& p) {
+  Type type = p->type_annotation.defined() ? p->type_annotation : p->checked_type();
+  nlohmann::json j{{"name", p->name_hint}};
+  if (type.defined() && type->kind == TypeKind::kTensor) {
+    const auto& t = static_cast<const TensorTypeNode&>(*type);
+    nlohmann::json shape = nlohmann::json::array();
+    for (Dim d : t.shape) shape.push_back(d == kAnyDim ? nlohmann::json(nullptr) : nlohmann::json(d));
+    j["shape"] = shape;
+    j["dtype"] = t.dtype.str();
+  } else {
+    j["type"] = type.defined() ? type_to_text(type) : "_";
+  }
+  return j;
+}
+
+// Calls of each op over every function of the module, each call node once.
+std::map<std::string, int> op_counts(const IRModule& mod) {
+  std::map<std::string, int> counts;
+  std::unordered_set<const ExprNode*> seen;
+  for (const auto& [gv, fn] : mod.functions()) {
+    post_order_visit(fn, [&](const Expr& e) {
+      if (e->kind != ExprKind::kCall || !seen.insert(e.get()).second) return;
+      const Expr& callee = static_cast<const CallNode&>(*e).op;
+      if (callee->kind == ExprKind::kOp) ++counts[static_cast<const OpNode&>(*callee).name()];
+    });
+  }
+  return counts;
+}
+
+nlohmann::json summary_json(const Program& program, const IRModule& mod) {
+  Function main = mod.main();
+  std::set<std::string> given;
+  for (const auto& entry : program.params) given.insert(entry.first);
+  nlohmann::json inputs = nlohmann::json::array(), params = nlohmann::json::array();
+  for (const Var& p : main->params) (given.count(p->name_hint) ? params : inputs).push_back(param_json(p));
+  // infer_type gives every function its return type.
+  return {{"inputs", inputs}, {"params", params}, {"output", type_to_text(main->ret_type)}, {"op_counts", op_counts(mod)}};
+}
+
+}  // namespace
+
+void add_show_command(CLI::App& app) {
+  auto* cmd = app.add_subcommand("show", "Print a program after type inference");
+  auto program_arg = std::make_shared<std::string>();
+  auto json = std::make_shared<bool>(false);
+  cmd->add_option("program", *program_arg, "The program: a Relay text file")->required();
+  cmd->add_flag("--json", *json, "Print its inputs, parameters, output type and op counts as JSON");
+  cmd->callback([program_arg, json] {
+    Program program = load_program(*program_arg);
+    IRModule mod = infer_type(program.mod);
+    if (*json) std::cout << summary_json(program, mod).dump(2) << "\n";
+    else std::cout << to_text(mod);
+  });
+}
+
+}  // namespace weft::cli
