@@ -43,7 +43,7 @@ std::vector<std::byte> read_member(zip_t* za, zip_uint64_t index, const std::str
   Member file(zip_fopen_index(za, index, 0));
   if (!file) throw file_error(where, std::string("cannot be opened: ") + zip_strerror(za));
   std::vector<std::byte> bytes;
-  constexpr zip_uint64_t kMaxReserve = 64u << 20;
+  constexpr zip_uint64_t kMaxReserve = 1u << 20;
   if (st.valid & ZIP_STAT_SIZE) bytes.reserve(static_cast<size_t>(std::min(st.size, kMaxReserve)));
   std::array<std::byte, 1 << 16> chunk;
   for (;;) {
