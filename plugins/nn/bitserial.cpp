@@ -62,6 +62,73 @@ int64_t weight_value(int64_t w, int64_t bits, bool unipolar) {
   return q;
 }
 
+/// Where nn.bitpack put a pre-packed weight's words and planes: the unpacked
+/// axis it packed, and the packed tensor's bit-plane axis.
+struct PackedAxes {
+  size_t pack_axis, bit_axis;
+};
+
+/// The unpacked shape of a pre-packed weight (its bit axis dropped, its pack
+/// axis widened back).
+std::vector<int64_t> unpacked_shape(std::vector<int64_t> packed, const PackedAxes& a, int64_t width) {
+  packed.erase(packed.begin() + static_cast<int64_t>(a.bit_axis));
+  if (packed[a.pack_axis] != WEFT_DIM_ANY) packed[a.pack_axis] *= width;
+  return packed;
+}
+
+/// w_q for each element of the unpacked weight, from an unpacked integer
+/// weight (its low `bits` bits) or, when `packed` is set, from the bit planes
+/// of a weight nn.bitpack packed into `width`-bit words: as many planes as the
+/// packed tensor holds, as TOPI reads them.
+std::vector<int64_t> weight_values(const TensorView& w, int64_t bits, bool unipolar, const PackedAxes* packed,
+                                   int64_t width) {
+  std::vector<int64_t> raw = load_as<int64_t>(w);
+  if (!packed) {
+    for (int64_t& v : raw) v = weight_value(v, bits, unipolar);
+    return raw;
+  }
+  std::vector<int64_t> pshape = w.shape(), ushape = unpacked_shape(pshape, *packed, width);
+  std::vector<int64_t> pstrides = strides_of(pshape);
+  const int64_t planes = pshape[packed->bit_axis];
+  std::vector<int64_t> out;
+  for_each_index(ushape, [&](const std::vector<int64_t>& u) {
+    int64_t base = 0;
+    for (size_t a = 0, o = 0; a < u.size(); ++a, ++o) {
+      if (o == packed->bit_axis) ++o;
+      base += (a == packed->pack_axis ? u[a] / width : u[a]) * pstrides[o];
+    }
+    const int64_t shift = width - 1 - u[packed->pack_axis] % width;  // the first element is the top bit
+    int64_t q = 0;
+    for (int64_t b = 0; b < planes; ++b) {
+      int64_t bit = static_cast<int64_t>(bit_of(raw[base + b * pstrides[packed->bit_axis]], shift));
+      q += (unipolar ? 2 * bit - 1 : bit) << b;
+    }
+    out.push_back(q);
+  });
+  return out;
+}
+
+/// Checks a pre-packed weight's dtype (pack_dtype) and shape against the
+/// unpacked shape it stands for.
+void check_packed_weight(const Type& w, const PackedAxes& a, int64_t width, DLDataType pack_dtype,
+                         const std::vector<int64_t>& expected_unpacked, const std::string& layout) {
+  if (w.dtype() != pack_dtype) {
+    throw Error("a pre-packed weight must have pack_dtype " + dtype_name(pack_dtype) + ", got " + w.str());
+  }
+  int64_t planes = w.shape()[a.bit_axis];
+  if (planes != WEFT_DIM_ANY && (planes < 1 || planes > 8)) {
+    throw Error("the pre-packed weight of shape " + shape_str(w.shape()) + " holds " + std::to_string(planes) +
+                " bit planes on axis " + std::to_string(a.bit_axis) + ", expected 1 to 8");
+  }
+  std::vector<int64_t> u = unpacked_shape(w.shape(), a, width);
+  for (size_t i = 0; i < u.size(); ++i) {
+    if (!dims_agree(u[i], expected_unpacked[i])) {
+      throw Error("the pre-packed weight of shape " + shape_str(w.shape()) + " unpacks to " + shape_str(u) +
+                  ", expected " + shape_str(expected_unpacked) + " (" + layout + ")");
+    }
+  }
+}
+
 // ---- bitpack ----------------------------------------------------------------------------
 
 struct PackPlan {
@@ -131,6 +198,9 @@ void bitpack_kernel(const KernelArgs& k) {
 
 // ---- bitserial_dense --------------------------------------------------------------------
 
+/// bitpack(weight, weight_bits, pack_axis=1, bit_axis=1): (units, planes, in_dim / width).
+constexpr PackedAxes kDensePacked{1, 1};
+
 Type bitserial_dense_relation(const std::vector<Type>& args, const Attrs& attrs) {
   Type data = tensor_arg(args, 0, "data"), weight = tensor_arg(args, 1, "weight");
   expect_int_input(data, "data");
@@ -139,12 +209,15 @@ Type bitserial_dense_relation(const std::vector<Type>& args, const Attrs& attrs)
   Value units = attrs.get_value("units");
   if (units.is_none()) throw Error("units must be set");
   if (ds.size() != 2) throw Error("data of shape " + shape_str(ds) + " must be a matrix (batch, in_dim)");
-  if (ws.size() != 2 || !dims_agree(ws[0], units.as_int()) || !dims_agree(ws[1], ds[1])) {
+  int64_t width = pack_bits(attrs.get_dtype("pack_dtype"), "pack_dtype");
+  if (ws.size() == 3) {
+    check_packed_weight(weight, kDensePacked, width, attrs.get_dtype("pack_dtype"), {units.as_int(), ds[1]},
+                        "(units, weight_bits, in_dim / width) packed from (units, in_dim)");
+  } else if (ws.size() != 2 || !dims_agree(ws[0], units.as_int()) || !dims_agree(ws[1], ds[1])) {
     throw Error("weight of shape " + shape_str(ws) + " must be (units, in_dim) = (" + std::to_string(units.as_int()) +
                 ", " + (ds[1] == WEFT_DIM_ANY ? std::string("?") : std::to_string(ds[1])) + ") for data " +
-                shape_str(ds));
+                shape_str(ds) + ", or pre-packed (units, weight_bits, in_dim / width)");
   }
-  int64_t width = pack_bits(attrs.get_dtype("pack_dtype"), "pack_dtype");
   if (ds[1] != WEFT_DIM_ANY && ds[1] % width != 0) {
     throw Error("in_dim " + std::to_string(ds[1]) + " of data " + shape_str(ds) + " is not a multiple of the " +
                 std::to_string(width) + " bits of pack_dtype");
@@ -157,9 +230,11 @@ void bitserial_dense_kernel(const KernelArgs& k) {
   const int64_t a_bits = k.attrs.get_int("data_bits"), w_bits = k.attrs.get_int("weight_bits");
   const bool unipolar = k.attrs.get_bool("unipolar");
   const int64_t m = data.shape()[0], depth = data.shape()[1], n = weight.shape()[0];
-  std::vector<int64_t> x = load_as<int64_t>(data), w = load_as<int64_t>(weight);
+  const int64_t width = pack_bits(k.attrs.get_dtype("pack_dtype"), "pack_dtype");
+  std::vector<int64_t> x = load_as<int64_t>(data);
   for (int64_t& v : x) v = activation_value(v, a_bits);
-  for (int64_t& v : w) v = weight_value(v, w_bits, unipolar);
+  std::vector<int64_t> w =
+      weight_values(weight, w_bits, unipolar, weight.shape().size() == 3 ? &kDensePacked : nullptr, width);
   std::vector<int64_t> y(static_cast<size_t>(m * n), 0);
   for (int64_t i = 0; i < m; ++i) {
     for (int64_t j = 0; j < n; ++j) {
@@ -172,10 +247,15 @@ void bitserial_dense_kernel(const KernelArgs& k) {
 // ---- bitserial_conv2d -------------------------------------------------------------------
 
 struct ConvPlan {
-  bool nhwc = false;
-  std::vector<int64_t> data, weight, out;  // canonical NCHW, OIHW, NCHW
+  bool nhwc = false, packed = false;
+  int64_t width = 32;
+  std::vector<int64_t> data, weight, out;  // canonical NCHW, OIHW (unpacked), NCHW
   std::vector<int64_t> strides, padding;
 };
+
+/// bitpack(kernel, weight_bits, pack_axis=1, bit_axis=4) of an OIHW weight:
+/// (O, I / width, H, W, planes), as TOPI's bitserial_conv2d_nchw takes it.
+constexpr PackedAxes kConvPacked{1, 4};
 
 ConvPlan plan_conv(const std::vector<int64_t>& data_shape, const std::vector<int64_t>& weight_shape,
                    const Attrs& attrs) {
@@ -186,13 +266,16 @@ ConvPlan plan_conv(const std::vector<int64_t>& data_shape, const std::vector<int
   }
   p.nhwc = dl == "NHWC";
   if (data_shape.size() != 4) throw Error("data of shape " + shape_str(data_shape) + " must have rank 4 (" + dl + ")");
-  if (weight_shape.size() != 4) {
-    throw Error("weight of shape " + shape_str(weight_shape) + " must be an unpacked " + kl + " weight of rank 4");
+  p.packed = weight_shape.size() == 5 && !p.nhwc;
+  if (weight_shape.size() != 4 && !p.packed) {
+    throw Error("weight of shape " + shape_str(weight_shape) + " must be an unpacked " + kl + " weight of rank 4" +
+                (p.nhwc ? "" : ", or OIHW pre-packed by nn.bitpack to rank 5 (O, I / width, H, W, weight_bits)"));
   }
   conv::Layout data_layout = conv::Layout::parse(dl, "NCHW", "data_layout");
   conv::Layout kernel_layout = conv::Layout::parse(kl, "OIHW", "kernel_layout");
+  p.width = pack_bits(attrs.get_dtype("pack_dtype"), "pack_dtype");
   p.data = data_layout.to_canonical(data_shape);
-  p.weight = kernel_layout.to_canonical(weight_shape);
+  p.weight = p.packed ? unpacked_shape(weight_shape, kConvPacked, p.width) : kernel_layout.to_canonical(weight_shape);
   std::optional<int64_t> channels = conv::optional_int(attrs, "channels");
   if (!channels) throw Error("channels must be set");
   std::vector<int64_t> ks = attrs.get_ints("kernel_size");
@@ -207,10 +290,9 @@ ConvPlan plan_conv(const std::vector<int64_t>& data_shape, const std::vector<int
                   kl + ")");
     }
   }
-  int64_t width = pack_bits(attrs.get_dtype("pack_dtype"), "pack_dtype");
-  if (p.data[1] != WEFT_DIM_ANY && p.data[1] % width != 0) {
+  if (p.data[1] != WEFT_DIM_ANY && p.data[1] % p.width != 0) {
     throw Error("the " + std::to_string(p.data[1]) + " input channels of data " + shape_str(data_shape) +
-                " are not a multiple of the " + std::to_string(width) + " bits of pack_dtype");
+                " are not a multiple of the " + std::to_string(p.width) + " bits of pack_dtype");
   }
   p.out = {p.data[0], *channels, 0, 0};
   for (size_t i = 0; i < 2; ++i) {
@@ -234,6 +316,10 @@ Type bitserial_conv2d_relation(const std::vector<Type>& args, const Attrs& attrs
   expect_int_input(args[0], "data");
   expect_int_input(args[1], "weight");
   ConvPlan p = plan_conv(args[0].shape(), args[1].shape(), attrs);
+  if (p.packed) {
+    check_packed_weight(args[1], kConvPacked, p.width, attrs.get_dtype("pack_dtype"), p.weight,
+                        "OIHW packed by nn.bitpack");
+  }
   std::vector<int64_t> o = p.out;
   return Type::tensor(p.nhwc ? std::vector<int64_t>{o[0], o[2], o[3], o[1]} : o, attrs.get_dtype("out_dtype"));
 }
@@ -243,9 +329,9 @@ void bitserial_conv2d_kernel(const KernelArgs& k) {
   ConvPlan p = plan_conv(data.shape(), weight.shape(), k.attrs);
   const int64_t a_bits = k.attrs.get_int("activation_bits"), w_bits = k.attrs.get_int("weight_bits");
   const bool unipolar = k.attrs.get_bool("unipolar");
-  std::vector<int64_t> x = load_as<int64_t>(data), w = load_as<int64_t>(weight);
+  std::vector<int64_t> x = load_as<int64_t>(data);
   for (int64_t& v : x) v = activation_value(v, a_bits);
-  for (int64_t& v : w) v = weight_value(v, w_bits, unipolar);
+  std::vector<int64_t> w = weight_values(weight, w_bits, unipolar, p.packed ? &kConvPacked : nullptr, p.width);
   const int64_t batch = p.data[0], c_n = p.data[1], h = p.data[2], wd = p.data[3];
   const int64_t f_n = p.out[1], oh = p.out[2], ow = p.out[3], kh_n = p.weight[2], kw_n = p.weight[3];
   // Element offsets of (n, c, y, x) data and (f, c, ky, kx) weights in their layouts.
@@ -311,9 +397,13 @@ void register_bitserial_ops(weft::sdk::Registrar& reg) {
                                   "the sum over taps of x_q * w_q with x_q the low activation_bits bits of the "
                                   "input and w_q the low weight_bits bits of the weight (0 bits counting -1 when "
                                   "unipolar), bit plane by bit plane, in out_dtype. data NCHW with an OIHW weight "
-                                  "or NHWC with HWIO (unpacked); channels must be a multiple of pack_dtype's width.")
+                                  "or NHWC with HWIO; input channels must be a multiple of pack_dtype's width. A "
+                                  "pre-packed weight's planes count as its weight bits, as TOPI reads them.")
                         .input("data", "Tensor", "The integer input, NCHW or NHWC.")
-                        .input("weight", "Tensor", "The integer weight, OIHW or HWIO.")
+                        .input("weight", "Tensor",
+                               "The integer weight, OIHW or HWIO; or, beside NCHW data, an OIHW weight pre-packed "
+                               "by nn.bitpack (pack_axis 1, bit_axis 4) into pack_dtype words, (O, I / width, H, "
+                               "W, planes).")
                         .support_level(2)
                         .pattern(WEFT_PATTERN_OUT_ELEMWISE_FUSABLE);
   conv::stride_pad_attrs(conv, 2);
@@ -337,9 +427,12 @@ void register_bitserial_ops(weft::sdk::Registrar& reg) {
       .describe("Dense layer on bit-serial quantized values (TOPI bitserial_dense): out[i, j] = sum over k of "
                 "x_q[i, k] * w_q[j, k] with x_q the low data_bits bits of data (batch, in_dim) and w_q the low "
                 "weight_bits bits of weight (units, in_dim) (0 bits counting -1 when unipolar), in out_dtype. "
-                "in_dim must be a multiple of pack_dtype's width.")
+                "in_dim must be a multiple of pack_dtype's width. A pre-packed weight's planes count as its weight "
+                "bits, as TOPI reads them.")
       .input("data", "Tensor", "The integer input (batch, in_dim).")
-      .input("weight", "Tensor", "The integer weight (units, in_dim), unpacked.")
+      .input("weight", "Tensor",
+             "The integer weight (units, in_dim), or pre-packed by nn.bitpack (pack_axis 1, bit_axis 1) into "
+             "pack_dtype words, (units, planes, in_dim / width).")
       .attr_optional("units", WEFT_ATTR_INT, "The number of output units (must be set).", "an int >= 1")
       .attr("data_bits", int64_t{1}, "Bits of each input element used.", "an int in [1, 8]")
       .normalize(bit_count)

@@ -1,6 +1,7 @@
 // nn.bitpack, nn.bitserial_dense and nn.bitserial_conv2d against
 // gen_bitserial.py's oracles (TOPI's packing and popcount sums written out in
-// NumPy), a hand-worked case, and relation errors.
+// NumPy), with unpacked and pre-packed weights, a hand-worked case, and
+// relation errors.
 #include <gmock/gmock.h>
 
 #include "../op_golden.h"
@@ -28,12 +29,33 @@ TEST(NnBitserial, BitpackMatchesNumpyPackbits) {
   EXPECT_EQ(check_golden_cases("bitserial.json", "nn.bitpack", 0, 0), 4);
 }
 
-TEST(NnBitserial, DenseMatchesPopcountSums) {
-  EXPECT_EQ(check_golden_cases("bitserial.json", "nn.bitserial_dense", 0, 0), 4);
+TEST(NnBitserial, DenseMatchesPopcountSumsUnpackedAndPrepacked) {
+  EXPECT_EQ(check_golden_cases("bitserial.json", "nn.bitserial_dense", 0, 0), 8);
 }
 
-TEST(NnBitserial, Conv2dMatchesPopcountSumsInBothLayouts) {
-  EXPECT_EQ(check_golden_cases("bitserial.json", "nn.bitserial_conv2d", 0, 0), 4);
+TEST(NnBitserial, Conv2dMatchesPopcountSumsInBothLayoutsAndPrepacked) {
+  EXPECT_EQ(check_golden_cases("bitserial.json", "nn.bitserial_conv2d", 0, 0), 6);
+}
+
+TEST(NnBitserial, BitpackThenDenseEqualsDenseOnTheUnpackedWeight) {
+  // One program packs the weight with nn.bitpack and feeds it to bitserial_dense.
+  const nlohmann::json golden = golden_file("bitserial.json");
+  int ran = 0;
+  for (const auto& c : golden.at("cases")) {
+    if (c.at("op") != "nn.bitserial_dense" || c.at("inputs")[1].at("shape").size() != 2) continue;
+    SCOPED_TRACE(c.at("name").get<std::string>());
+    Tensor x = tensor_from_json(c.at("inputs")[0]), w = tensor_from_json(c.at("inputs")[1]);
+    Var xv = var("x", tensor_type(x.shape(), x.dtype())), wv = var("w", tensor_type(w.shape(), w.dtype()));
+    const auto& a = c.at("attrs");
+    Expr packed = call("nn.bitpack", {wv},
+                       {{"bits", a.at("weight_bits").get<int64_t>()}, {"pack_axis", 1}, {"bit_axis", 1},
+                        {"pack_type", a.at("pack_dtype").get<std::string>()}});
+    Expr dense = call("nn.bitserial_dense", {xv, packed}, attrs_from_json(a));
+    Interpreter interp(IRModule::from_function(function({xv, wv}, dense)));
+    expect_close(interp.run_main({Value(x), Value(w)}).tensor(), c.at("output"), 0, 0);
+    ++ran;
+  }
+  EXPECT_EQ(ran, 4);
 }
 
 TEST(NnBitserial, HandWorkedUnipolarDense) {
@@ -87,6 +109,17 @@ TEST(NnBitserial, RelationErrorsNameTheShapes) {
   EXPECT_THAT(type_error("nn.bitserial_conv2d", {tensor_type({1, 8, 8, 32}, u8), tensor_type({3, 3, 32, 4}, u8)},
                          {{"channels", 4}, {"data_layout", "NHWC"}}),
               HasSubstr("NHWC with HWIO"));
+  const DataType u32 = DataType::UInt(32);
+  EXPECT_THAT(type_error("nn.bitserial_dense", {tensor_type({3, 64}, u8), tensor_type({5, 2, 2}, u8)}, {{"units", 5}}),
+              AllOf(HasSubstr("pack_dtype uint32"), HasSubstr("uint8")));
+  EXPECT_THAT(type_error("nn.bitserial_dense", {tensor_type({3, 64}, u8), tensor_type({5, 2, 3}, u32)}, {{"units", 5}}),
+              AllOf(HasSubstr("(5, 2, 3)"), HasSubstr("unpacks to (5, 96)"), HasSubstr("(5, 64)")));
+  EXPECT_THAT(type_error("nn.bitserial_conv2d", {tensor_type({1, 32, 8, 8}, u8), tensor_type({4, 1, 3, 3, 9}, u32)},
+                         {{"channels", 4}}),
+              HasSubstr("9 bit planes"));
+  EXPECT_THAT(type_error("nn.bitserial_conv2d", {tensor_type({1, 32, 8, 8}, u8), tensor_type({4, 2, 3, 3, 1}, u32)},
+                         {{"channels", 4}}),
+              AllOf(HasSubstr("(4, 2, 3, 3, 1)"), HasSubstr("(4, 32, 3, 3)")));
 }
 
 }  // namespace

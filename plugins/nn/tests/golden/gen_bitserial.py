@@ -4,7 +4,9 @@ following TOPI's definitions literally in NumPy: bit planes packed into words
 with np.packbits (first element in the most significant bit, as
 topi/nn/bitserial_util.py shifts them in), then sums of
 popcount(x & w) << (b1 + b2) over words and planes, minus popcount(x & ~w)
-when unipolar (topi/nn/bitserial_dense.py, bitserial_conv2d.py).
+when unipolar (topi/nn/bitserial_dense.py, bitserial_conv2d.py). The dense
+cases and the NCHW conv cases also come with the weight pre-packed by the
+same bitpack, as TOPI accepts it.
 
 Run once with Debian's python3 (python3-numpy):
     /usr/bin/python3 gen_bitserial.py   # writes bitserial.json beside it
@@ -118,10 +120,12 @@ for name, (m, k, n), dt, dbits, wbits, pack_type, unipolar, out_dtype in [
 ]:
     x, w = ints((m, k), dbits, dt), ints((n, k), wbits, dt)
     y = bitserial_dense(x, w, dbits, wbits, pack_type, unipolar).astype(out_dtype)
-    cases.append({"name": name, "op": "nn.bitserial_dense",
-                  "attrs": {"units": n, "data_bits": dbits, "weight_bits": wbits, "pack_dtype": pack_type,
-                            "out_dtype": out_dtype, "unipolar": unipolar},
-                  "inputs": [tensor(x), tensor(w)], "output": tensor(y)})
+    attrs = {"units": n, "data_bits": dbits, "weight_bits": wbits, "pack_dtype": pack_type, "out_dtype": out_dtype,
+             "unipolar": unipolar}
+    cases.append({"name": name, "op": "nn.bitserial_dense", "attrs": attrs, "inputs": [tensor(x), tensor(w)],
+                  "output": tensor(y)})
+    cases.append({"name": name + "_prepacked", "op": "nn.bitserial_dense", "attrs": attrs,
+                  "inputs": [tensor(x), tensor(bitpack(w, wbits, 1, 1, pack_type))], "output": tensor(y)})
 
 for name, layout, (n, c, h, wd, f, kh, kw), strides, padding, abits, wbits, pack_type, unipolar, out_dtype in [
     ("nchw_3x3_pad1_unipolar", "NCHW", (1, 8, 5, 5, 4, 3, 3), 1, [1, 1, 1, 1], 2, 1, "uint8", True, "int16"),
@@ -136,12 +140,15 @@ for name, layout, (n, c, h, wd, f, kh, kw), strides, padding, abits, wbits, pack
     else:
         x, w = ints((n, h, wd, c), abits, "uint8"), ints((kh, kw, c, f), wbits, "uint8")
     y = bitserial_conv2d(x, w, layout, [strides] * 2, padding, abits, wbits, pack_type, unipolar).astype(out_dtype)
-    cases.append({"name": name, "op": "nn.bitserial_conv2d",
-                  "attrs": {"strides": strides, "padding": padding, "channels": f, "kernel_size": [kh, kw],
-                            "activation_bits": abits, "weight_bits": wbits, "data_layout": layout,
-                            "kernel_layout": "OIHW" if layout == "NCHW" else "HWIO", "pack_dtype": pack_type,
-                            "out_dtype": out_dtype, "unipolar": unipolar},
-                  "inputs": [tensor(x), tensor(w)], "output": tensor(y)})
+    attrs = {"strides": strides, "padding": padding, "channels": f, "kernel_size": [kh, kw],
+             "activation_bits": abits, "weight_bits": wbits, "data_layout": layout,
+             "kernel_layout": "OIHW" if layout == "NCHW" else "HWIO", "pack_dtype": pack_type,
+             "out_dtype": out_dtype, "unipolar": unipolar}
+    cases.append({"name": name, "op": "nn.bitserial_conv2d", "attrs": attrs, "inputs": [tensor(x), tensor(w)],
+                  "output": tensor(y)})
+    if layout == "NCHW":  # TOPI takes an OIHW weight pre-packed as bitpack(w, pack_axis=1, bit_axis=4)
+        cases.append({"name": name + "_prepacked", "op": "nn.bitserial_conv2d", "attrs": attrs,
+                      "inputs": [tensor(x), tensor(bitpack(w, wbits, 1, 4, pack_type))], "output": tensor(y)})
 
 with open(os.path.join(HERE, "bitserial.json"), "w") as fh:
     json.dump({"generator": "gen_bitserial.py", "cases": cases}, fh)
