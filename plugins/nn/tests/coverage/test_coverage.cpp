@@ -3,8 +3,8 @@
 // layouts): conv2d in every kernel layout beside NCHW and NHWC data in both
 // float dtypes; conv1d/conv3d with mixed channel order and WOI/OWI,
 // DHWOI/ODHWI kernels; transposed convs with OIHW-family and channel-last
-// kernels; int8/uint8 with int32 accumulation for conv1d, conv3d,
-// conv2d_transpose, contrib_conv2d_NCHWc and batch_matmul; contrib_dense_pack's
+// kernels; int8/uint8 with int32 accumulation for conv1d, conv3d, the
+// transposed convs, the NCHWc convs and batch_matmul; contrib_dense_pack's
 // NC4n4c weight in floats; adaptive max pooling channel-last.
 #include <gtest/gtest.h>
 
@@ -25,14 +25,15 @@ TEST(NnCoverage, Conv1dAndConv3dMixedChannelOrder) {
 }
 
 TEST(NnCoverage, TransposedConvsWithOutputFirstAndChannelLastKernels) {
-  EXPECT_EQ(check_golden_cases("coverage.json", "nn.conv1d_transpose", 1e-5, 1e-5), 4);
+  EXPECT_EQ(check_golden_cases("coverage.json", "nn.conv1d_transpose", 1e-5, 1e-5), 5);  // one int8 -> int32
   EXPECT_EQ(check_golden_cases("coverage.json", "nn.conv2d_transpose", 1e-5, 1e-5), 5);  // one int8 -> int32
-  EXPECT_EQ(check_golden_cases("coverage.json", "nn.conv3d_transpose", 1e-5, 1e-5), 4);
+  EXPECT_EQ(check_golden_cases("coverage.json", "nn.conv3d_transpose", 1e-5, 1e-5), 5);  // one int8 -> int32
 }
 
 TEST(NnCoverage, Uint8AccumulatesInInt32) {
   EXPECT_EQ(check_golden_cases("coverage.json", "nn.batch_matmul", 0, 0), 1);
   EXPECT_EQ(check_golden_cases("coverage.json", "nn.contrib_conv2d_NCHWc", 0, 0), 1);
+  EXPECT_EQ(check_golden_cases("coverage.json", "nn.contrib_depthwise_conv2d_NCHWc", 0, 0), 1);
 }
 
 TEST(NnCoverage, DensePackFourDimensionalWeightInFloats) {

@@ -6,7 +6,7 @@ with channel-last kernels beside channel-first data, conv3d on int8, conv1d
 and batch_matmul on uint8, the transposed convs with OIHW-family and
 channel-last kernels, contrib_dense_pack's NC4n4c weight in floats, adaptive
 max pooling in channel-last layouts, conv1d/conv3d kernels in WOI/OWI and
-DHWOI/ODHWI, int8/uint8 conv2d_transpose and contrib_conv2d_NCHWc).
+DHWOI/ODHWI, int8/uint8 for the transposed and NCHWc convs).
 Oracles: PyTorch (convs, adaptive max pooling) in float64, NumPy for layouts.
 
 Run once with Debian's python3 (python3-numpy, python3-torch):
@@ -167,6 +167,24 @@ cases.append(case("conv2d_NCHWc_uint8_int8_to_int32", "nn.contrib_conv2d_NCHWc",
                   {"channels": 4, "kernel_size": [3, 3], "padding": 1, "data_layout": "NCHW4c",
                    "kernel_layout": "OIHW4i4o", "out_dtype": "int32"},
                   [np.ascontiguousarray(block(xu, 1, 4)), wu_blocked], np.ascontiguousarray(block(yu, 1, 4))))
+
+# int8 with int32 accumulation for conv1d_transpose, conv3d_transpose and the blocked depthwise conv.
+for op, dims in (("nn.conv1d_transpose", 1), ("nn.conv3d_transpose", 3)):
+    xi = rng.integers(-8, 8, (1, 2) + (3,) * dims).astype("int8")
+    wi = rng.integers(-8, 8, (2, 3) + (2,) * dims).astype("int8")  # IOW / IODHW
+    fn = [F.conv_transpose1d, None, F.conv_transpose3d][dims - 1]
+    yi = fn(torch.from_numpy(xi.astype(np.float64)), torch.from_numpy(wi.astype(np.float64)), stride=2).numpy()
+    cases.append(case(f"{op[3:]}_int8_to_int32", op, {"strides": 2, "out_dtype": "int32"}, [xi, wi],
+                      yi.astype("int32")))
+xd = rng.integers(-8, 8, (1, 4, 4, 4)).astype("int8")
+wd = rng.integers(-8, 8, (8, 1, 3, 3)).astype("int8")  # channel multiplier 2
+yd = F.conv2d(torch.from_numpy(xd.astype(np.float64)), torch.from_numpy(wd.astype(np.float64)), padding=1,
+              groups=4).numpy().astype("int32")
+wd_blocked = np.ascontiguousarray(block(block(wd, 0, 4), 1, 1).transpose(0, 1, 2, 3, 5, 4))  # OIHW1i4o
+cases.append(case("depthwise_conv2d_NCHWc_int8_to_int32", "nn.contrib_depthwise_conv2d_NCHWc",
+                  {"groups": 4, "channels": 8, "kernel_size": [3, 3], "padding": 1, "data_layout": "NCHW4c",
+                   "kernel_layout": "OIHW1i4o", "out_dtype": "int32"},
+                  [np.ascontiguousarray(block(xd, 1, 4)), wd_blocked], np.ascontiguousarray(block(yd, 1, 4))))
 
 with open(os.path.join(HERE, "coverage.json"), "w") as f:
     json.dump({"generator": "gen_coverage.py", "cases": cases}, f)
