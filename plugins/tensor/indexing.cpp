@@ -2,6 +2,8 @@
 // flattened tensor) and strided_slice.
 #include <limits>
 
+#include <weft/sdk/gradient.hpp>
+
 #include "kernel_util.h"
 #include "tensor_ops.h"
 
@@ -179,6 +181,57 @@ void strided_slice_kernel(const KernelArgs& k) {
   });
 }
 
+// ---- gradients ----------------------------------------------------------------------------
+
+/// take: each output element came from data[.., index, ..], so the data's
+/// gradient adds the output gradient at every position that read it. With
+/// data as (batch, pre, n, post), indices as (batch, idx) and the gradient as
+/// (batch, pre, idx, post): d data[b, p, j, q] = sum_i g[b, p, i, q] [index(b, i) == j].
+std::vector<Expr> take_gradient(const Expr& c, const Expr& g) {
+  Expr data = c.arg(0), indices = c.arg(1);
+  Attrs attrs = c.attrs();
+  TakeDims t = take_dims(grad::static_shape(data, "take's data"), grad::static_shape(indices, "take's indices"), attrs);
+  DLDataType index_type = indices.type().dtype();
+  Expr index = indices;
+  std::string mode = attrs.get_string("mode");
+  if (mode == "wrap") {
+    index = call("floor_mod", {index, grad::constant_of({}, index_type, {static_cast<double>(t.n)})});
+  } else {  // clip; fast assumes the indices in range, where clipping changes nothing
+    index = call("clip", {index}, {{"a_min", 0.0}, {"a_max", static_cast<double>(t.n - 1)}});
+  }
+  std::vector<double> positions(static_cast<size_t>(t.n));
+  for (int64_t j = 0; j < t.n; ++j) positions[static_cast<size_t>(j)] = static_cast<double>(j);
+  Expr hit = call("equal", {call("reshape", {index}, {{"newshape", Shape{t.batch, t.idx, 1}}}),
+                            grad::constant_of({1, 1, t.n}, index_type, positions)});
+  Expr one_hot = call("reshape", {grad::cast_like(hit, data)}, {{"newshape", Shape{t.batch, 1, t.idx, t.n, 1}}});
+  Expr spread = call("reshape", {g}, {{"newshape", Shape{t.batch, t.pre, t.idx, 1, t.post}}});
+  Expr summed = call("sum", {grad::mul(spread, one_hot)}, {{"axis", Shape{2}}});
+  return {call("reshape_like", {summed, data}), grad::zeros_like(indices)};
+}
+
+/// strided_slice: along each sliced axis, output index o read data index
+/// begin + o * stride; a 0/1 matrix (size x extent) sends the gradient back.
+std::vector<Expr> strided_slice_gradient(const Expr& c, const Expr& g) {
+  Expr data = c.arg(0);
+  Shape shape = grad::static_shape(data, "strided_slice's data");
+  Shape current = grad::static_shape(c, "strided_slice's output");
+  DLDataType dt = data.type().dtype();
+  Expr result = g;
+  for (const SliceAxis& s : slice_plan(shape, c.attrs())) {
+    const int64_t extent = shape[s.axis];
+    std::vector<double> select(static_cast<size_t>(s.size * extent), 0.0);
+    for (int64_t o = 0; o < s.size; ++o) select[static_cast<size_t>(o * extent + s.begin + o * s.stride)] = 1.0;
+    int64_t pre = 1, post = 1;
+    for (int64_t d = 0; d < s.axis; ++d) pre *= current[d];
+    for (size_t d = s.axis + 1; d < current.size(); ++d) post *= current[d];
+    Expr spread = call("reshape", {result}, {{"newshape", Shape{pre, s.size, 1, post}}});
+    Expr matrix = grad::constant_of({1, s.size, extent, 1}, dt, select);
+    current[s.axis] = extent;
+    result = call("reshape", {call("sum", {grad::mul(spread, matrix)}, {{"axis", Shape{1}}})}, {{"newshape", current}});
+  }
+  return {result};
+}
+
 }  // namespace
 
 void register_indexing_ops(Registrar& reg) {
@@ -197,7 +250,8 @@ void register_indexing_ops(Registrar& reg) {
       .support_level(3)
       .pattern(WEFT_PATTERN_INJECTIVE)
       .type_relation(take_relation)
-      .kernel(take_kernel);
+      .kernel(take_kernel)
+      .gradient(take_gradient);
   reg.op("strided_slice")
       .describe(
           "The slice begin:end:strides of data along each axis (the listed axes, or the leading ones). Negative "
@@ -220,7 +274,8 @@ void register_indexing_ops(Registrar& reg) {
       .support_level(4)
       .pattern(WEFT_PATTERN_INJECTIVE)
       .type_relation(strided_slice_relation)
-      .kernel(strided_slice_kernel);
+      .kernel(strided_slice_kernel)
+      .gradient(strided_slice_gradient);
 }
 
 }  // namespace weft_tensor

@@ -9,6 +9,22 @@ namespace {
 
 using Shape = std::vector<int64_t>;
 
+/// Integer indices for take; the data beside them is drawn by check_grad.
+std::function<std::vector<Tensor>()> with_indices(Shape shape, std::vector<int32_t> values) {
+  return [=] {
+    Tensor t = Tensor::empty(shape, DataType::Int(32));
+    for (size_t i = 0; i < values.size(); ++i) t.data_as<int32_t>()[i] = values[i];
+    return std::vector<Tensor>{Tensor(), t};
+  };
+}
+
+std::function<Function()> take_fn(Shape data, Shape indices, std::vector<std::pair<std::string, AttrValue>> attrs) {
+  return [=] {
+    Var d = var("data", f64(data)), i = var("indices", tensor_type(indices, DataType::Int(32)));
+    return function({d, i}, call("take", {d, i}, attrs));
+  };
+}
+
 std::vector<GradCase> tensor_cases() {
   const CheckGradOptions plain;
   const CheckGradOptions positive = around(1.0, 0.1);  // log, sqrt, power: away from 0
@@ -96,6 +112,16 @@ std::vector<GradCase> tensor_cases() {
          return function({x}, call("multiply", {get_item(parts, 0), get_item(parts, 2)}));
        },
        spread},
+      {"take_axis_repeated_and_clipped", take_fn({2, 4}, {2, 2}, {{"axis", 1}}), plain, {0},
+       with_indices({2, 2}, {0, 3, 3, -1})},
+      {"take_flat_wrap", take_fn({2, 3}, {3}, {{"mode", "wrap"}}), plain, {0}, with_indices({3}, {5, -2, 7})},
+      {"take_batch_dims", take_fn({2, 3, 2}, {2, 2}, {{"axis", 1}, {"batch_dims", 1}}), plain, {0},
+       with_indices({2, 2}, {2, 0, 1, 1})},
+      {"strided_slice_negative_stride",
+       op_fn("strided_slice", {{4, 5}}, {{"begin", Shape{1, 4}}, {"end", Shape{4, 0}}, {"strides", Shape{2, -2}}}),
+       plain},
+      {"strided_slice_axes", op_fn("strided_slice", {{2, 5, 3}}, {{"begin", Shape{1}}, {"end", Shape{3}}, {"axes", Shape{1}}}),
+       plain},
       {"sum_axis", op_fn("sum", {{2, 3, 4}}, {{"axis", Shape{1}}}), plain},
       {"sum_all_keepdims", op_fn("sum", {{2, 3}}, {{"keepdims", true}}), plain},
       {"sum_exclude", op_fn("sum", {{2, 3, 4}}, {{"axis", Shape{1}}, {"exclude", true}}), plain},

@@ -28,6 +28,27 @@ inline Expr collapse_sum_like(const Expr& g, const Expr& like) { return call("co
 /// `g` cast to `like`'s dtype.
 inline Expr cast_like(const Expr& g, const Expr& like) { return call("cast", {g}, {{"dtype", like.type().dtype()}}); }
 
+/// A constant of `shape` and dtype `dt` (a float or int type of 32 or 64
+/// bits) holding `values` in C order.
+inline Expr constant_of(const std::vector<int64_t>& shape, DLDataType dt, const std::vector<double>& values) {
+  std::vector<unsigned char> bytes(values.size() * (dt.bits / 8));
+  for (size_t i = 0; i < values.size(); ++i) {
+    unsigned char* at = bytes.data() + i * (dt.bits / 8);
+    if (dt == dtype::float32) *reinterpret_cast<float*>(at) = static_cast<float>(values[i]);
+    else if (dt == dtype::float64) *reinterpret_cast<double*>(at) = values[i];
+    else if (dt == dtype::int32) *reinterpret_cast<int32_t*>(at) = static_cast<int32_t>(values[i]);
+    else if (dt == dtype::int64) *reinterpret_cast<int64_t*>(at) = static_cast<int64_t>(values[i]);
+    else throw Error("a gradient constant of dtype " + dtype_name(dt) + " is not supported");
+  }
+  DLTensor t{};
+  t.data = bytes.data();
+  t.device = DLDevice{kDLCPU, 0};
+  t.ndim = static_cast<int32_t>(shape.size());
+  t.dtype = dt;
+  t.shape = const_cast<int64_t*>(shape.data());
+  return constant(t);
+}
+
 /// A static shape of an argument or a call, for gradients that need one; an
 /// Error naming `what` when a dim is `?`.
 inline std::vector<int64_t> static_shape(const Expr& e, const std::string& what) {
