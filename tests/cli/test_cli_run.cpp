@@ -93,7 +93,9 @@ TEST_F(RunCommandTest, WrongInputsAreClearErrors) {
 TEST_F(RunCommandTest, BadFilesAndProgramsAreClearErrors) {
   CliResult r = weft("run " + scratch("nope.relay"));
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_THAT(r.err, HasSubstr("error: no program file '" + scratch("nope.relay") + "'"));
+  EXPECT_THAT(r.err, HasSubstr("error: "));
+  EXPECT_THAT(r.err, HasSubstr("'" + scratch("nope.relay") + "'"));
+  EXPECT_THAT(r.err, HasSubstr("program file"));
 
   r = weft("run " + data_file("syntax_error.relay"));
   EXPECT_EQ(r.exit_code, 1);

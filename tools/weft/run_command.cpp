@@ -2,6 +2,7 @@
 // main on the interpreter with inputs from tensor files (random data for the
 // rest), prints a summary and optionally saves the outputs.
 #include <chrono>
+#include <iomanip>
 #include <iostream>
 #include <sstream>
 
@@ -49,7 +50,9 @@ void run(const RunOptions& o) {
   NamedTensors outputs;
   for (size_t i = 0; i < tensors.size(); ++i)
     outputs.emplace_back(tensors.size() == 1 ? "output" : "output_" + std::to_string(i), tensors[i]);
-  std::cout << "ran main of " << program.origin << " on the interpreter in " << ms << " ms\n";
+  std::ostringstream time;
+  time << std::fixed << std::setprecision(3) << ms;
+  std::cout << "ran main of " << program.origin << " on the interpreter in " << time.str() << " ms\n";
   for (const auto& [name, t] : outputs) std::cout << name << ": " << preview(t) << "\n";
   if (!o.output.empty()) {
     save_tensor_file(o.output, outputs);

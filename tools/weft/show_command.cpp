@@ -18,14 +18,17 @@ namespace weft::cli {
 
 namespace {
 
+// Keys in the order a reader expects them, not sorted.
+using Json = nlohmann::ordered_json;
+
 // {name, shape, dtype} for a tensor (null for a `?` extent), {name, type} otherwise.
-nlohmann::json param_json(const Var& p) {
+Json param_json(const Var& p) {
   Type type = p->type_annotation.defined() ? p->type_annotation : p->checked_type();
-  nlohmann::json j{{"name", p->name_hint}};
+  Json j{{"name", p->name_hint}};
   if (type.defined() && type->kind == TypeKind::kTensor) {
     const auto& t = static_cast<const TensorTypeNode&>(*type);
-    nlohmann::json shape = nlohmann::json::array();
-    for (Dim d : t.shape) shape.push_back(d == kAnyDim ? nlohmann::json(nullptr) : nlohmann::json(d));
+    Json shape = Json::array();
+    for (Dim d : t.shape) shape.push_back(d == kAnyDim ? Json(nullptr) : Json(d));
     j["shape"] = shape;
     j["dtype"] = t.dtype.str();
   } else {
@@ -48,11 +51,11 @@ std::map<std::string, int> op_counts(const IRModule& mod) {
   return counts;
 }
 
-nlohmann::json summary_json(const Program& program, const IRModule& mod) {
+Json summary_json(const Program& program, const IRModule& mod) {
   Function main = mod.main();
   std::set<std::string> given;
   for (const auto& entry : program.params) given.insert(entry.first);
-  nlohmann::json inputs = nlohmann::json::array(), params = nlohmann::json::array();
+  Json inputs = Json::array(), params = Json::array();
   for (const Var& p : main->params) (given.count(p->name_hint) ? params : inputs).push_back(param_json(p));
   // infer_type gives every function its return type.
   return {{"inputs", inputs}, {"params", params}, {"output", type_to_text(main->ret_type)}, {"op_counts", op_counts(mod)}};
