@@ -6,6 +6,8 @@
 
 #include <algorithm>
 
+#include <weft/sdk/gradient.hpp>
+
 #include "nn_ops.h"
 
 namespace weft_nn {
@@ -152,6 +154,86 @@ void affine_norm_kernel(Kind kind, const KernelArgs& k) {
               k.attrs.get_bool("center") ? k.inputs.at(2).data<T>() : nullptr);
 }
 
+// ---- gradients --------------------------------------------------------------------------------
+
+namespace grad = weft::sdk::grad;
+using weft::sdk::call;
+using weft::sdk::Expr;
+
+/// A per-channel vector viewed to broadcast along `axis` of data.
+Expr along_axis(const Expr& channel_values, const Expr& data, size_t axis) {
+  std::vector<int64_t> shape(data.type().ndim(), 1);
+  shape[axis] = -1;
+  return call("reshape", {channel_values}, {{"newshape", shape}});
+}
+
+/// The sum over every axis but `axis`: a per-channel gradient.
+Expr per_channel(const Expr& e, size_t axis) {
+  return call("sum", {e}, {{"axis", std::vector<int64_t>{static_cast<int64_t>(axis)}}, {"exclude", true}});
+}
+
+/// batch_norm at inference is affine in data per channel, with the moving
+/// statistics as inputs: out = (x - mean) * rsqrt(var + eps) * gamma + beta.
+/// The moving mean and variance also pass through as outputs 1 and 2.
+std::vector<Expr> batch_norm_gradient(const Expr& c, const Expr& g) {
+  Expr x = c.arg(0), gamma = c.arg(1), mean = c.arg(3), var = c.arg(4);
+  Attrs a = c.attrs();
+  size_t axis = axis_index(a.get_int("axis"), x.type());
+  Expr g0 = get_item(g, 0);
+  Expr shifted_var = grad::add(var, grad::scalar_like(var, a.get_float("epsilon")));
+  Expr inv = call("rsqrt", {shifted_var});
+  Expr scale = a.get_bool("scale") ? grad::mul(gamma, inv) : inv;
+  Expr centered = grad::sub(x, along_axis(mean, x, axis));
+  Expr dx = grad::mul(g0, along_axis(scale, x, axis));
+  Expr dgamma = a.get_bool("scale") ? grad::mul(per_channel(grad::mul(g0, centered), axis), inv) : grad::zeros_like(gamma);
+  Expr dbeta = a.get_bool("center") ? per_channel(g0, axis) : grad::zeros_like(c.arg(2));
+  Expr dmean = grad::add(grad::neg(per_channel(dx, axis)), get_item(g, 1));
+  // d rsqrt(v + eps) / dv = -0.5 rsqrt(v + eps) / (v + eps).
+  Expr dinv = per_channel(grad::mul(g0, grad::mul(centered, a.get_bool("scale") ? along_axis(gamma, x, axis)
+                                                                                : grad::ones_like(x))),
+                          axis);
+  Expr dvar = grad::add(grad::mul(dinv, grad::div(grad::mul(inv, grad::scalar_like(var, -0.5)), shifted_var)),
+                        get_item(g, 2));
+  return {dx, dgamma, dbeta, dmean, dvar};
+}
+
+/// instance/layer/group norm: x normalized by its own statistics over the
+/// axes `kind` reduces (on the grouped view for group_norm), then scaled and
+/// shifted per channel. With xhat = (x - mean) / sigma and dxhat = g gamma:
+/// dx = (dxhat - mean(dxhat) - xhat mean(dxhat xhat)) / sigma over those axes.
+std::vector<Expr> affine_norm_gradient(Kind kind, const Expr& c, const Expr& g) {
+  Expr x = c.arg(0), gamma = c.arg(1), beta = c.arg(2);
+  Attrs a = c.attrs();
+  std::vector<int64_t> shape = grad::static_shape(x, "the normalized data");
+  size_t axis = axis_index(a.get_int("axis"), x.type());
+  std::vector<int64_t> view = shape, reduced;
+  if (kind == Kind::kInstance) {
+    for (size_t d = 1; d < shape.size(); ++d)
+      if (d != axis) reduced.push_back(static_cast<int64_t>(d));
+  } else if (kind == Kind::kLayer) {
+    reduced.push_back(static_cast<int64_t>(axis));
+  } else {
+    int64_t groups = a.get_int("num_groups");
+    view[axis] = groups;
+    view.insert(view.begin() + static_cast<std::ptrdiff_t>(axis) + 1, shape[axis] / groups);
+    for (size_t d = axis + 1; d < view.size(); ++d) reduced.push_back(static_cast<int64_t>(d));
+  }
+  auto mean_over = [&](const Expr& e) { return call("mean", {e}, {{"axis", reduced}, {"keepdims", true}}); };
+  auto as_view = [&](const Expr& e) { return call("reshape", {e}, {{"newshape", view}}); };
+  Expr xv = as_view(x);
+  Expr mu = mean_over(xv);
+  Expr var = call("variance", {xv, mu}, {{"axis", reduced}, {"keepdims", true}});
+  Expr sigma = call("sqrt", {grad::add(var, grad::scalar_like(x, a.get_float("epsilon")))});
+  Expr xhat = grad::div(grad::sub(xv, mu), sigma);
+  Expr dxhat = as_view(a.get_bool("scale") ? grad::mul(g, along_axis(gamma, x, axis)) : g);
+  Expr dxv = grad::div(grad::sub(grad::sub(dxhat, mean_over(dxhat)), grad::mul(xhat, mean_over(grad::mul(dxhat, xhat)))),
+                       sigma);
+  Expr dgamma = a.get_bool("scale") ? per_channel(grad::mul(g, call("reshape_like", {xhat, x})), axis)
+                                    : grad::zeros_like(gamma);
+  Expr dbeta = a.get_bool("center") ? per_channel(g, axis) : grad::zeros_like(beta);
+  return {call("reshape_like", {dxv, x}), dgamma, dbeta};
+}
+
 void affine_attrs(OpBuilder& op, int64_t default_axis) {
   op.attr("axis", default_axis, "The channel axis, the one gamma and beta run along (negative counts from the end).")
       .attr("epsilon", 1e-5, "Added to the variance before its square root.")
@@ -171,7 +253,8 @@ OpBuilder& affine_norm_op(Registrar& reg, const char* name, Kind kind, const std
           [kind](const std::vector<Type>& args, const Attrs& attrs) { return affine_norm_relation(kind, args, attrs); })
       .kernel([kind](const KernelArgs& k) {
         dispatch_float(k, [&](auto t) { affine_norm_kernel<decltype(t)>(kind, k); });
-      });
+      })
+      .gradient([kind](const Expr& c, const Expr& g) { return affine_norm_gradient(kind, c, g); });
 }
 
 }  // namespace
@@ -198,7 +281,8 @@ void register_normalization_ops(weft::sdk::Registrar& reg) {
       .type_relation(batch_norm_relation)
       .kernel([](const KernelArgs& k) {
         dispatch_float(k, [&](auto t) { batch_norm_kernel<decltype(t)>(k); });
-      });
+      })
+      .gradient(batch_norm_gradient);
 
   affine_attrs(affine_norm_op(reg, "nn.instance_norm", Kind::kInstance,
                               "Instance normalization: (data - mean) / sqrt(var + epsilon) * gamma + beta, mean "

@@ -12,6 +12,13 @@ std::function<Function()> matmul_fn(const std::string& op, Shape a, Shape b, boo
   return op_fn(op, {std::move(a), std::move(b)}, {{"transpose_a", ta}, {"transpose_b", tb}});
 }
 
+/// batch_norm's inputs with a positive moving variance; the rest drawn.
+std::vector<Tensor> batch_norm_inputs() {
+  Tensor var = Tensor::empty({3}, DataType::Float(64));
+  for (int i = 0; i < 3; ++i) var.data_as<double>()[i] = 0.5 + 0.25 * i;
+  return {Tensor(), Tensor(), Tensor(), Tensor(), var};
+}
+
 std::vector<GradCase> nn_cases() {
   const CheckGradOptions plain;
   const CheckGradOptions spread = around(0.0, 1.0);    // kinks at 0 (relu): far from most samples
@@ -58,6 +65,23 @@ std::vector<GradCase> nn_cases() {
       {"conv2d_grouped", op_fn("nn.conv2d", {{1, 4, 4, 4}, {6, 2, 3, 3}}, {{"groups", 2}, {"padding", 1}}), spread},
       {"conv2d_depthwise",
        op_fn("nn.conv2d", {{1, 3, 4, 4}, {3, 1, 3, 3}}, {{"groups", 3}, {"channels", 3}, {"padding", 1}}), spread},
+      {"batch_norm_all_outputs", op_fn("nn.batch_norm", {{2, 3, 2}, {3}, {3}, {3}, {3}}), spread, {},
+       batch_norm_inputs},
+      {"batch_norm_last_axis_unscaled",
+       [] {
+         Var x = var("x", f64({2, 3})), gamma = var("gamma", f64({3})), beta = var("beta", f64({3})),
+             mean = var("mean", f64({3})), v = var("var", f64({3}));
+         return function({x, gamma, beta, mean, v},
+                         get_item(call("nn.batch_norm", {x, gamma, beta, mean, v},
+                                       {{"axis", -1}, {"scale", false}, {"center", false}}),
+                                  0));
+       },
+       spread, {}, batch_norm_inputs},
+      {"layer_norm", op_fn("nn.layer_norm", {{2, 5}, {5}, {5}}), spread},
+      {"layer_norm_axis1_unscaled", op_fn("nn.layer_norm", {{2, 3, 2}, {3}, {3}}, {{"axis", 1}, {"scale", false}}),
+       spread},
+      {"instance_norm", op_fn("nn.instance_norm", {{2, 2, 3}, {2}, {2}}), spread},
+      {"group_norm", op_fn("nn.group_norm", {{2, 4, 3}, {4}, {4}}, {{"num_groups", 2}}), spread},
       {"max_pool2d", op_fn("nn.max_pool2d", {{1, 2, 4, 4}}, {{"pool_size", Shape{2, 2}}, {"strides", Shape{2, 2}}}),
        spread},
       {"avg_pool2d_padded",
