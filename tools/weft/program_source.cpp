@@ -1,19 +1,49 @@
 // Turning a command's PROGRAM argument into a program (see program_source.h).
 #include "program_source.h"
 
+#include <algorithm>
 #include <filesystem>
 
 #include "weft/error.h"
+#include "weft/model_spec.h"
 #include "weft/text.h"
+#include "weft/workload.h"
 
 namespace weft::cli {
 
-Program load_program(const std::string& argument) {
+namespace {
+
+/// A model family names the argument's start (`resnet` in `resnet-18:...`).
+bool names_model_family(const std::string& argument) {
+  std::string family = argument.substr(0, argument.find_first_of("-:"));
+  auto families = known_model_families();
+  return std::find(families.begin(), families.end(), family) != families.end();
+}
+
+std::string join(const std::vector<std::string>& items) {
+  std::string out;
+  for (const auto& item : items) out += (out.empty() ? "" : ", ") + item;
+  return out;
+}
+
+Program load_model(const std::string& argument, const ProgramOptions& options) {
+  ModelSpec spec = parse_model_spec(argument);
+  Function fn = build_model(spec);
+  if (!options.initialize_params) return Program{IRModule::from_function(fn), {}, argument, spec.family};
+  Workload workload = create_workload(fn, "xavier", options.seed);
+  return Program{workload.mod, std::move(workload.params), argument, spec.family};
+}
+
+}  // namespace
+
+Program load_program(const std::string& argument, const ProgramOptions& options) {
   std::filesystem::path path(argument);
   std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec))
-    throw Error("no program file '" + argument + "'").expected("a Relay text file (#[version = \"0.0.5\"] ...)");
-  return Program{parse_module_file(path), {}, argument};
+  if (std::filesystem::is_regular_file(path, ec)) return Program{parse_module_file(path), {}, argument, ""};
+  if (names_model_family(argument)) return load_model(argument, options);
+  throw Error("'" + argument + "' is neither a program file nor a model")
+      .expected("a Relay text file (#[version = \"0.0.5\"] ...) or a model of the families " +
+                join(known_model_families()) + " (`weft models` lists them)");
 }
 
 }  // namespace weft::cli

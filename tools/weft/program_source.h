@@ -13,13 +13,28 @@ struct Program {
   IRModule mod;
   /// Values for some of main's parameters, by name (empty for a text file).
   NamedTensors params;
-  /// Where it came from, for messages: the path as given.
+  /// Where it came from, for messages: the path or model name as given.
   std::string origin;
+  /// The model family when the argument named a model ("" for a file).
+  std::string model;
 };
 
-/// The single place that decides what a command's PROGRAM argument means.
-/// Today: a file in the Relay text format (parsed by parse_module_file).
-/// weft::Error when the file is missing, unreadable or not a valid program.
-Program load_program(const std::string& argument);
+/// How a model argument becomes a program.
+struct ProgramOptions {
+  /// Fill the model's parameters as create_workload does (xavier, seeded with
+  /// `seed`); off when the caller brings its own (`weft run --params`).
+  bool initialize_params = true;
+  uint64_t seed = 0;
+};
+
+/// The single place that decides what a command's PROGRAM argument means:
+/// an existing file is a program in the Relay text format (parsed by
+/// parse_module_file); otherwise a model name (model_spec.h: `resnet-18`,
+/// `vgg:num_layers=11,batch_norm=true`), built by its plugin, with its
+/// parameters as `params` when options ask for them. weft::Error when the
+/// file is unreadable or not a valid program, when the argument is neither a
+/// file nor a model family (listing the families), or when the model's
+/// arguments are wrong.
+Program load_program(const std::string& argument, const ProgramOptions& options = {});
 
 }  // namespace weft::cli

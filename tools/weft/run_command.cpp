@@ -6,6 +6,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "classifier_report.h"
 #include "commands.h"
 #include "main_arguments.h"
 #include "program_source.h"
@@ -32,7 +33,8 @@ std::string preview(const Tensor& t) {
 }
 
 void run(const RunOptions& o) {
-  Program program = load_program(o.program);
+  // A model's weights come from create_workload unless --params brings them.
+  Program program = load_program(o.program, ProgramOptions{o.params.empty(), o.seed});
   IRModule mod = infer_type(program.mod);
   std::vector<NamedSource> sources;
   if (!program.params.empty()) sources.push_back({program.origin, program.params});
@@ -54,6 +56,7 @@ void run(const RunOptions& o) {
   time << std::fixed << std::setprecision(3) << ms;
   std::cout << "ran main of " << program.origin << " on the interpreter in " << time.str() << " ms\n";
   for (const auto& [name, t] : outputs) std::cout << name << ": " << preview(t) << "\n";
+  if (tensors.size() == 1 && is_classifier(mod)) print_top_classes(std::cout, tensors[0], 5);
   if (!o.output.empty()) {
     save_tensor_file(o.output, outputs);
     std::cout << "saved " << outputs.size() << (outputs.size() == 1 ? " output" : " outputs") << " to " << o.output
@@ -66,7 +69,7 @@ void run(const RunOptions& o) {
 void add_run_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("run", "Run a program's main on the interpreter");
   auto o = std::make_shared<RunOptions>();
-  cmd->add_option("program", o->program, "The program: a Relay text file")->required();
+  cmd->add_option("program", o->program, "The program: a Relay text file, or a model (resnet-18, `weft models`)")->required();
   cmd->add_option("--inputs", o->inputs, "Tensors for main's parameters, by name (.npz, .safetensors or .npy)");
   cmd->add_option("--params", o->params, "More tensors for main's parameters, e.g. weights (same formats)");
   cmd->add_option("--output", o->output, "Save the outputs here (.npz, .safetensors, or .npy for one output)");
