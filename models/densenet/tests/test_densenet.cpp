@@ -1,7 +1,9 @@
 // densenet against relay.testing.densenet: parameters (derived by hand from
 // densenet.py), op counts, argument checks and the parameter count.
 #include <algorithm>
+#include <cmath>
 
+#include "model_run_util.h"
 #include "model_test_util.h"
 
 namespace weft::model_testing {
@@ -113,6 +115,14 @@ TEST(Densenet, BadArgumentsNameTheArgument) {
   EXPECT_THAT(build_error("densenet:classes=0"), ::testing::HasSubstr("classes"));
   // The final 7x7 average pool needs at least 7x7 features: 224 / 32.
   EXPECT_THAT(build_error("densenet:image_shape=3x64x64"), ::testing::HasSubstr("nn.avg_pool2d"));
+}
+
+TEST(Densenet, RunsOnTheInterpreter) {
+  // The smallest input the final 7x7 pool allows: 224x224. The reference ends
+  // in the dense layer (no softmax): check the logits are finite.
+  Value out = run_model("densenet-121:batch_size=1");
+  ASSERT_EQ(out.tensor().shape(), (std::vector<int64_t>{1, 1000}));
+  for (double v : values_of(out)) EXPECT_TRUE(std::isfinite(v));
 }
 
 }  // namespace

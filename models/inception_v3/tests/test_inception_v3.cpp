@@ -1,5 +1,6 @@
 // inception_v3 against relay.testing.inception_v3: parameters (derived by hand
 // from inception_v3.py), op counts, argument checks and the published count.
+#include "model_run_util.h"
 #include "model_test_util.h"
 
 namespace weft::model_testing {
@@ -112,6 +113,13 @@ TEST(InceptionV3, BadArgumentsNameTheArgument) {
   EXPECT_THAT(build_error("inception_v3:image_shape=3x299"), ::testing::HasSubstr("image_shape"));
   // The final 8x8 pool needs the 8x8 features of a 299x299 input.
   EXPECT_THAT(build_error("inception_v3:image_shape=3x224x224"), ::testing::HasSubstr("nn.avg_pool2d"));
+}
+
+TEST(InceptionV3, RunsOnTheInterpreter) {
+  // 299x299 is the smallest input the final 8x8 pool allows.
+  Value out = run_model("inception_v3");
+  ASSERT_EQ(out.tensor().shape(), (std::vector<int64_t>{1, 1000}));
+  for (double sum : row_sums(out)) EXPECT_NEAR(sum, 1.0, 1e-5);
 }
 
 }  // namespace
