@@ -1,0 +1,61 @@
+// `weft grad-check` end to end: the table, the exit code, and its errors.
+#include <fstream>
+
+#include "cli_test_util.h"
+
+namespace weft::testing {
+namespace {
+
+using ::testing::HasSubstr;
+
+class GradCheckCommandTest : public CliCommandTest {
+ protected:
+  std::string program(const std::string& name, const std::string& text) {
+    std::ofstream(scratch(name)) << "#[version = \"0.0.5\"]\n" << text;
+    return scratch(name);
+  }
+  static Tensor zeros(std::vector<int64_t> shape) { return Tensor::zeros(std::move(shape), DataType::Float(64)); }
+};
+
+TEST_F(GradCheckCommandTest, PrintsOneRowPerParameterAndExitsZeroWhenAllMatch) {
+  std::string file = program("dense.relay",
+                             "def @main(%x: Tensor[(2, 3), float64], %w: Tensor[(4, 3), float64]) {\n"
+                             "  tanh(nn.dense(%x, %w))\n}\n");
+  for (const char* mode : {"first_order", "higher_order"}) {
+    CliResult r = weft("grad-check " + file + " --mode " + mode);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_THAT(r.out, HasSubstr("parameter"));
+    EXPECT_THAT(r.out, ::testing::ContainsRegex("%x +6 +0 .* ok"));
+    EXPECT_THAT(r.out, ::testing::ContainsRegex("%w +12 +0 .* ok"));
+    EXPECT_THAT(r.out, HasSubstr(std::string("all gradients match (") + mode));
+  }
+}
+
+TEST_F(GradCheckCommandTest, AMismatchExitsOneAndSaysWhere) {
+  // abs at 0: the gradient pass gives 1 (Relay's convention), differences give 0.
+  std::string file = program("abs.relay", "def @main(%x: Tensor[(3), float64]) {\n  abs(%x)\n}\n");
+  save_npz(scratch("zeros.npz"), {{"x", zeros({3})}});
+  CliResult r = weft("grad-check " + file + " --inputs " + scratch("zeros.npz"));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.out, ::testing::ContainsRegex("%x +3 +3 +1 +MISMATCH"));
+  EXPECT_THAT(r.err, HasSubstr("gradient of %x at index (0,): analytic 1, numeric 0 (3 of 3 elements differ"));
+}
+
+TEST_F(GradCheckCommandTest, InputsNamingNoParameterAreAnError) {
+  std::string file = program("neg.relay", "def @main(%x: Tensor[(3), float64]) {\n  negative(%x)\n}\n");
+  save_npz(scratch("in.npz"), {{"y", zeros({3})}});
+  CliResult r = weft("grad-check " + file + " --inputs " + scratch("in.npz"));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("has tensor 'y', which is no parameter of main; expected one of %x"));
+}
+
+TEST_F(GradCheckCommandTest, AnOpWithoutGradientIsNamed) {
+  std::string file = program("mod.relay",
+                             "def @main(%x: Tensor[(3), float64], %y: Tensor[(3), float64]) {\n  mod(%x, %y)\n}\n");
+  CliResult r = weft("grad-check " + file);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("op mod: the gradient pass needs the gradient of this op"));
+}
+
+}  // namespace
+}  // namespace weft::testing
