@@ -9,10 +9,12 @@
 
 #include "commands.h"
 #include "program_source.h"
+#include "weft/error.h"
 #include "weft/functor.h"
 #include "weft/passes.h"
 #include "weft/printer.h"
 #include "weft/type.h"
+#include "weft/workload.h"
 
 namespace weft::cli {
 
@@ -61,6 +63,14 @@ Json summary_json(const Program& program, const IRModule& mod) {
   return {{"inputs", inputs}, {"params", params}, {"output", type_to_text(main->ret_type)}, {"op_counts", op_counts(mod)}};
 }
 
+// The program's workload parameters (xavier, as tvm.relay.testing), written by extension.
+void write_params(const IRModule& mod, uint64_t seed, const std::string& path) {
+  if (!path.ends_with(".npz") && !path.ends_with(".safetensors")) {
+    throw Error("--params-out " + path + ": unknown file type").expected("a .npz or .safetensors file");
+  }
+  save_tensor_file(path, create_workload(mod, "xavier", seed).params);
+}
+
 }  // namespace
 
 void add_show_command(CLI::App& app) {
@@ -69,8 +79,15 @@ void add_show_command(CLI::App& app) {
   auto json = std::make_shared<bool>(false);
   cmd->add_option("program", *program_arg, "The program: a Relay text file")->required();
   cmd->add_flag("--json", *json, "Print its inputs, parameters, output type and op counts as JSON");
-  cmd->callback([program_arg, json] {
+  auto params_out = std::make_shared<std::string>();
+  auto seed = std::make_shared<uint64_t>(0);
+  cmd->add_option("--params-out", *params_out,
+                  "Write the initialized parameters (all but data; xavier as tvm.relay.testing) to F.npz or "
+                  "F.safetensors");
+  cmd->add_option("--seed", *seed, "Seed of the parameters' initializer (as np.random.seed)");
+  cmd->callback([program_arg, json, params_out, seed] {
     Program program = load_program(*program_arg);
+    if (!params_out->empty()) write_params(program.mod, *seed, *params_out);
     IRModule mod = infer_type(program.mod);
     if (*json) std::cout << summary_json(program, mod).dump(2) << "\n";
     else std::cout << to_text(mod);

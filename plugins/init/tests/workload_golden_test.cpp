@@ -6,23 +6,15 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include <cmath>
-#include <cstring>
-#include <fstream>
-#include <nlohmann/json.hpp>
 #include <string>
 
+#include "workload_golden.h"
 #include "workload_program.h"
 #include "weft/error.h"
 #include "weft/workload.h"
 
 namespace weft {
 namespace {
-
-nlohmann::json golden_cases() {
-  std::ifstream in(WEFT_PLUGIN_GOLDEN_DIR "/workloads.json");
-  return nlohmann::json::parse(in);
-}
 
 Attrs attrs_of(const nlohmann::json& j) {
   std::vector<std::pair<std::string, AttrValue>> entries;
@@ -33,27 +25,9 @@ Attrs attrs_of(const nlohmann::json& j) {
   return make_attrs(std::move(entries));
 }
 
-uint64_t element_bits(const Tensor& t, int64_t i) {
-  uint64_t bits = 0;
-  std::memcpy(&bits, static_cast<const char*>(t.data()) + i * t.dtype().bytes(), t.dtype().bytes());
-  return bits;
-}
-
 /// Distance in units in the last place between two same-signed finite floats
 /// given by their bits (adjacent representable values are 1 apart).
 uint64_t ulp_distance(uint64_t a, uint64_t b) { return a > b ? a - b : b - a; }
-
-std::vector<std::string> case_names() {
-  std::vector<std::string> names;
-  for (const auto& c : golden_cases()) names.push_back(c.at("case").get<std::string>());
-  return names;
-}
-
-nlohmann::json golden_case(const std::string& name) {
-  for (const auto& c : golden_cases())
-    if (c.at("case") == name) return c;
-  throw std::runtime_error("no golden case " + name);
-}
 
 class WorkloadGolden : public ::testing::TestWithParam<std::string> {};
 
@@ -83,7 +57,7 @@ TEST_P(WorkloadGolden, MatchesTheReferenceInitialization) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Cases, WorkloadGolden, ::testing::ValuesIn(case_names()),
+INSTANTIATE_TEST_SUITE_P(Cases, WorkloadGolden, ::testing::ValuesIn(golden_case_names()),
                          [](const auto& info) { return info.param; });
 
 }  // namespace

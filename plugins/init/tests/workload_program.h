@@ -9,7 +9,8 @@
 
 namespace weft {
 
-inline Function test_program(DataType dtype) {
+/// The program's Relay text with parameters of `dtype`.
+inline std::string test_program_text(DataType dtype) {
   std::string text = R"(#[version = "0.0.5"]
 def @main(%data: Tensor[(1, 3, 8, 8), DT], %conv1_weight: Tensor[(4, 3, 3, 3), DT], %conv1_bias,
           %bn1_gamma, %bn1_beta, %bn1_moving_mean, %bn1_moving_var,
@@ -26,7 +27,9 @@ def @main(%data: Tensor[(1, 3, 8, 8), DT], %conv1_weight: Tensor[(4, 3, 3, 3), D
 }
 )";
   for (size_t at; (at = text.find("DT")) != std::string::npos;) text.replace(at, 2, dtype.str());
-  return parse_module(text, "workload_program").main();
+  return text;
 }
+
+inline Function test_program(DataType dtype) { return parse_module(test_program_text(dtype), "workload_program").main(); }
 
 }  // namespace weft

@@ -3,8 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include <filesystem>
-
+#include "support/temp_dir.h"
 #include "workload_program.h"
 #include "weft/error.h"
 #include "weft/tensor_io.h"
@@ -109,8 +108,7 @@ TEST(CreateWorkload, RandomInitializersRejectIntegerWeightsFixedOnesFillThem) {
 
 TEST(CreateWorkload, ParamsRoundTripThroughNpzAndSafetensors) {
   const Workload w = create_workload(test_program(DataType::Float(32)));
-  const auto dir = std::filesystem::temp_directory_path() / ("weft_workload_" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
+  const testing::ScratchDir dir;
   for (const char* file : {"params.npz", "params.safetensors"}) {
     save_tensor_file(dir / file, w.params);
     const NamedTensors back = load_tensor_file(dir / file);
@@ -120,7 +118,6 @@ TEST(CreateWorkload, ParamsRoundTripThroughNpzAndSafetensors) {
       EXPECT_TRUE(back[i].second.bitwise_equal(w.params[i].second)) << file << " " << back[i].first;
     }
   }
-  std::filesystem::remove_all(dir);
 }
 
 }  // namespace
