@@ -1,4 +1,5 @@
-// `weft grad-check` end to end: the table, the exit code, and its errors.
+// `weft grad-check` and `weft run --gradient` end to end: the table, the exit
+// code, the gradients against NumPy, and the errors.
 #include <fstream>
 
 #include "cli_test_util.h"
@@ -53,6 +54,26 @@ TEST_F(GradCheckCommandTest, AnOpWithoutGradientIsNamed) {
   std::string file = program("mod.relay",
                              "def @main(%x: Tensor[(3), float64], %y: Tensor[(3), float64]) {\n  mod(%x, %y)\n}\n");
   CliResult r = weft("grad-check " + file);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("op mod: the gradient pass needs the gradient of this op"));
+}
+
+TEST_F(GradCheckCommandTest, RunGradientWritesTheOutputAndEachParametersGradient) {
+  std::string file = program("dense.relay",
+                             "def @main(%x: Tensor[(2, 3), float64], %w: Tensor[(4, 3), float64]) {\n"
+                             "  tanh(nn.dense(%x, %w))\n}\n");
+  CliResult r = weft("run " + file + " --gradient --inputs " + data_file("gradient_inputs.npz") + " --output " +
+                     scratch("grads.npz"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("ran the gradient of main"));
+  EXPECT_THAT(r.out, HasSubstr("grad_w: Tensor[(4, 3), float64]"));
+  expect_tensor_files_near(scratch("grads.npz"), data_file("gradient_expected.npz"));
+}
+
+TEST_F(GradCheckCommandTest, RunGradientNamesAnOpWithoutGradient) {
+  std::string file = program("mod.relay",
+                             "def @main(%x: Tensor[(3), float64], %y: Tensor[(3), float64]) {\n  mod(%x, %y)\n}\n");
+  CliResult r = weft("run " + file + " --gradient");
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_THAT(r.err, HasSubstr("op mod: the gradient pass needs the gradient of this op"));
 }

@@ -1,6 +1,7 @@
-// `weft run PROGRAM [--inputs F] [--params F] [--output F] [--seed N]`: runs
-// main on the interpreter with inputs from tensor files (random data for the
-// rest), prints a summary and optionally saves the outputs.
+// `weft run PROGRAM [--inputs F] [--params F] [--output F] [--seed N]
+// [--gradient]`: runs main (or, with --gradient, its first-order gradient) on
+// the interpreter with inputs from tensor files (random data for the rest),
+// prints a summary and optionally saves the outputs.
 #include <chrono>
 #include <iomanip>
 #include <iostream>
@@ -10,6 +11,7 @@
 #include "commands.h"
 #include "main_arguments.h"
 #include "program_source.h"
+#include "weft/gradient.h"
 #include "weft/interpreter.h"
 #include "weft/passes.h"
 
@@ -20,7 +22,26 @@ namespace {
 struct RunOptions {
   std::string program, inputs, params, output;
   uint32_t seed = 0;
+  bool gradient = false;
 };
+
+/// Tuples are flattened in order; one tensor is "output", several "output_N".
+NamedTensors name_outputs(const Value& result) {
+  std::vector<Tensor> tensors = result.flatten();
+  NamedTensors outputs;
+  for (size_t i = 0; i < tensors.size(); ++i)
+    outputs.emplace_back(tensors.size() == 1 ? "output" : "output_" + std::to_string(i), tensors[i]);
+  return outputs;
+}
+
+/// A gradient's result (output, (gradients)): the output as above, then
+/// grad_<parameter> for each parameter of `fn`.
+NamedTensors name_gradient_outputs(const Value& result, const Function& fn) {
+  NamedTensors outputs = name_outputs(result.fields().at(0));
+  const auto& grads = result.fields().at(1).fields();
+  for (size_t i = 0; i < grads.size(); ++i) outputs.emplace_back("grad_" + fn->params[i]->name_hint, grads[i].tensor());
+  return outputs;
+}
 
 // "Tensor[(2, 3), float32] [0.5, -1, 2, ...]": the type and the first values.
 std::string preview(const Tensor& t) {
@@ -41,22 +62,22 @@ void run(const RunOptions& o) {
   if (!o.params.empty()) sources.push_back({"--params " + o.params, load_tensor_file(o.params)});
   if (!o.inputs.empty()) sources.push_back({"--inputs " + o.inputs, load_tensor_file(o.inputs)});
   std::vector<Value> args = bind_main_arguments(mod.main(), sources, o.seed, std::cerr);
+  const Function forward = mod.main();
+  // The reference's gradient pass seeds the output with ones.
+  if (o.gradient) mod.add(mod.global_var("main"), gradient(forward, mod, GradientMode::kFirstOrder));
 
   Interpreter interpreter(mod);
   auto start = std::chrono::steady_clock::now();
   Value result = interpreter.run_main(args);
   double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 
-  // Tuples are flattened in order; one tensor is "output", several "output_N".
-  std::vector<Tensor> tensors = result.flatten();
-  NamedTensors outputs;
-  for (size_t i = 0; i < tensors.size(); ++i)
-    outputs.emplace_back(tensors.size() == 1 ? "output" : "output_" + std::to_string(i), tensors[i]);
+  NamedTensors outputs = o.gradient ? name_gradient_outputs(result, forward) : name_outputs(result);
   std::ostringstream time;
   time << std::fixed << std::setprecision(3) << ms;
-  std::cout << "ran main of " << program.origin << " on the interpreter in " << time.str() << " ms\n";
+  std::cout << "ran " << (o.gradient ? "the gradient of main" : "main") << " of " << program.origin
+            << " on the interpreter in " << time.str() << " ms\n";
   for (const auto& [name, t] : outputs) std::cout << name << ": " << preview(t) << "\n";
-  if (tensors.size() == 1 && is_classifier(mod)) print_top_classes(std::cout, tensors[0], 5);
+  if (!o.gradient && outputs.size() == 1 && is_classifier(mod)) print_top_classes(std::cout, outputs[0].second, 5);
   if (!o.output.empty()) {
     save_tensor_file(o.output, outputs);
     std::cout << "saved " << outputs.size() << (outputs.size() == 1 ? " output" : " outputs") << " to " << o.output
@@ -75,6 +96,9 @@ void add_run_command(CLI::App& app) {
   cmd->add_option("--output", o->output, "Save the outputs here (.npz, .safetensors, or .npy for one output)");
   cmd->add_option("--seed", o->seed, "Seed for the random data of parameters not given (as np.random.seed)")
       ->check(CLI::Range(uint32_t{0}, UINT32_MAX));
+  cmd->add_flag("--gradient", o->gradient,
+                "Run main's first-order gradient (seeded with ones) instead; outputs are `output` and "
+                "grad_<parameter> for each parameter");
   cmd->callback([o] { run(*o); });
 }
 
