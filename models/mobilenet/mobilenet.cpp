@@ -25,7 +25,8 @@ struct Net {
   int64_t width(int64_t c) const { return static_cast<int64_t>(static_cast<double>(c) * alpha); }
 };
 
-/// conv, bn, relu. The reference leaves this batch norm on its default axis 1,
+/// 3x3 conv with stride 2 (the one way the reference calls its conv_block),
+/// bn, relu. The reference leaves this batch norm on its default axis 1,
 /// whatever the layout; so does weft.
 Expr conv_block(const Net& net, const Expr& x, const std::string& name, int64_t channels) {
   Expr conv = layers::conv2d(x, name + "_conv",
