@@ -395,7 +395,13 @@ class Inferencer {
     const OpDef* def = call->op.as<OpNode>()->def;
     Attrs attrs = call->attrs ? call->attrs : empty_attrs();
     // A call made without the call() builder may lack its defaults.
-    if (attrs->empty() && !def->attrs.empty()) attrs = def->attrs.normalize(def->name, attrs);
+    if (attrs->empty() && !def->attrs.empty()) {
+      try {
+        attrs = def->attrs.normalize(def->name, attrs);
+      } catch (Error& err) {
+        throw located(std::move(err), c.expr);
+      }
+    }
     std::vector<Type> args;
     const IncompleteTypeNode* missing = resolved_args(c, args);
     if (missing && def->infer_inputs) {
