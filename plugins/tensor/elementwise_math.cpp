@@ -152,6 +152,14 @@ Expr masked(const Expr& cond, const Expr& grad, const Expr& like) {
   return ad::collapse_sum_like(ad::where(cond, grad, ad::zeros_like(grad)), like);
 }
 
+/// mod and floor_mod: r = x - q y with q = (x - r) / y an integer constant
+/// between jumps, so dr/dx = 1 and dr/dy = -q.
+Grads remainder_gradient(const Expr& c, const Expr& g) {
+  Expr x = c.arg(0), y = c.arg(1);
+  Expr quotient = ad::div(ad::sub(x, c), y);
+  return Grads{ad::collapse_sum_like(g, x), ad::collapse_sum_like(ad::neg(ad::mul(g, quotient)), y)};
+}
+
 }  // namespace
 
 void register_elementwise_math_ops(Registrar& reg) {
@@ -201,11 +209,16 @@ void register_elementwise_math_ops(Registrar& reg) {
         return Grads{masked(call("less_equal", {x, y}), g, x), masked(call("greater", {x, y}), g, y)};
       });
   binary(reg, "mod", "Elementwise remainder of lhs / rhs truncated toward zero (C fmod), with broadcasting.", 1)
-      .kernel(broadcast_kernel("mod", Dtypes::kNumber, [](auto a, auto b) { return trunc_mod(a, b); }));
+      .kernel(broadcast_kernel("mod", Dtypes::kNumber, [](auto a, auto b) { return trunc_mod(a, b); }))
+      .gradient(remainder_gradient);
   binary(reg, "floor_divide", "Elementwise floor(lhs / rhs), with broadcasting.", 1)
-      .kernel(broadcast_kernel("floor_divide", Dtypes::kNumber, [](auto a, auto b) { return floor_div(a, b); }));
+      .kernel(broadcast_kernel("floor_divide", Dtypes::kNumber, [](auto a, auto b) { return floor_div(a, b); }))
+      .gradient([](const Expr& c, const Expr&) {
+        return Grads{ad::zeros_like(c.arg(0)), ad::zeros_like(c.arg(1))};
+      });
   binary(reg, "floor_mod", "Elementwise lhs - floor(lhs / rhs) * rhs (sign of rhs), with broadcasting.", 1)
-      .kernel(broadcast_kernel("floor_mod", Dtypes::kNumber, [](auto a, auto b) { return floor_mod(a, b); }));
+      .kernel(broadcast_kernel("floor_mod", Dtypes::kNumber, [](auto a, auto b) { return floor_mod(a, b); }))
+      .gradient(remainder_gradient);
 
   unary(reg, "negative", "Elementwise -data.", 3)
       .kernel(map_kernel("negative", Dtypes::kNumber, [](auto x) { return -x; }))

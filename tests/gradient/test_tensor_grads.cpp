@@ -40,6 +40,22 @@ std::vector<GradCase> tensor_cases() {
       {"power", op_fn("power", {{2, 3}, {3}}), positive},
       {"maximum", op_fn("maximum", {{2, 3}, {2, 3}}), spread},
       {"minimum", op_fn("minimum", {{2, 3}, {3}}), spread},
+      {"mod", op_fn("mod", {{2, 3}, {3}}), around(2.3, 0.2), {}, [] {
+         // y away from x's multiples so that no jump lies within eps.
+         Tensor y = Tensor::empty({3}, DataType::Float(64));
+         for (int i = 0; i < 3; ++i) y.data_as<double>()[i] = 0.7 + 0.1 * i;
+         return std::vector<Tensor>{Tensor(), y};
+       }},
+      {"floor_mod", op_fn("floor_mod", {{2, 3}, {2, 3}}), around(-2.3, 0.2), {}, [] {
+         Tensor y = Tensor::empty({2, 3}, DataType::Float(64));
+         for (int i = 0; i < 6; ++i) y.data_as<double>()[i] = 1.1 - 0.05 * i;
+         return std::vector<Tensor>{Tensor(), y};
+       }},
+      {"floor_divide", op_fn("floor_divide", {{2, 3}, {3}}), around(0.5, 0.05), {}, [] {
+         Tensor y = Tensor::empty({3}, DataType::Float(64));
+         for (int i = 0; i < 3; ++i) y.data_as<double>()[i] = 2.0 + i;
+         return std::vector<Tensor>{Tensor(), y};
+       }},
       {"negative", op_fn("negative", {{2, 3}}), plain},
       {"exp", op_fn("exp", {{2, 3}}), spread},
       {"abs", op_fn("abs", {{2, 3}}), spread},
