@@ -1,0 +1,120 @@
+// The zoo through the CLI: `weft models`, `weft show MODEL --json` and
+// `weft run MODEL` (workload parameters, --params, top-5 classes, errors).
+#include <nlohmann/json.hpp>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "support/cli_runner.h"
+#include "support/temp_dir.h"
+#include "weft/model_spec.h"
+#include "weft/tensor_io.h"
+#include "weft/workload.h"
+
+namespace weft::testing {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+class ZooCliTest : public ::testing::Test {
+ protected:
+  CliResult weft(const std::string& args) { return run_cli(WEFT_TEST_CLI, args, dir_.path()); }
+  std::string scratch(const std::string& name) const { return (dir_ / name).string(); }
+  ScratchDir dir_;
+};
+
+const nlohmann::json* find_named(const nlohmann::json& list, const std::string& name) {
+  for (const auto& item : list)
+    if (item["name"] == name) return &item;
+  return nullptr;
+}
+
+TEST_F(ZooCliTest, ModelsListsFamiliesArgumentsAndVariants) {
+  CliResult r = weft("models --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  nlohmann::json j = nlohmann::json::parse(r.out);
+  const nlohmann::json* resnet = find_named(j, "resnet");
+  ASSERT_TRUE(resnet);
+  EXPECT_EQ(resnet->at("plugin"), "resnet");
+  const nlohmann::json* layers = find_named(resnet->at("arguments"), "num_layers");
+  ASSERT_TRUE(layers);
+  EXPECT_EQ(layers->at("default"), 18);
+  EXPECT_EQ(find_named(resnet->at("arguments"), "image_shape")->at("default"), nlohmann::json::parse("[3, 224, 224]"));
+  EXPECT_EQ(resnet->at("variants")[0]["name"], "resnet-{num_layers}");
+  for (const char* family : {"mlp", "resnet_3d", "dqn", "dcgan"}) EXPECT_TRUE(find_named(j, family)) << family;
+
+  r = weft("models");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("image_shape = 3x224x224"));
+  EXPECT_THAT(r.out, HasSubstr("variant resnet-{num_layers}"));
+}
+
+TEST_F(ZooCliTest, ShowJsonSplitsDataFromParametersInOrder) {
+  CliResult r = weft("show mlp:num_classes=3 --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["inputs"], nlohmann::json::parse(R"([{"name": "data", "shape": [1, 1, 28, 28], "dtype": "float32"}])"));
+  std::vector<std::string> names;
+  for (const auto& p : j["params"]) names.push_back(p["name"]);
+  EXPECT_EQ(names, (std::vector<std::string>{"fc1_weight", "fc1_bias", "fc2_weight", "fc2_bias", "fc3_weight",
+                                             "fc3_bias"}));
+  EXPECT_EQ(j["params"][4]["shape"], nlohmann::json::parse("[3, 64]"));
+  EXPECT_EQ(j["output"], "Tensor[(1, 3), float32]");
+  EXPECT_EQ(j["op_counts"]["nn.dense"], 3);
+}
+
+TEST_F(ZooCliTest, RunBuildsTheWorkloadAndPrintsTopClasses) {
+  CliResult r = weft("run resnet:num_layers=8,image_shape=3x28x28,num_classes=10 --output " + scratch("out.npz"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("top-5 classes:"));
+  EXPECT_THAT(r.out, HasSubstr("  class "));
+  // Only data is drawn at random; the weights come from the workload.
+  EXPECT_THAT(r.err, HasSubstr("'data' not given"));
+  EXPECT_THAT(r.err, Not(HasSubstr("conv0_weight")));
+  NamedTensors out = load_tensor_file(scratch("out.npz"));
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].second.shape(), (std::vector<int64_t>{1, 10}));
+}
+
+TEST_F(ZooCliTest, RunWithParamsUsesThemInsteadOfInitializing) {
+  // The seed-0 workload, saved, gives the same output as the default run.
+  Workload w = create_workload(build_model(parse_model_spec("mlp")), "xavier", 0);
+  save_tensor_file(scratch("params.npz"), w.params);
+  CliResult a = weft("run mlp --output " + scratch("a.npz"));
+  CliResult b = weft("run mlp --params " + scratch("params.npz") + " --output " + scratch("b.npz"));
+  ASSERT_EQ(a.exit_code, 0) << a.err;
+  ASSERT_EQ(b.exit_code, 0) << b.err;
+  NamedTensors xs = load_tensor_file(scratch("a.npz")), ys = load_tensor_file(scratch("b.npz"));
+  const Tensor& x = xs[0].second;
+  const Tensor& y = ys[0].second;
+  ASSERT_EQ(x.numel(), y.numel());
+  for (int64_t i = 0; i < x.numel(); ++i) EXPECT_EQ(x.element_as_double(i), y.element_as_double(i));
+  // A different seed initializes different weights.
+  CliResult c = weft("run mlp --seed 1 --output " + scratch("c.npz"));
+  ASSERT_EQ(c.exit_code, 0) << c.err;
+  NamedTensors zs = load_tensor_file(scratch("c.npz"));
+  EXPECT_NE(zs[0].second.element_as_double(0), x.element_as_double(0));
+}
+
+TEST_F(ZooCliTest, NotAClassifierPrintsNoClasses) {
+  CliResult r = weft("run dqn:image_shape=4x36x36");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, Not(HasSubstr("top-5")));
+}
+
+TEST_F(ZooCliTest, BadModelNamesFailWithTheReason) {
+  CliResult r = weft("show resnet-19");
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_THAT(r.err, HasSubstr("no experiments done on num_layers 19"));
+  r = weft("run nosuchnet-3");
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_THAT(r.err, HasSubstr("neither a program file nor a model"));
+  EXPECT_THAT(r.err, HasSubstr("resnet"));
+  r = weft("show mlp:units=3");
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_THAT(r.err, HasSubstr("no argument 'units'"));
+}
+
+}  // namespace
+}  // namespace weft::testing
