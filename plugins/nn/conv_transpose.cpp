@@ -2,6 +2,7 @@
 // gradient-of-convolution ("deconvolution") as Relay's Conv{1,2,3}DTransposeRel
 // and TOPI's (group_)conv*_transpose computes, weights in IOW/IOHW/IODHW.
 #include "conv_common.h"
+#include "conv_gradient.h"
 
 namespace weft_nn::conv {
 
@@ -174,7 +175,7 @@ Kernel transpose_kernel(const TransposeSpec& spec) {
   };
 }
 
-void register_transpose(Registrar& reg, const TransposeSpec& spec, const std::string& doc) {
+OpBuilder& register_transpose(Registrar& reg, const TransposeSpec& spec, const std::string& doc) {
   const size_t n = spec.dims;
   OpBuilder& op = reg.op(spec.op)
                       .describe(doc)
@@ -194,7 +195,7 @@ void register_transpose(Registrar& reg, const TransposeSpec& spec, const std::st
   op.attr("groups", int64_t{1}, "The number of groups.", "an int >= 1");
   layout_attrs(op, spec.data_canon, spec.kernel_canon);
   out_dtype_attr(op);
-  op.type_relation(
+  return op.type_relation(
         [spec](const std::vector<Type>& args, const Attrs& attrs) { return transpose_relation(spec, args, attrs); })
       .kernel(transpose_kernel(spec));
 }
@@ -205,11 +206,13 @@ void register_conv_transpose_ops(Registrar& reg) {
   register_transpose(reg, {"nn.conv1d_transpose", 1, "NCW", "IOW"},
                      "Transposed 1D convolution. data (batch, in_channels, width) in NCW, weight (in_channels, "
                      "channels/groups, kernel_size) in IOW; out_width = (width-1)*stride - pad_left - pad_right + "
-                     "dilated_kernel + output_padding.");
+                     "dilated_kernel + output_padding.")
+      .gradient(conv_transpose_gradient);
   register_transpose(reg, {"nn.conv2d_transpose", 2, "NCHW", "IOHW"},
                      "Transposed 2D convolution (deconvolution). data (batch, in_channels, height, width) in NCHW, "
                      "weight (in_channels, channels/groups, kh, kw) in IOHW; out_height = (height-1)*stride_h - "
-                     "pad_top - pad_bottom + dilated_kh + output_padding[0].");
+                     "pad_top - pad_bottom + dilated_kh + output_padding[0].")
+      .gradient(conv_transpose_gradient);
   register_transpose(reg, {"nn.conv3d_transpose", 3, "NCDHW", "IODHW"},
                      "Transposed 3D convolution. data (batch, in_channels, depth, height, width) in NCDHW, weight "
                      "(in_channels, channels/groups, kd, kh, kw) in IODHW.");

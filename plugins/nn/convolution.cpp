@@ -2,9 +2,8 @@
 // convolution in any layout convertible from NCW/NCHW/NCDHW (weights from
 // OIW/OIHW/OIDHW), as Relay's Conv{1,2,3}DRel and TOPI's conv computes.
 // Registers the sibling conv families too.
-#include <weft/sdk/gradient.hpp>
-
 #include "conv_common.h"
+#include "conv_gradient.h"
 #include "nn_ops.h"
 
 namespace weft_nn {
@@ -212,36 +211,6 @@ OpBuilder& register_conv(Registrar& reg, const ConvSpec& spec, const std::string
       .kernel(conv_kernel(spec));
 }
 
-/// conv2d's gradients as Relay computes them: the data's by the transposed
-/// convolution of the output gradient with the same weight (output_padding
-/// making up for the rows a stride skipped), the weight's by
-/// nn.conv2d_backward_weight. NCHW data and OIHW weight.
-std::vector<Expr> conv2d_gradient(const Expr& c, const Expr& g) {
-  Attrs a = c.attrs();
-  if (a.get_string("data_layout") != "NCHW" || a.get_string("kernel_layout") != "OIHW" ||
-      (a.get_string("out_layout") != "" && a.get_string("out_layout") != "NCHW")) {
-    throw Error("the gradient of nn.conv2d covers NCHW data with an OIHW kernel");
-  }
-  Expr data = c.arg(0), weight = c.arg(1);
-  std::vector<int64_t> in = grad::static_shape(data, "conv2d's data"), w = grad::static_shape(weight, "conv2d's weight"),
-                       out = grad::static_shape(c, "conv2d's output");
-  std::vector<int64_t> strides = a.get_ints("strides"), padding = a.get_ints("padding"), dilation = a.get_ints("dilation");
-  std::vector<int64_t> output_padding(2);
-  for (size_t i = 0; i < 2; ++i) {
-    int64_t covered = (out[2 + i] - 1) * strides[i] - padding[i] - padding[i + 2] + (w[2 + i] - 1) * dilation[i] + 1;
-    output_padding[i] = in[2 + i] - covered;
-  }
-  const int64_t groups = a.get_int("groups");
-  Expr ddata = call("nn.conv2d_transpose", {g, weight},
-                    {{"channels", in[1]}, {"kernel_size", std::vector<int64_t>{w[2], w[3]}}, {"strides", strides},
-                     {"padding", padding}, {"output_padding", output_padding}, {"dilation", dilation},
-                     {"groups", groups}});
-  Expr dweight = call("nn.conv2d_backward_weight", {g, data},
-                      {{"strides", strides}, {"padding", padding}, {"dilation", dilation}, {"groups", groups},
-                       {"channels", w[0]}, {"kernel_size", std::vector<int64_t>{w[2], w[3]}}});
-  return {ddata, dweight};
-}
-
 /// The blocked-layout convs of Relay's AlterOpLayout: contrib_conv2d_NCHWc
 /// (typed as Conv2DWinogradRel types it: channels and kernel_size required)
 /// and contrib_depthwise_conv2d_NCHWc (typed as conv2d).
@@ -269,13 +238,14 @@ void register_convolution_ops(Registrar& reg) {
   register_conv(reg, {"nn.conv1d", 1, "NCW", "OIW"},
                 "1D convolution over sequences. data (batch, in_channels, width) in NCW, weight (channels, "
                 "in_channels/groups, kernel_size) in OIW; out (batch, channels, out_width) with out_width = "
-                "(width + pad_left + pad_right - dilated_kernel) / stride + 1.");
+                "(width + pad_left + pad_right - dilated_kernel) / stride + 1.")
+      .gradient(conv::conv_gradient);
   register_conv(reg, {"nn.conv2d", 2, "NCHW", "OIHW"},
                 "2D convolution over images. data (batch, in_channels, height, width) in NCHW, weight (channels, "
                 "in_channels/groups, kh, kw) in OIHW; out (batch, channels, out_height, out_width) with out_height = "
                 "(height + pad_top + pad_bottom - dilated_kh) / stride_h + 1. groups == in_channels is a depthwise "
                 "convolution. int8/uint8 inputs accumulate in out_dtype (e.g. int32).")
-      .gradient(conv2d_gradient);
+      .gradient(conv::conv_gradient);
   register_blocked_conv(reg, {"nn.contrib_conv2d_NCHWc", 2, "NCHW", "OIHW"}, true,
                         "conv2d on channel-blocked tensors, e.g. data NCHW8c (batch, C/8, H, W, 8) and weight "
                         "OIHW8i8o (O/8, I/8, kh, kw, 8, 8); the output is in out_layout (default data_layout). "

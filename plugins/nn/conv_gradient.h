@@ -1,0 +1,18 @@
+// Gradients of the convolutions, in IR form, as Relay computes conv2d's: the
+// data's by the transposed convolution (or, for a transposed convolution, the
+// convolution) of the output gradient with the same weight, the weight's by
+// nn.conv2d_backward_weight. 1-D ones are computed as 2-D ones of height 1.
+#pragma once
+
+#include <weft/plugin.hpp>
+
+#include <vector>
+
+namespace weft_nn::conv {
+
+/// nn.conv1d / nn.conv2d with NCW/NCHW data and OIW/OIHW kernels.
+std::vector<weft::sdk::Expr> conv_gradient(const weft::sdk::Expr& call, const weft::sdk::Expr& grad);
+/// nn.conv1d_transpose / nn.conv2d_transpose with NCW/NCHW data and IOW/IOHW kernels.
+std::vector<weft::sdk::Expr> conv_transpose_gradient(const weft::sdk::Expr& call, const weft::sdk::Expr& grad);
+
+}  // namespace weft_nn::conv
