@@ -60,6 +60,7 @@ TEST_F(ZooCliTest, ShowJsonSplitsDataFromParametersInOrder) {
   EXPECT_EQ(names, (std::vector<std::string>{"fc1_weight", "fc1_bias", "fc2_weight", "fc2_bias", "fc3_weight",
                                              "fc3_bias"}));
   EXPECT_EQ(j["params"][4]["shape"], nlohmann::json::parse("[3, 64]"));
+  EXPECT_EQ(j["param_count"], 784 * 128 + 128 + 128 * 64 + 64 + 64 * 3 + 3);
   EXPECT_EQ(j["output"], "Tensor[(1, 3), float32]");
   EXPECT_EQ(j["op_counts"]["nn.dense"], 3);
 }

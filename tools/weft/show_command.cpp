@@ -58,9 +58,13 @@ Json summary_json(const Program& program, const IRModule& mod) {
   std::set<std::string> given;
   for (const auto& entry : program.params) given.insert(entry.first);
   Json inputs = Json::array(), params = Json::array();
+  int64_t param_count = 0;  // elements of the given parameters, as published model sizes count them
   for (const Var& p : main->params) (given.count(p->name_hint) ? params : inputs).push_back(param_json(p));
+  for (const auto& entry : program.params) param_count += entry.second.numel();
   // infer_type gives every function its return type.
-  return {{"inputs", inputs}, {"params", params}, {"output", type_to_text(main->ret_type)}, {"op_counts", op_counts(mod)}};
+  return {{"inputs", inputs},           {"params", params},
+          {"param_count", param_count}, {"output", type_to_text(main->ret_type)},
+          {"op_counts", op_counts(mod)}};
 }
 
 // The program's workload parameters (xavier, as tvm.relay.testing), written by extension.
@@ -77,7 +81,7 @@ void add_show_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("show", "Print a program after type inference");
   auto program_arg = std::make_shared<std::string>();
   auto json = std::make_shared<bool>(false);
-  cmd->add_option("program", *program_arg, "The program: a Relay text file")->required();
+  cmd->add_option("program", *program_arg, "The program: a Relay text file, or a model (resnet-18, `weft models`)")->required();
   cmd->add_flag("--json", *json, "Print its inputs, parameters, output type and op counts as JSON");
   auto params_out = std::make_shared<std::string>();
   auto seed = std::make_shared<uint64_t>(0);
