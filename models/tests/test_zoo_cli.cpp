@@ -50,6 +50,18 @@ TEST_F(ZooCliTest, ModelsListsFamiliesArgumentsAndVariants) {
   EXPECT_THAT(r.out, HasSubstr("variant resnet-{num_layers}"));
 }
 
+TEST_F(ZooCliTest, TableCountsParametersMacsAndOps) {
+  CliResult r = weft("models --table dqn mlp");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  // dqn's MACs by hand: conv1 32*20*20 outputs of 4*8*8, conv2 64*9*9 of
+  // 32*4*4, conv3 64*7*7 of 64*3*3, dense 512 of 3136 and 18 of 512:
+  // 9,352,192 in all.
+  EXPECT_THAT(r.out, HasSubstr("| `dqn` | 1x4x84x84 | 1693362 (1.69M) | 0.009352 | 15: nn.bias_add 5, nn.relu 4, "
+                               "nn.conv2d 3, nn.dense 2, nn.batch_flatten 1 |"));
+  // mlp: 784*128 + 128*64 + 64*10 = 109,184 MACs.
+  EXPECT_THAT(r.out, HasSubstr("| `mlp` | 1x1x28x28 | 109386 (0.11M) | 0.0001092 |"));
+}
+
 TEST_F(ZooCliTest, ShowJsonSplitsDataFromParametersInOrder) {
   CliResult r = weft("show mlp:num_classes=3 --json");
   ASSERT_EQ(r.exit_code, 0) << r.err;

@@ -4,8 +4,15 @@
 
 #include <iostream>
 
+#include <algorithm>
+#include <iomanip>
+#include <sstream>
+
 #include "commands.h"
+#include "model_cost.h"
 #include "weft/model_spec.h"
+#include "weft/passes.h"
+#include "weft/testing/count_ops.h"
 
 namespace weft::cli {
 
@@ -74,13 +81,56 @@ void print_text(const ModelDef& def) {
   }
 }
 
+std::string shape_text(const TensorTypeNode& t) {
+  std::string out;
+  for (Dim d : t.shape) out += (out.empty() ? "" : "x") + (d == kAnyDim ? std::string("?") : std::to_string(d));
+  return out;
+}
+
+/// One markdown row: name, input shape, parameter elements (all of main's
+/// parameters but `data`, as create_workload fills them), GMACs, op counts.
+std::string table_row(const std::string& name) {
+  IRModule mod = infer_type(IRModule::from_function(build_model(parse_model_spec(name))));
+  std::string input = "-";
+  int64_t params = 0;
+  for (const Var& p : mod.main()->params) {
+    auto t = p->checked_type().as<TensorTypeNode>();
+    if (p->name_hint == "data") input = t ? shape_text(*t) : type_to_text(p->checked_type());
+    else if (t) params += t->numel();
+  }
+  std::vector<std::pair<std::string, int>> ops;
+  int total_ops = 0;
+  for (const auto& [op, n] : testing::count_ops(mod)) {
+    ops.emplace_back(op, n);
+    total_ops += n;
+  }
+  std::stable_sort(ops.begin(), ops.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+  std::ostringstream row;
+  row << "| `" << name << "` | " << input << " | " << params << " (" << std::fixed << std::setprecision(2)
+      << params / 1e6 << "M) | " << std::defaultfloat << std::setprecision(4) << count_macs(mod) / 1e9 << " | " << total_ops << ": ";
+  for (size_t i = 0; i < ops.size(); ++i) row << (i ? ", " : "") << ops[i].first << " " << ops[i].second;
+  row << " |";
+  return row.str();
+}
+
+void print_table(const std::vector<std::string>& names) {
+  std::cout << "| model | input (data) | parameters | GMACs | ops: count by op |\n"
+            << "|---|---|---|---|---|\n";
+  for (const std::string& name : names) std::cout << table_row(name) << "\n";
+}
+
 }  // namespace
 
 void add_models_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("models", "List the model zoo: families, their arguments and named variants");
   auto json = std::make_shared<bool>(false);
+  auto table = std::make_shared<std::vector<std::string>>();
   cmd->add_flag("--json", *json, "Print one JSON array");
-  cmd->callback([json] {
+  cmd->add_option("--table", *table,
+                  "Instead, build these models (resnet-18 ...) and print a markdown table of their input, "
+                  "parameter count, GMACs and op counts (docs/models.md)");
+  cmd->callback([json, table] {
+    if (!table->empty()) return print_table(*table);
     std::vector<const ModelDef*> defs;
     bool failed = false;
     for (const std::string& name : known_model_families()) {

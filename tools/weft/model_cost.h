@@ -1,0 +1,16 @@
+// The compute a model costs, counted as multiply-accumulates of its
+// convolutions and matrix products (what published GMAC figures count).
+#pragma once
+
+#include <cstdint>
+
+#include "weft/module.h"
+
+namespace weft::cli {
+
+/// Multiply-accumulates of every conv (1-3d, transposed or not), dense,
+/// matmul and batch_matmul call reachable from main, each call node once.
+/// `typed_mod` must have gone through type inference. Other ops count 0.
+int64_t count_macs(const IRModule& typed_mod);
+
+}  // namespace weft::cli
