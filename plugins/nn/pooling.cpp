@@ -110,6 +110,39 @@ std::vector<weft::sdk::Expr> pool2d_gradient(const PoolOp& p, const weft::sdk::E
   return {weft::sdk::call(std::string(p.name) + "_grad", {grad, call.arg(0)}, attrs)};
 }
 
+/// 1-d pooling has no grad op of its own: pool a height of 1 inserted before
+/// W (NCW -> NCHW, NWC -> NHWC) with the 2-d grad op, then drop it.
+std::vector<weft::sdk::Expr> pool1d_gradient(const PoolOp& p, const weft::sdk::Expr& call,
+                                             const weft::sdk::Expr& grad) {
+  Attrs given = call.attrs();
+  std::string layout = given.get_string("layout");
+  size_t w = layout.find('W');
+  if (w == std::string::npos || layout.find('H') != std::string::npos) {
+    throw Error("the gradient of " + std::string(p.name) + " needs a layout with a W axis, got " + layout);
+  }
+  auto with_height = [w](std::vector<int64_t> shape) {
+    shape.insert(shape.begin() + static_cast<std::ptrdiff_t>(w), 1);
+    return shape;
+  };
+  weft::sdk::Expr data = call.arg(0);
+  std::vector<int64_t> padding = given.get_ints("padding");
+  weft::sdk::AttrList attrs = {
+      {"pool_size", std::vector<int64_t>{1, given.get_ints("pool_size")[0]}},
+      {"strides", std::vector<int64_t>{1, given.get_ints("strides")[0]}},
+      {"dilation", std::vector<int64_t>{1, given.get_ints("dilation")[0]}},
+      {"padding", std::vector<int64_t>{0, padding[0], 0, padding[1]}},
+      {"layout", layout.substr(0, w) + "H" + layout.substr(w)},
+      {"ceil_mode", given.get_value("ceil_mode")}};
+  if (!p.is_max) attrs.emplace_back("count_include_pad", given.get_value("count_include_pad"));
+  auto as_2d = [](const weft::sdk::Expr& e, const std::vector<int64_t>& shape) {
+    return weft::sdk::call("reshape", {e}, {{"newshape", shape}});
+  };
+  weft::sdk::Expr pooled_grad = weft::sdk::call(
+      std::string(p.is_max ? "nn.max_pool2d" : "nn.avg_pool2d") + "_grad",
+      {as_2d(grad, with_height(call.type().shape())), as_2d(data, with_height(data.type().shape()))}, attrs);
+  return {weft::sdk::call("reshape_like", {pooled_grad, data})};
+}
+
 const char* kMaxDoc =
     "Max pooling over the {AXES} axes: each output element is the largest input in its window of pool_size "
     "elements (spaced by dilation) that starts every strides elements of the padded input. Padding reads as the "
@@ -152,6 +185,9 @@ void register_pool(Registrar& reg, const PoolOp& p) {
   if (n == 2) {
     op.gradient(
         [p](const weft::sdk::Expr& call, const weft::sdk::Expr& grad) { return pool2d_gradient(p, call, grad); });
+  } else if (n == 1) {
+    op.gradient(
+        [p](const weft::sdk::Expr& call, const weft::sdk::Expr& grad) { return pool1d_gradient(p, call, grad); });
   }
 }
 
