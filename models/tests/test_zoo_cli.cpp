@@ -2,6 +2,8 @@
 // `weft run MODEL` (workload parameters, --params, top-5 classes, errors).
 #include <nlohmann/json.hpp>
 
+#include <cmath>
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -88,6 +90,22 @@ TEST_F(ZooCliTest, RunBuildsTheWorkloadAndPrintsTopClasses) {
   NamedTensors out = load_tensor_file(scratch("out.npz"));
   ASSERT_EQ(out.size(), 1u);
   EXPECT_EQ(out[0].second.shape(), (std::vector<int64_t>{1, 10}));
+}
+
+TEST_F(ZooCliTest, RunResnet18TheMainJob) {
+  CliResult r = weft("run resnet-18 --output " + scratch("out.npz"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("top-5 classes:"));
+  NamedTensors out = load_tensor_file(scratch("out.npz"));
+  ASSERT_EQ(out.size(), 1u);
+  const Tensor& probs = out[0].second;
+  ASSERT_EQ(probs.shape(), (std::vector<int64_t>{1, 1000}));
+  double sum = 0;
+  for (int64_t i = 0; i < probs.numel(); ++i) {
+    ASSERT_TRUE(std::isfinite(probs.element_as_double(i))) << i;
+    sum += probs.element_as_double(i);
+  }
+  EXPECT_NEAR(sum, 1.0, 1e-4);  // a softmax over the classes
 }
 
 TEST_F(ZooCliTest, RunWithParamsUsesThemInsteadOfInitializing) {
