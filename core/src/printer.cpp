@@ -10,6 +10,8 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <cmath>
+#include <limits>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -41,10 +43,20 @@ std::string number_text(T value, const char* suffix) {
   return std::string(buf, ec == std::errc() ? end : buf) + suffix;
 }
 
+// The quiet NaN `nanf` reads as; other NaN bit patterns would not survive
+// being written as `nanf`, so they go to the metadata section.
+bool is_canonical_nan(const Tensor& t) {
+  DataType d = t.dtype();
+  if (d == DataType::Float(16)) return *t.data_as<uint16_t>() == 0x7E00;
+  Tensor canonical = Tensor::scalar(std::numeric_limits<double>::quiet_NaN(), d);
+  return t.bitwise_equal(canonical);
+}
+
 // TVM's support::IsSimpleScalar: 0-d constants of these dtypes print inline.
 bool is_simple_scalar(const Tensor& t) {
   if (t.ndim() != 0) return false;
   DataType d = t.dtype();
+  if (d.is_float() && std::isnan(t.element_as_double(0)) && !is_canonical_nan(t)) return false;
   return d == DataType::Int(16) || d == DataType::Int(32) || d == DataType::Int(64) || d == DataType::Float(16) ||
          d == DataType::Float(32) || d == DataType::Float(64) || d == DataType::Bool();
 }
@@ -90,22 +102,19 @@ class TextPrinter {
     for (size_t i = 0; i < defs.size(); ++i) {
       if (i) out += "\n";
       count_uses(defs[i].second);
-      out += print_func("def @" + defs[i].first->name, *defs[i].second) + "\n";
+      // A well-formed definition has no free variables; a malformed one still
+      // prints as text that reads back.
+      std::string preamble = declare_free_vars(defs[i].second);
+      out += print_func("def @" + defs[i].first->name, *defs[i].second, preamble) + "\n";
     }
     return out + metadata_note();
   }
 
   std::string print_final(const Expr& expr) {
     count_uses(expr);
-    // Free variables are declared once, before everything, so a use inside a
-    // nested scope (an if branch, a closure) does not declare it there.
-    std::string declarations;
-    for (const Var& v : free_vars(expr)) {
-      visit(v);
-      var_memo_.insert(v.get());
-      declarations += "free_var " + result_memo_.at(v.get()) + ";\n";
-    }
-    return declarations + print_scope(expr) + metadata_note();
+    std::string text = declare_free_vars(expr);
+    text += print_scope(expr);
+    return text + metadata_note();  // after printing, which collects the constants
   }
 
  private:
@@ -115,6 +124,18 @@ class TextPrinter {
     if (meta_constants_.empty()) return "";
     if (!options_.show_meta_data) return std::string("\n") + kMetadataOmitted;
     return "\n#[metadata]\n" + text::write_metadata(meta_constants_) + "\n";
+  }
+
+  // Free variables are declared once, before everything, so a use inside a
+  // nested scope (an if branch, a closure) does not declare it only there.
+  std::string declare_free_vars(const Expr& e) {
+    std::string declarations;
+    for (const Var& v : free_vars(e)) {
+      visit(v);
+      var_memo_.insert(v.get());
+      declarations += "free_var " + result_memo_.at(v.get()) + ";\n";
+    }
+    return declarations;
   }
 
   // How many parent edges point at each node (TVM's dependency graph).
@@ -184,7 +205,9 @@ class TextPrinter {
     return doc;
   }
 
-  std::string print_body(const Expr& e) { return "{" + indent("\n" + print_scope(e)) + "\n}"; }
+  std::string print_body(const Expr& e, const std::string& preamble = "") {
+    return "{" + indent("\n" + preamble + print_scope(e)) + "\n}";
+  }
 
   // TVM's PrintExpr: inline the node or bind it to a temporary in the current scope.
   std::string print(const Expr& e, bool try_inline = false) {
@@ -294,14 +317,14 @@ class TextPrinter {
     return print(c.op) + "(" + join(args) + ")";
   }
 
-  std::string print_func(const std::string& prefix, const FunctionNode& fn) {
+  std::string print_func(const std::string& prefix, const FunctionNode& fn, const std::string& preamble = "") {
     std::vector<std::string> params;
     for (const auto& p : fn.params) params.push_back(alloc_var(*p));
     if (fn.attrs)
       for (const auto& [key, value] : fn.attrs->entries) params.push_back(key + "=" + value.str());
     std::string out = prefix + "(" + join(params) + ") ";
     if (fn.ret_type) out += "-> " + type_to_text(fn.ret_type) + " ";
-    return out + print_body(fn.body);
+    return out + print_body(fn.body, preamble);
   }
 
   // A chain of lets prints as one flat sequence in a loop, not nested scopes.

@@ -287,6 +287,20 @@ TEST_F(PrinterTest, FreeVariablesAreDeclaredOnceBeforeNestedScopes) {
             "}");
 }
 
+TEST_F(PrinterTest, AFreeVariableOfADefinitionIsDeclaredAtTheTopOfItsBody) {
+  Var c = var("c", scalar_type(DataType::Bool())), x = var("x", tensor_type({2}));
+  IRModule mod = IRModule::from_function(function({c}, if_then_else(c, call("test.relu", {x}), x)));
+  EXPECT_EQ(to_text(mod, {.show_types = false, .header = false}),
+            "def @main(%c: bool) {\n"
+            "  free_var %x: Tensor[(2), float32];\n"
+            "  if (%c) {\n"
+            "    test.relu(%x)\n"
+            "  } else {\n"
+            "    %x\n"
+            "  }\n"
+            "}\n");
+}
+
 TEST_F(PrinterTest, FloatsPrintTheShortestTextThatReadsBackExactly) {
   auto text = [](double v, DataType t) {
     return to_text(constant(Tensor::scalar(v, t)), {.show_types = false, .header = false});

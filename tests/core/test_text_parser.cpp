@@ -101,6 +101,19 @@ TEST_F(TextParserTest, ClosuresWithAttrsAndScalarConstants) {
   EXPECT_EQ(k.data.element_as_double(0), -1.5);
 }
 
+TEST_F(TextParserTest, ALetBoundFunctionMayCallItself) {
+  Expr e = parse_expr(
+      "free_var %x: Tensor[(2), float32];\n"
+      "let %f = fn (%y: Tensor[(2), float32]) {\n"
+      "  %f(%y)\n"
+      "};\n"
+      "%f(%x)");
+  auto& l = static_cast<const LetNode&>(*e);
+  auto& fn = static_cast<const FunctionNode&>(*l.value);
+  EXPECT_EQ(static_cast<const CallNode&>(*fn.body).op.get(), l.var.get());
+  EXPECT_TRUE(structural_equal(parse_expr(to_text(e)), e, /*map_free_vars=*/true));
+}
+
 TEST_F(TextParserTest, ScalarLiteralsKeepTheirDtypes) {
   auto dtype_and_value = [](const std::string& text) {
     Expr e = parse_expr(text);
@@ -227,6 +240,9 @@ TEST_F(TextParserTest, ErrorsSayWhereAndWhatWasExpected) {
             "m.relay:1:15: invalid integer suffix `i9`; expected i8, i16, i32 or i64");
   EXPECT_EQ(module_error("def @main() { 300i8 }"), "m.relay:1:15: integer `300` does not fit in int8");
   EXPECT_EQ(module_error("def @main() { $ }"), "m.relay:1:15: unexpected character `$`");
+  EXPECT_EQ(module_error("def @main(%x) {\n  let %y = test.add(%y, %x);\n  %y\n}\n"),
+            "m.relay:2:21: %y is used in its own let value, which is not a function; expected a `fn` (only "
+            "functions may refer to themselves)");
 }
 
 TEST_F(TextParserTest, AttrErrorsNameTheCallSiteOpAndAttr) {

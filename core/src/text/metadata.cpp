@@ -195,14 +195,21 @@ class MetadataReader {
       fail(what + " has an unsupported dtype (code " + std::to_string(code) + ", bits " + std::to_string(nbits) +
            ", lanes " + std::to_string(lanes) + ")");
     std::vector<int64_t> shape(static_cast<size_t>(ndim));
-    uint64_t numel = 1;
+    // Every element takes at least a byte, so the product of the non-zero
+    // dims is bounded by the bytes present (which also keeps it from overflowing).
+    uint64_t nonzero_numel = 1;
+    bool empty = false;
     for (auto& d : shape) {
       read(&d, 8);
       if (d < 0) fail(what + " has a negative dimension");
-      // Bound by the bytes present so the product cannot overflow.
-      if (d != 0 && numel > bytes.size() / static_cast<uint64_t>(d) + 1) fail(what + " is truncated");
-      numel *= static_cast<uint64_t>(d);
+      if (d == 0) {
+        empty = true;
+      } else if (__builtin_mul_overflow(nonzero_numel, static_cast<uint64_t>(d), &nonzero_numel) ||
+                 nonzero_numel > bytes.size()) {
+        fail(what + " has more elements than its bytes can hold");
+      }
     }
+    uint64_t numel = empty ? 0 : nonzero_numel;
     int64_t data_size = 0;
     read(&data_size, 8);
     uint64_t expected = numel * dtype.bytes();
@@ -210,6 +217,9 @@ class MetadataReader {
       fail(what + " declares " + std::to_string(data_size) + " data bytes; its shape and dtype need " +
            std::to_string(expected));
     if (bytes.size() - pos < expected) fail(what + " is truncated");
+    if (dtype.is_bool())
+      for (uint64_t i = 0; i < expected; ++i)
+        if (bytes[pos + i] > 1) fail(what + " is a bool array holding a byte other than 0 or 1");
     return Tensor::from_bytes(shape, dtype,
                               std::span<const std::byte>(reinterpret_cast<const std::byte*>(bytes.data() + pos), expected));
   }

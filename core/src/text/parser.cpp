@@ -114,10 +114,13 @@ class Parser {
       bound_.pop_back();
     }
   }
-  Var lookup_local(const Token& t) const {
+  Var lookup_local(const Token& t) {
     auto it = locals_.find(t.text);
     if (it == locals_.end()) fail_at(t, "undefined variable %" + t.text);
-    return it->second.back();
+    const Var& v = it->second.back();
+    for (auto& [var, use] : defining_)
+      if (var == v.get() && !use) use = &t;
+    return v;
   }
   GlobalVar global(const Token& t) {
     auto [it, fresh] = globals_.try_emplace(t.text);
@@ -157,7 +160,13 @@ class Parser {
         Var v = new_var(name, std::move(ty));
         bind(v);  // in scope in its own value, so closures can recurse
         expect(TokenKind::kEqual);
+        defining_.push_back({v.get(), nullptr});
         Expr value = parse_value();
+        const Token* self_use = defining_.back().second;
+        defining_.pop_back();
+        if (self_use && value->kind != ExprKind::kFunction)
+          fail_at(*self_use, "%" + self_use->text + " is used in its own let value, which is not a function; " +
+                                 "expected a `fn` (only functions may refer to themselves)");
         expect(TokenKind::kSemicolon);
         lets.push_back({v, value, at});
         continue;
@@ -485,6 +494,8 @@ class Parser {
   std::unordered_map<std::string, std::vector<Var>> locals_;
   std::vector<std::string> bound_;
   std::unordered_map<int64_t, Expr> graph_;
+  // Let variables whose value is being parsed, with their first use inside it.
+  std::vector<std::pair<const VarNode*, const Token*>> defining_;
   std::unordered_map<std::string, GlobalVar> globals_;
   std::unordered_map<std::string, Token> global_refs_;
 };
