@@ -125,6 +125,42 @@ Expr batch_size(const Expr& x) {
   return grad::scalar_like(x, static_cast<double>(grad::static_shape(x, "the predictions").at(0)));
 }
 
+/// loss[n, ...] = -predictions[n, t, ...] w[t] for target t (0 where t is
+/// ignore_index), then reduced. With picked = [class == t and t != ignore]
+/// over (N, C, ...), each loss reads predictions only where picked is 1.
+std::vector<Expr> nll_loss_gradient(const Expr& c, const Expr& g) {
+  Expr predictions = c.arg(0), targets = c.arg(1), weights = c.arg(2);
+  Attrs a = c.attrs();
+  std::vector<int64_t> shape = grad::static_shape(predictions, "nll_loss's predictions");
+  const int64_t classes = shape.at(1);
+  DLDataType target_type = targets.type().dtype();
+  std::vector<double> class_ids(static_cast<size_t>(classes));
+  for (int64_t k = 0; k < classes; ++k) class_ids[static_cast<size_t>(k)] = static_cast<double>(k);
+  std::vector<int64_t> along_classes(shape.size(), 1);
+  along_classes[1] = classes;
+  Expr target_axis = call("expand_dims", {targets}, {{"axis", 1}});
+  Expr picked = call("logical_and",
+                     {call("equal", {target_axis, grad::constant_of(along_classes, target_type, class_ids)}),
+                      call("not_equal", {target_axis, grad::constant_of({}, target_type, {static_cast<double>(a.get_int("ignore_index"))})})});
+  Expr mask = grad::cast_like(picked, predictions);
+  Expr w = call("reshape", {weights}, {{"newshape", along_classes}});
+  auto per_class = [](const Expr& e) {
+    return call("sum", {e}, {{"axis", std::vector<int64_t>{1}}, {"exclude", true}});
+  };
+  std::string reduction = a.get_string("reduction");
+  // The gradient of each loss element, broadcast over the classes axis.
+  Expr g_each = reduction == "none" ? call("expand_dims", {g}, {{"axis", 1}}) : g;
+  Expr dpred = grad::neg(grad::mul(grad::mul(g_each, w), mask));
+  Expr dweights = per_class(grad::neg(grad::mul(grad::mul(g_each, predictions), mask)));
+  if (reduction == "mean") {
+    // loss = S / T with T = sum(w[t]): dS/dw_c as above, dT/dw_c = count of c.
+    Expr total = call("sum", {grad::mul(w, mask)});
+    dpred = grad::div(dpred, total);
+    dweights = grad::div(grad::sub(dweights, grad::mul(grad::mul(g, c), per_class(mask))), total);
+  }
+  return {dpred, grad::zeros_like(targets), dweights};
+}
+
 }  // namespace
 
 void register_loss_ops(Registrar& reg) {
@@ -177,7 +213,8 @@ void register_loss_ops(Registrar& reg) {
       .support_level(10)
       .pattern(WEFT_PATTERN_OUT_ELEMWISE_FUSABLE)
       .type_relation(nll_loss_relation)
-      .kernel(nll_loss_kernel);
+      .kernel(nll_loss_kernel)
+      .gradient(nll_loss_gradient);
 }
 
 }  // namespace weft_nn

@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include <weft/sdk/gradient.hpp>
+
 #include "transform.h"
 
 namespace weft_nn {
@@ -148,6 +150,25 @@ Type scaled_type(const Type& data, const std::string& layout, const std::vector<
 
 }  // namespace
 
+/// Resizing is linear and separable: along each spatial axis the output is
+/// (out x in) tap weights times the input, so the gradient applies the
+/// transposed weights axis by axis.
+std::vector<Expr> resize_gradient(const Expr& c, const Expr& g, Method method, Coord mode) {
+  Expr data = c.arg(0);
+  std::vector<int64_t> in = grad::static_shape(data, "the resized data"), current = grad::static_shape(c, "the output");
+  Expr result = g;
+  for (size_t axis : spatial_axes(c.attrs().get_string("layout"))) {
+    std::vector<double> matrix(static_cast<size_t>(current[axis] * in[axis]), 0.0);
+    std::vector<std::vector<Tap>> taps = axis_taps(in[axis], current[axis], method, mode);
+    for (size_t o = 0; o < taps.size(); ++o) {
+      for (const Tap& t : taps[o]) matrix[o * static_cast<size_t>(in[axis]) + static_cast<size_t>(t.index)] += t.weight;
+    }
+    result = grad::transpose_matrix_along_axis(result, current, axis, in[axis], matrix, data.type().dtype());
+    current[axis] = in[axis];
+  }
+  return {result};
+}
+
 void register_upsampling_ops(Registrar& reg) {
   reg.op("nn.upsampling")
       .describe(
@@ -173,6 +194,11 @@ void register_upsampling_ops(Registrar& reg) {
         Method m = method == "bilinear" ? Method::kLinear : method == "bicubic" ? Method::kCubic : Method::kNearest;
         Coord c = k.attrs.get_bool("align_corners") ? Coord::kAlignCorners : Coord::kAsymmetric;
         run_resize(k, spatial_axes(k.attrs.get_string("layout")), m, c);
+      })
+      .gradient([](const Expr& c, const Expr& g) {
+        std::string method = c.attrs().get_string("method");
+        Method m = method == "bilinear" ? Method::kLinear : method == "bicubic" ? Method::kCubic : Method::kNearest;
+        return resize_gradient(c, g, m, c.attrs().get_bool("align_corners") ? Coord::kAlignCorners : Coord::kAsymmetric);
       });
 
   reg.op("nn.upsampling3d")
@@ -204,6 +230,14 @@ void register_upsampling_ops(Registrar& reg) {
                   : mode == "asymmetric"  ? Coord::kAsymmetric
                                           : Coord::kHalfPixel;
         run_resize(k, spatial_axes(k.attrs.get_string("layout")), m, c);
+      })
+      .gradient([](const Expr& c, const Expr& g) {
+        Method m = c.attrs().get_string("method") == "trilinear" ? Method::kLinear : Method::kNearest;
+        std::string mode = c.attrs().get_string("coordinate_transformation_mode");
+        Coord coord = mode == "align_corners" ? Coord::kAlignCorners
+                      : mode == "asymmetric"  ? Coord::kAsymmetric
+                                              : Coord::kHalfPixel;
+        return resize_gradient(c, g, m, coord);
       });
 }
 

@@ -215,19 +215,14 @@ std::vector<Expr> strided_slice_gradient(const Expr& c, const Expr& g) {
   Expr data = c.arg(0);
   Shape shape = grad::static_shape(data, "strided_slice's data");
   Shape current = grad::static_shape(c, "strided_slice's output");
-  DLDataType dt = data.type().dtype();
   Expr result = g;
   for (const SliceAxis& s : slice_plan(shape, c.attrs())) {
     const int64_t extent = shape[s.axis];
     std::vector<double> select(static_cast<size_t>(s.size * extent), 0.0);
     for (int64_t o = 0; o < s.size; ++o) select[static_cast<size_t>(o * extent + s.begin + o * s.stride)] = 1.0;
-    int64_t pre = 1, post = 1;
-    for (int64_t d = 0; d < s.axis; ++d) pre *= current[d];
-    for (size_t d = s.axis + 1; d < current.size(); ++d) post *= current[d];
-    Expr spread = call("reshape", {result}, {{"newshape", Shape{pre, s.size, 1, post}}});
-    Expr matrix = grad::constant_of({1, s.size, extent, 1}, dt, select);
+    result = grad::transpose_matrix_along_axis(result, current, static_cast<size_t>(s.axis), extent, select,
+                                               data.type().dtype());
     current[s.axis] = extent;
-    result = call("reshape", {call("sum", {grad::mul(spread, matrix)}, {{"axis", Shape{1}}})}, {{"newshape", current}});
   }
   return {result};
 }

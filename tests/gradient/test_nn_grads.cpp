@@ -19,6 +19,23 @@ std::vector<Tensor> batch_norm_inputs() {
   return {Tensor(), Tensor(), Tensor(), Tensor(), var};
 }
 
+/// nll_loss's int32 targets (one ignored), the predictions and weights drawn.
+std::function<std::vector<Tensor>()> nll_inputs(Shape targets, std::vector<int32_t> values) {
+  return [=] {
+    Tensor t = Tensor::empty(targets, DataType::Int(32));
+    for (size_t i = 0; i < values.size(); ++i) t.data_as<int32_t>()[i] = values[i];
+    return std::vector<Tensor>{Tensor(), t, Tensor()};
+  };
+}
+
+std::function<Function()> nll_fn(Shape predictions, Shape targets, std::string reduction) {
+  return [=] {
+    Var p = var("p", f64(predictions)), t = var("t", tensor_type(targets, DataType::Int(32))),
+        w = var("w", f64({predictions[1]}));
+    return function({p, t, w}, call("nn.nll_loss", {p, t, w}, {{"reduction", reduction}, {"ignore_index", 1}}));
+  };
+}
+
 std::vector<GradCase> nn_cases() {
   const CheckGradOptions plain;
   const CheckGradOptions spread = around(0.0, 1.0);    // kinks at 0 (relu): far from most samples
@@ -51,6 +68,9 @@ std::vector<GradCase> nn_cases() {
       {"batch_flatten", op_fn("nn.batch_flatten", {{2, 3, 2}}), plain},
       {"cross_entropy", op_fn("nn.cross_entropy", {{2, 3}, {2, 3}}), positive},
       {"cross_entropy_with_logits", op_fn("nn.cross_entropy_with_logits", {{2, 3}, {2, 3}}), spread},
+      {"nll_loss_mean", nll_fn({3, 4}, {3}, "mean"), positive, {0, 2}, nll_inputs({3}, {2, 1, 0})},
+      {"nll_loss_sum_spatial", nll_fn({2, 3, 2}, {2, 2}, "sum"), spread, {0, 2}, nll_inputs({2, 2}, {0, 2, 1, 2})},
+      {"nll_loss_none", nll_fn({3, 3}, {3}, "none"), spread, {0, 2}, nll_inputs({3}, {2, 0, 1})},
       {"pad_constant",
        [] {
          Var x = var("x", f64({2, 3})), v = var("v", f64({}));
@@ -103,6 +123,17 @@ std::vector<GradCase> nn_cases() {
       {"avg_pool1d_nwc",
        op_fn("nn.avg_pool1d", {{2, 5, 3}},
              {{"pool_size", Shape{2}}, {"layout", "NWC"}, {"padding", Shape{1, 0}}, {"count_include_pad", true}}),
+       spread},
+      {"upsampling_nearest", op_fn("nn.upsampling", {{1, 2, 2, 3}}, {{"scale_h", 2.0}, {"scale_w", 1.5}}), spread},
+      {"upsampling_bilinear_aligned",
+       op_fn("nn.upsampling", {{1, 1, 3, 2}},
+             {{"scale_h", 2.0}, {"scale_w", 2.0}, {"method", "bilinear"}, {"align_corners", true}}),
+       spread},
+      {"upsampling_bicubic_nhwc",
+       op_fn("nn.upsampling", {{1, 3, 3, 2}}, {{"scale_h", 2.0}, {"scale_w", 2.0}, {"method", "bicubic"}, {"layout", "NHWC"}}),
+       spread},
+      {"upsampling3d_trilinear",
+       op_fn("nn.upsampling3d", {{1, 1, 2, 2, 3}}, {{"scale_d", 2.0}, {"scale_h", 1.0}, {"scale_w", 2.0}, {"method", "trilinear"}}),
        spread},
       {"global_avg_pool2d", op_fn("nn.global_avg_pool2d", {{2, 3, 2, 3}}), spread},
       {"global_max_pool2d", op_fn("nn.global_max_pool2d", {{2, 3, 2, 3}}), spread},

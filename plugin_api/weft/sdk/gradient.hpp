@@ -49,6 +49,24 @@ inline Expr constant_of(const std::vector<int64_t>& shape, DLDataType dt, const 
   return constant(t);
 }
 
+/// The gradient through y = M x along `axis`, M an (out x in) matrix given
+/// row-major: M^T g along that axis. `shape` is g's static shape (out along
+/// axis); the result has in along axis. Shared by ops that select or mix
+/// along axes (strided_slice, resizing).
+inline Expr transpose_matrix_along_axis(const Expr& g, const std::vector<int64_t>& shape, size_t axis, int64_t in,
+                                        const std::vector<double>& matrix, DLDataType dt) {
+  const int64_t out = shape.at(axis);
+  int64_t pre = 1, post = 1;
+  for (size_t d = 0; d < axis; ++d) pre *= shape[d];
+  for (size_t d = axis + 1; d < shape.size(); ++d) post *= shape[d];
+  Expr spread = call("reshape", {g}, {{"newshape", std::vector<int64_t>{pre, out, 1, post}}});
+  Expr m = constant_of({1, out, in, 1}, dt, matrix);
+  std::vector<int64_t> result = shape;
+  result[axis] = in;
+  Expr summed = call("sum", {call("multiply", {spread, m})}, {{"axis", std::vector<int64_t>{1}}});
+  return call("reshape", {summed}, {{"newshape", result}});
+}
+
 /// A static shape of an argument or a call, for gradients that need one; an
 /// Error naming `what` when a dim is `?`.
 inline std::vector<int64_t> static_shape(const Expr& e, const std::string& what) {
