@@ -125,8 +125,8 @@ TEST(ModelSpec, ArgumentMistakesNameTheArgument) {
 
 TEST(ModelSpec, MissingRequiredArgumentIsNamed) {
   register_spec_models();
-  EXPECT_THAT(error_of("spec_rnn:iterations=3"), HasSubstr("num_hidden"));
-  EXPECT_THAT(error_of("spec_rnn"), HasSubstr("iterations"));
+  EXPECT_THAT(error_of("spec_rnn:iterations=3"), HasSubstr("model spec_rnn: missing required argument 'num_hidden'"));
+  EXPECT_THAT(error_of("spec_rnn"), HasSubstr("missing required argument 'iterations'"));
   ModelSpec spec = parse_model_spec("spec_rnn:iterations=3,num_hidden=8");
   EXPECT_EQ(param(spec, "num_hidden").as_int(), 8);
 }

@@ -152,6 +152,22 @@ std::string variants_list(const ModelDef& def) {
   return names.empty() ? "it has none; use " + def.name + ":key=value,..." : join(names, ", ");
 }
 
+/// Normalizes against the family's schema; its errors speak of the model's
+/// arguments ("model lstm: missing required argument 'iterations'").
+Attrs normalize_arguments(const ModelDef& def, const Attrs& given) {
+  try {
+    return def.params.normalize("model " + def.name, given);
+  } catch (const Error& e) {
+    std::string message = e.message();
+    for (size_t at = message.find("attribute"); at != std::string::npos; at = message.find("attribute", at)) {
+      message.replace(at, 9, "argument");
+    }
+    Error out("model " + def.name + ": " + message);
+    if (!e.expected_form().empty()) out.expected(e.expected_form());
+    throw out;
+  }
+}
+
 }  // namespace
 
 std::string variant_name(std::string_view family, const ModelVariant& v) {
@@ -217,7 +233,7 @@ ModelSpec parse_model_spec(std::string_view text) {
       given.emplace_back(field.name, read_value(family, field, item.substr(eq + 1)));
     }
   }
-  return ModelSpec{family, def->params.normalize("model " + family, make_attrs(std::move(given)))};
+  return ModelSpec{family, normalize_arguments(*def, make_attrs(std::move(given)))};
 }
 
 Function build_model(const ModelSpec& spec) {
