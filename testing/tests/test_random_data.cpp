@@ -29,7 +29,8 @@ uint64_t element_bits(const Tensor& t, int64_t i) {
 }
 
 TEST(Rand, MatchesNumpyUniformDrawsBitForBit) {
-  for (const auto& c : golden().at("rand")) {
+  const nlohmann::json cases = golden().at("rand");
+  for (const auto& c : cases) {
     const DataType dtype = DataType::parse(c.at("dtype").get<std::string>());
     const auto shape = c.at("shape").get<std::vector<int64_t>>();
     sdk::NumpyRandomState state(c.at("seed").get<uint32_t>());
