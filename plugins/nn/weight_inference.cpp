@@ -24,14 +24,17 @@ int64_t axis_of(int64_t axis, size_t n) {
 
 /// conv1d/2d/3d (transposed = false) and their transposes: the weight from
 /// channels and kernel_size, in the canonical OI... (IO... for transposes)
-/// order mapped to kernel_layout. Relay requires a typed weight for grouped
-/// (groups > 1) convs, so those are left alone.
+/// order mapped to kernel_layout. Relay's Conv2DRel requires a typed weight
+/// for grouped (groups > 1) convs, with the error it gives.
 weft::sdk::InputInference conv_weight(std::string data_canon, std::string kernel_canon, bool transposed) {
   return [=](const std::vector<Type>& args, const Attrs& attrs) -> std::vector<Type> {
     auto channels = conv::optional_int(attrs, "channels");
     auto kernel = conv::optional_ints(attrs, "kernel_size");
     int64_t groups = attrs.get_int("groups");
-    if (!is_tensor(args[0]) || !channels || !kernel || (!transposed && groups != 1)) return {};
+    if (!transposed && groups > 1 && kernel_canon == "OIHW" && !is_tensor(args[1])) {
+      throw weft::sdk::Error("Weight shape must be specified when groups is greater than 1.");
+    }
+    if (!is_tensor(args[0]) || !channels || !kernel) return {};
     auto data_layout = conv::Layout::parse(attrs.get_string("data_layout"), data_canon, "data_layout");
     auto kernel_layout = conv::Layout::parse(attrs.get_string("kernel_layout"), kernel_canon, "kernel_layout");
     std::vector<int64_t> data = args[0].shape();
