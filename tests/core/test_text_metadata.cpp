@@ -71,6 +71,53 @@ TEST_F(TextMetadataTest, ConstantsComeWithDtypeShapeAndData) {
   EXPECT_EQ(t.data_as<float>()[1], 2.0f);
 }
 
+TEST_F(TextMetadataTest, ASectionAsTvmPrintsItReads) {
+  // Laid out exactly as TVM 0.8's astext() writes a float32 [2, 3] constant
+  // holding 1..6 (dmlc JSON: ", " line endings, one-line "data" arrays).
+  IRModule mod = parse_module(
+      "#[version = \"0.0.5\"]\n"
+      "def @main(%x: Tensor[(1, 2, 3), float32]) {\n"
+      "  meta[relay.Constant][0]\n"
+      "}\n"
+      "\n"
+      "#[metadata]\n"
+      "{\n"
+      "  \"root\": 1, \n"
+      "  \"nodes\": [\n"
+      "    {\n"
+      "      \"type_key\": \"\"\n"
+      "    }, \n"
+      "    {\n"
+      "      \"type_key\": \"Map\", \n"
+      "      \"keys\": [\n"
+      "        \"relay.Constant\"\n"
+      "      ], \n"
+      "      \"data\": [2]\n"
+      "    }, \n"
+      "    {\n"
+      "      \"type_key\": \"Array\", \n"
+      "      \"data\": [3]\n"
+      "    }, \n"
+      "    {\n"
+      "      \"type_key\": \"relay.Constant\", \n"
+      "      \"attrs\": {\n"
+      "        \"_checked_type_\": \"0\", \n"
+      "        \"data\": \"0\", \n"
+      "        \"span\": \"0\"\n"
+      "      }\n"
+      "    }\n"
+      "  ], \n"
+      "  \"b64ndarrays\": [\n"
+      "    \"P6G0lvBAXt0AAAAAAAAAAAEAAAAAAAAAAgAAAAIgAQACAAAAAAAAAAMAAAAAAAAAGAAAAAAAAAAAAIA/AAAAQAAAQEAAAIBAAACgQAAAwEA=\"\n"
+      "  ], \n"
+      "  \"attrs\": {\"tvm_version\": \"0.8.0\"}\n"
+      "}");
+  const Tensor& t = static_cast<const ConstantNode&>(*mod.main()->body).data;
+  EXPECT_EQ(t.dtype(), DataType::Float(32));
+  EXPECT_EQ(t.shape(), (std::vector<int64_t>{2, 3}));
+  for (int i = 0; i < 6; ++i) EXPECT_EQ(t.data_as<float>()[i], static_cast<float>(i + 1));
+}
+
 TEST_F(TextMetadataTest, TheOlderInterleavedMapLayoutReadsToo) {
   std::string old_layout =
       "{\"root\": 1, \"nodes\": [{\"type_key\": \"\"}, "
