@@ -148,6 +148,26 @@ std::vector<Expr> global_max_gradient(const Expr& c, const Expr& g) {
   return {grad::mul(grad::div(hits, count), call("broadcast_to_like", {g, x}))};
 }
 
+/// Adaptive average pooling is separable: along each pooled axis, output o
+/// averages [floor(o * in / out), ceil((o + 1) * in / out)), an (out x in)
+/// matrix; the gradient applies the transposed matrices axis by axis.
+std::vector<Expr> adaptive_avg_gradient(const AdaptiveOp& p, const Expr& c, const Expr& g) {
+  Expr x = c.arg(0);
+  std::vector<int64_t> in = grad::static_shape(x, "the pooled data"), current = grad::static_shape(c, "the output");
+  Expr result = g;
+  for (size_t axis : pooled_axes(c.attrs().get_string("layout"), p.spatial, x.type())) {
+    const int64_t ie = in[axis], oe = current[axis];
+    std::vector<double> matrix(static_cast<size_t>(oe * ie), 0.0);
+    for (int64_t o = 0; o < oe; ++o) {
+      int64_t begin = o * ie / oe, end = ((o + 1) * ie + oe - 1) / oe;
+      for (int64_t i = begin; i < end; ++i) matrix[static_cast<size_t>(o * ie + i)] = 1.0 / static_cast<double>(end - begin);
+    }
+    result = grad::transpose_matrix_along_axis(result, current, axis, ie, matrix, x.type().dtype());
+    current[axis] = ie;
+  }
+  return {result};
+}
+
 void register_adaptive(Registrar& reg, const AdaptiveOp& p) {
   const size_t n = std::string(p.spatial).size();
   std::string what = p.is_max ? "largest" : "mean";
@@ -176,7 +196,11 @@ void register_adaptive(Registrar& reg, const AdaptiveOp& p) {
   op.attr("out_layout", std::string(""), "The output layout: empty or equal to layout (pooling keeps the layout).");
   op.type_relation(
       [p](const std::vector<Type>& args, const Attrs& attrs) { return adaptive_relation(p, args, attrs); });
-  if (p.global) op.gradient(p.is_max ? global_max_gradient : global_avg_gradient);
+  if (p.global) {
+    op.gradient(p.is_max ? global_max_gradient : global_avg_gradient);
+  } else if (!p.is_max) {
+    op.gradient([p](const Expr& c, const Expr& g) { return adaptive_avg_gradient(p, c, g); });
+  }
   op.kernel([p](const KernelArgs& k) {
     dispatch_float(k, [&](auto t) { adaptive_kernel<decltype(t)>(p, k); });
   });

@@ -6,6 +6,8 @@
 #include <cctype>
 #include <map>
 
+#include <weft/sdk/gradient.hpp>
+
 #include "kernel_util.h"
 #include "tensor_ops.h"
 
@@ -161,7 +163,17 @@ void register_layout_transform_op(Registrar& reg) {
       .support_level(5)
       .pattern(WEFT_PATTERN_INJECTIVE)
       .type_relation(layout_transform_relation)
-      .kernel(layout_transform_kernel);
+      .kernel(layout_transform_kernel)
+      .gradient([](const Expr& c, const Expr& g) {
+        // The transform back, then the padding a rounded-up axis gained (which
+        // reads no input) cut off.
+        Attrs a = c.attrs();
+        Expr back = call("layout_transform", {g},
+                         {{"src_layout", a.get_string("dst_layout")}, {"dst_layout", a.get_string("src_layout")}});
+        Shape shape = grad::static_shape(c.arg(0), "layout_transform's data");
+        return std::vector<Expr>{
+            call("strided_slice", {back}, {{"begin", Shape(shape.size(), 0)}, {"end", shape}})};
+      });
 }
 
 }  // namespace weft_tensor
