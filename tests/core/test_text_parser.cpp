@@ -268,6 +268,8 @@ TEST_F(TextParserTest, DeepNestingIsAnErrorNotACrash) {
 TEST_F(TextParserTest, UnreadableFilesNameThePath) {
   std::string message = error_of([] { parse_module_file("/nonexistent/prog.relay"); });
   EXPECT_EQ(message, "cannot read Relay text file /nonexistent/prog.relay; expected a readable file");
+  EXPECT_EQ(error_of([] { parse_module_file(WEFT_GOLDEN_DIR); }),
+            std::string("cannot read Relay text file ") + WEFT_GOLDEN_DIR + "; expected a readable file");
 }
 
 }  // namespace
