@@ -123,6 +123,21 @@ TEST(GradientPass, HigherOrderTakesTheBranchThatRan) {
   EXPECT_EQ(read(other.second[1]), (std::vector<double>{-1, -1, -1}));
 }
 
+TEST(GradientPass, HigherOrderDifferentiatesThroughARecursiveClosure) {
+  // let f = fn(n, x) { if n > 0 then f(n - 1, x * x) else x } in f(2, x): x^4, so 4x^3.
+  Type scalar = tensor_type({}, DataType::Float(64));
+  Var n = var("n", scalar), x = var("x", vec3()), m = var("m", scalar), y = var("y", vec3()), f = var("f");
+  Expr one = constant(Tensor::scalar(1.0, DataType::Float(64)));
+  Expr body = if_then_else(call("greater", {m, call("zeros_like", {m})}),
+                           call_function(f, {call("subtract", {m, one}), call("multiply", {y, y})}), y);
+  Function fn = function({n, x}, let(f, function({m, y}, body), call_function(f, {n, x})));
+  Tensor two = Tensor::scalar(2.0, DataType::Float(64));
+  auto [out, grads] = run_gradient(fn, {two, values({1, 2, -1})}, GradientMode::kHigherOrder);
+  EXPECT_EQ(read(out), (std::vector<double>{1, 16, 1}));
+  EXPECT_EQ(read(grads[1]), (std::vector<double>{4, 32, -4}));
+  EXPECT_EQ(grads[0].tensor().element_as_double(0), 0.0);
+}
+
 TEST(GradientPass, HigherOrderMatchesCentralDifferencesWithClosuresAndIf) {
   Var x = var("x", vec3()), z = var("z", vec3()), sq = var("sq");
   Expr cond = call("greater", {call("sum", {x}), call("zeros_like", {call("sum", {x})})});
