@@ -85,6 +85,46 @@ std::vector<Expr> conv_gradient(const Expr& c, const Expr& g) {
   return {back_to(ddata, data), back_to(dweight, weight)};
 }
 
+std::vector<Expr> conv3d_gradient(const Expr& c, const Expr& g) {
+  Attrs a = c.attrs();
+  std::string out_layout = a.get_string("out_layout");
+  if (a.get_string("data_layout") != "NCDHW" || a.get_string("kernel_layout") != "OIDHW" ||
+      (!out_layout.empty() && out_layout != "NCDHW") || a.get_int("groups") != 1) {
+    throw Error("the gradient of nn.conv3d covers NCDHW data with an OIDHW kernel and groups=1");
+  }
+  Expr data = c.arg(0), weight = c.arg(1);
+  std::vector<int64_t> in = grad::static_shape(data, "conv3d's data"), w = grad::static_shape(weight, "conv3d's weight"),
+                       out = grad::static_shape(c, "conv3d's output");
+  std::vector<int64_t> strides = a.get_ints("strides"), padding = a.get_ints("padding"), dilation = a.get_ints("dilation");
+  std::vector<int64_t> output_padding(3), kernel = {w[2], w[3], w[4]};
+  for (size_t i = 0; i < 3; ++i) {
+    int64_t covered = (out[2 + i] - 1) * strides[i] - padding[i] - padding[i + 3] + (w[2 + i] - 1) * dilation[i] + 1;
+    output_padding[i] = in[2 + i] - covered;
+  }
+  Expr ddata = call("nn.conv3d_transpose", {g, weight},
+                    {{"channels", in[1]}, {"kernel_size", kernel}, {"strides", strides}, {"padding", padding},
+                     {"output_padding", output_padding}, {"dilation", dilation}});
+  // No 3-D weight-gradient op: Relay's former construction, a convolution
+  // grouped per (batch, input channel) of the data with the output gradient,
+  // strides and dilation swapped, summed over the batch.
+  const int64_t batch = in[0], channels = in[1], filters = w[0];
+  Expr rows = call("reshape", {call("tile", {g}, {{"reps", std::vector<int64_t>{1, channels, 1, 1, 1}}})},
+                   {{"newshape", std::vector<int64_t>{batch * channels * filters, 1, out[2], out[3], out[4]}}});
+  Expr planes = call("reshape", {data}, {{"newshape", std::vector<int64_t>{1, batch * channels, in[2], in[3], in[4]}}});
+  Expr per_pair = call("nn.conv3d", {planes, rows},
+                       {{"strides", dilation}, {"padding", padding}, {"dilation", strides}, {"groups", batch * channels}});
+  std::vector<int64_t> reach(3);
+  for (size_t i = 0; i < 3; ++i) {
+    reach[i] = (in[2 + i] + padding[i] + padding[i + 3] - (out[2 + i] - 1) * strides[i] - 1) / dilation[i] + 1;
+  }
+  Expr summed = call("sum", {call("reshape", {per_pair}, {{"newshape", std::vector<int64_t>{batch, channels, filters, reach[0], reach[1], reach[2]}}})},
+                     {{"axis", std::vector<int64_t>{0}}});
+  Expr dweight = call("strided_slice", {call("transpose", {summed}, {{"axes", std::vector<int64_t>{1, 0, 2, 3, 4}}})},
+                      {{"begin", std::vector<int64_t>{0, 0, 0, 0, 0}},
+                       {"end", std::vector<int64_t>{filters, channels, kernel[0], kernel[1], kernel[2]}}});
+  return {ddata, dweight};
+}
+
 std::vector<Expr> conv_transpose_gradient(const Expr& c, const Expr& g) {
   // y = conv_transpose(x, W) is the adjoint of conv(., W): x's gradient is the
   // convolution of g with W (read as OIHW), and W's gradient maps g to x.

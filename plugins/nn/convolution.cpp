@@ -257,7 +257,8 @@ void register_convolution_ops(Registrar& reg) {
   register_conv(reg, {"nn.conv3d", 3, "NCDHW", "OIDHW"},
                 "3D convolution over volumes. data (batch, in_channels, depth, height, width) in NCDHW, weight "
                 "(channels, in_channels/groups, kd, kh, kw) in OIDHW; out (batch, channels, out_depth, out_height, "
-                "out_width).");
+                "out_width).")
+      .gradient(conv::conv3d_gradient);
   conv::register_conv_transpose_ops(reg);
   conv::register_conv_winograd_ops(reg);
   conv::register_conv_winograd3d_ops(reg);
