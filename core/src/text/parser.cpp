@@ -100,7 +100,8 @@ class Parser {
   }
 
   // ---- scopes ---------------------------------------------------------------
-  // name -> innermost binding first-class; an undo log restores outer scopes.
+  // name -> its bindings, innermost last; an undo log of names restores the
+  // outer scopes, so lookups cost O(1) however long a let chain grows.
   void bind(const Var& v) {
     locals_[v->name_hint].push_back(v);
     bound_.push_back(v->name_hint);
