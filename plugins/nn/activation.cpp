@@ -228,7 +228,8 @@ void register_activation_ops(Registrar& reg) {
   softmax_op(reg, "nn.softmax", "Softmax along axis: exp(x_i) / sum_j exp(x_j).", SoftmaxKind::kSoftmax)
       .gradient([](const Expr& c, const Expr& g) {
         // (g - sum(g * y)) * y along axis, y the softmax.
-        Expr dot = call("sum", {grad::mul(g, c)}, {{"axis", std::vector<int64_t>{c.attrs().get_int("axis")}}, {"keepdims", true}});
+        std::vector<int64_t> axis = {c.attrs().get_int("axis")};
+        Expr dot = call("sum", {grad::mul(g, c)}, {{"axis", axis}, {"keepdims", true}});
         return Grads{grad::mul(grad::sub(g, dot), c)};
       });
   softmax_op(reg, "nn.fast_softmax",

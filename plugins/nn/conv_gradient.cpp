@@ -1,9 +1,8 @@
 // Gradients of conv1d/conv2d and their transposes (see conv_gradient.h).
 #include "conv_gradient.h"
 
-#include <weft/sdk/gradient.hpp>
-
 #include <string>
+#include <weft/sdk/gradient.hpp>
 
 namespace weft_nn::conv {
 
@@ -15,7 +14,7 @@ using namespace weft::sdk;
 /// inserted for 1-D, and the window attrs in conv2d's form.
 struct Conv2dView {
   bool one_d = false;
-  std::vector<int64_t> data, weight, out;  // 4-D
+  std::vector<int64_t> data, weight, out;           // 4-D
   std::vector<int64_t> strides, padding, dilation;  // 2, 4 and 2 values
   int64_t groups = 1;
 };
@@ -59,8 +58,12 @@ Expr back_to(const Expr& e, const Expr& like) { return call("reshape_like", {e, 
 Expr weight_gradient(const Conv2dView& v, const Expr& grad, const Expr& data, int64_t channels,
                      const std::vector<int64_t>& kernel) {
   return call("nn.conv2d_backward_weight", {grad, data},
-              {{"strides", v.strides}, {"padding", v.padding}, {"dilation", v.dilation}, {"groups", v.groups},
-               {"channels", channels}, {"kernel_size", kernel}});
+              {{"strides", v.strides},
+               {"padding", v.padding},
+               {"dilation", v.dilation},
+               {"groups", v.groups},
+               {"channels", channels},
+               {"kernel_size", kernel}});
 }
 
 }  // namespace
@@ -72,14 +75,18 @@ std::vector<Expr> conv_gradient(const Expr& c, const Expr& g) {
   // The rows a stride skipped at the end: output_padding gives them back.
   std::vector<int64_t> output_padding(2);
   for (size_t i = 0; i < 2; ++i) {
-    int64_t covered = (v.out[2 + i] - 1) * v.strides[i] - v.padding[i] - v.padding[i + 2] +
-                      (v.weight[2 + i] - 1) * v.dilation[i] + 1;
+    int64_t covered =
+        (v.out[2 + i] - 1) * v.strides[i] - v.padding[i] - v.padding[i + 2] + (v.weight[2 + i] - 1) * v.dilation[i] + 1;
     output_padding[i] = v.data[2 + i] - covered;
   }
   std::vector<int64_t> kernel = {v.weight[2], v.weight[3]};
   Expr ddata = call("nn.conv2d_transpose", {g4, w4},
-                    {{"channels", v.data[1]}, {"kernel_size", kernel}, {"strides", v.strides},
-                     {"padding", v.padding}, {"output_padding", output_padding}, {"dilation", v.dilation},
+                    {{"channels", v.data[1]},
+                     {"kernel_size", kernel},
+                     {"strides", v.strides},
+                     {"padding", v.padding},
+                     {"output_padding", output_padding},
+                     {"dilation", v.dilation},
                      {"groups", v.groups}});
   Expr dweight = weight_gradient(v, g4, x4, v.weight[0], kernel);
   return {back_to(ddata, data), back_to(dweight, weight)};
@@ -93,17 +100,23 @@ std::vector<Expr> conv3d_gradient(const Expr& c, const Expr& g) {
     throw Error("the gradient of nn.conv3d covers NCDHW data with an OIDHW kernel and groups=1");
   }
   Expr data = c.arg(0), weight = c.arg(1);
-  std::vector<int64_t> in = grad::static_shape(data, "conv3d's data"), w = grad::static_shape(weight, "conv3d's weight"),
+  std::vector<int64_t> in = grad::static_shape(data, "conv3d's data"),
+                       w = grad::static_shape(weight, "conv3d's weight"),
                        out = grad::static_shape(c, "conv3d's output");
-  std::vector<int64_t> strides = a.get_ints("strides"), padding = a.get_ints("padding"), dilation = a.get_ints("dilation");
+  std::vector<int64_t> strides = a.get_ints("strides"), padding = a.get_ints("padding"),
+                       dilation = a.get_ints("dilation");
   std::vector<int64_t> output_padding(3), kernel = {w[2], w[3], w[4]};
   for (size_t i = 0; i < 3; ++i) {
     int64_t covered = (out[2 + i] - 1) * strides[i] - padding[i] - padding[i + 3] + (w[2 + i] - 1) * dilation[i] + 1;
     output_padding[i] = in[2 + i] - covered;
   }
   Expr ddata = call("nn.conv3d_transpose", {g, weight},
-                    {{"channels", in[1]}, {"kernel_size", kernel}, {"strides", strides}, {"padding", padding},
-                     {"output_padding", output_padding}, {"dilation", dilation}});
+                    {{"channels", in[1]},
+                     {"kernel_size", kernel},
+                     {"strides", strides},
+                     {"padding", padding},
+                     {"output_padding", output_padding},
+                     {"dilation", dilation}});
   // No 3-D weight-gradient op: Relay's former construction, a convolution
   // grouped per (batch, input channel) of the data with the output gradient,
   // strides and dilation swapped, summed over the batch.
@@ -111,14 +124,18 @@ std::vector<Expr> conv3d_gradient(const Expr& c, const Expr& g) {
   Expr rows = call("reshape", {call("tile", {g}, {{"reps", std::vector<int64_t>{1, channels, 1, 1, 1}}})},
                    {{"newshape", std::vector<int64_t>{batch * channels * filters, 1, out[2], out[3], out[4]}}});
   Expr planes = call("reshape", {data}, {{"newshape", std::vector<int64_t>{1, batch * channels, in[2], in[3], in[4]}}});
-  Expr per_pair = call("nn.conv3d", {planes, rows},
-                       {{"strides", dilation}, {"padding", padding}, {"dilation", strides}, {"groups", batch * channels}});
+  Expr per_pair =
+      call("nn.conv3d", {planes, rows},
+           {{"strides", dilation}, {"padding", padding}, {"dilation", strides}, {"groups", batch * channels}});
   std::vector<int64_t> reach(3);
   for (size_t i = 0; i < 3; ++i) {
     reach[i] = (in[2 + i] + padding[i] + padding[i + 3] - (out[2 + i] - 1) * strides[i] - 1) / dilation[i] + 1;
   }
-  Expr summed = call("sum", {call("reshape", {per_pair}, {{"newshape", std::vector<int64_t>{batch, channels, filters, reach[0], reach[1], reach[2]}}})},
-                     {{"axis", std::vector<int64_t>{0}}});
+  Expr summed =
+      call("sum",
+           {call("reshape", {per_pair},
+                 {{"newshape", std::vector<int64_t>{batch, channels, filters, reach[0], reach[1], reach[2]}}})},
+           {{"axis", std::vector<int64_t>{0}}});
   Expr dweight = call("strided_slice", {call("transpose", {summed}, {{"axes", std::vector<int64_t>{1, 0, 2, 3, 4}}})},
                       {{"begin", std::vector<int64_t>{0, 0, 0, 0, 0}},
                        {"end", std::vector<int64_t>{filters, channels, kernel[0], kernel[1], kernel[2]}}});
@@ -133,8 +150,12 @@ std::vector<Expr> conv_transpose_gradient(const Expr& c, const Expr& g) {
   Expr g4 = as_4d(g, v.out), x4 = as_4d(data, v.data), w4 = as_4d(weight, v.weight);
   std::vector<int64_t> kernel = {v.weight[2], v.weight[3]};
   Expr ddata = call("nn.conv2d", {g4, w4},
-                    {{"strides", v.strides}, {"padding", v.padding}, {"dilation", v.dilation}, {"groups", v.groups},
-                     {"channels", v.data[1]}, {"kernel_size", kernel}});
+                    {{"strides", v.strides},
+                     {"padding", v.padding},
+                     {"dilation", v.dilation},
+                     {"groups", v.groups},
+                     {"channels", v.data[1]},
+                     {"kernel_size", kernel}});
   Expr dweight = weight_gradient(v, x4, g4, v.weight[0], kernel);
   return {back_to(ddata, data), back_to(dweight, weight)};
 }

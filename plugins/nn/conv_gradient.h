@@ -4,9 +4,8 @@
 // nn.conv2d_backward_weight. 1-D ones are computed as 2-D ones of height 1.
 #pragma once
 
-#include <weft/plugin.hpp>
-
 #include <vector>
+#include <weft/plugin.hpp>
 
 namespace weft_nn::conv {
 

@@ -207,7 +207,8 @@ OpBuilder& register_conv(Registrar& reg, const ConvSpec& spec, const std::string
   layout_attrs(op, spec.data_canon, spec.kernel_canon);
   out_dtype_attr(op);
   return op
-      .type_relation([spec](const std::vector<Type>& args, const Attrs& attrs) { return conv_relation(spec, args, attrs); })
+      .type_relation(
+          [spec](const std::vector<Type>& args, const Attrs& attrs) { return conv_relation(spec, args, attrs); })
       .kernel(conv_kernel(spec));
 }
 

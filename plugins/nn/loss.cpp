@@ -139,9 +139,10 @@ std::vector<Expr> nll_loss_gradient(const Expr& c, const Expr& g) {
   std::vector<int64_t> along_classes(shape.size(), 1);
   along_classes[1] = classes;
   Expr target_axis = call("expand_dims", {targets}, {{"axis", 1}});
+  Expr ignored = grad::constant_of({}, target_type, {static_cast<double>(a.get_int("ignore_index"))});
   Expr picked = call("logical_and",
                      {call("equal", {target_axis, grad::constant_of(along_classes, target_type, class_ids)}),
-                      call("not_equal", {target_axis, grad::constant_of({}, target_type, {static_cast<double>(a.get_int("ignore_index"))})})});
+                      call("not_equal", {target_axis, ignored})});
   Expr mask = grad::cast_like(picked, predictions);
   Expr w = call("reshape", {weights}, {{"newshape", along_classes}});
   auto per_class = [](const Expr& e) {

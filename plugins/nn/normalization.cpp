@@ -185,7 +185,8 @@ std::vector<Expr> batch_norm_gradient(const Expr& c, const Expr& g) {
   Expr scale = a.get_bool("scale") ? grad::mul(gamma, inv) : inv;
   Expr centered = grad::sub(x, along_axis(mean, x, axis));
   Expr dx = grad::mul(g0, along_axis(scale, x, axis));
-  Expr dgamma = a.get_bool("scale") ? grad::mul(per_channel(grad::mul(g0, centered), axis), inv) : grad::zeros_like(gamma);
+  Expr dgamma =
+      a.get_bool("scale") ? grad::mul(per_channel(grad::mul(g0, centered), axis), inv) : grad::zeros_like(gamma);
   Expr dbeta = a.get_bool("center") ? per_channel(g0, axis) : grad::zeros_like(c.arg(2));
   Expr dmean = grad::add(grad::neg(per_channel(dx, axis)), get_item(g, 1));
   // d rsqrt(v + eps) / dv = -0.5 rsqrt(v + eps) / (v + eps).
@@ -226,8 +227,8 @@ std::vector<Expr> affine_norm_gradient(Kind kind, const Expr& c, const Expr& g) 
   Expr sigma = call("sqrt", {grad::add(var, grad::scalar_like(x, a.get_float("epsilon")))});
   Expr xhat = grad::div(grad::sub(xv, mu), sigma);
   Expr dxhat = as_view(a.get_bool("scale") ? grad::mul(g, along_axis(gamma, x, axis)) : g);
-  Expr dxv = grad::div(grad::sub(grad::sub(dxhat, mean_over(dxhat)), grad::mul(xhat, mean_over(grad::mul(dxhat, xhat)))),
-                       sigma);
+  Expr spread = grad::mul(xhat, mean_over(grad::mul(dxhat, xhat)));
+  Expr dxv = grad::div(grad::sub(grad::sub(dxhat, mean_over(dxhat)), spread), sigma);
   Expr dgamma = a.get_bool("scale") ? per_channel(grad::mul(g, call("reshape_like", {xhat, x})), axis)
                                     : grad::zeros_like(gamma);
   Expr dbeta = a.get_bool("center") ? per_channel(g, axis) : grad::zeros_like(beta);

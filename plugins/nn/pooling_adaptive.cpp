@@ -160,7 +160,8 @@ std::vector<Expr> adaptive_avg_gradient(const AdaptiveOp& p, const Expr& c, cons
     std::vector<double> matrix(static_cast<size_t>(oe * ie), 0.0);
     for (int64_t o = 0; o < oe; ++o) {
       int64_t begin = o * ie / oe, end = ((o + 1) * ie + oe - 1) / oe;
-      for (int64_t i = begin; i < end; ++i) matrix[static_cast<size_t>(o * ie + i)] = 1.0 / static_cast<double>(end - begin);
+      const double share = 1.0 / static_cast<double>(end - begin);
+      for (int64_t i = begin; i < end; ++i) matrix[static_cast<size_t>(o * ie + i)] = share;
     }
     result = grad::transpose_matrix_along_axis(result, current, axis, ie, matrix, x.type().dtype());
     current[axis] = ie;

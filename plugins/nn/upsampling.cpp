@@ -198,7 +198,8 @@ void register_upsampling_ops(Registrar& reg) {
       .gradient([](const Expr& c, const Expr& g) {
         std::string method = c.attrs().get_string("method");
         Method m = method == "bilinear" ? Method::kLinear : method == "bicubic" ? Method::kCubic : Method::kNearest;
-        return resize_gradient(c, g, m, c.attrs().get_bool("align_corners") ? Coord::kAlignCorners : Coord::kAsymmetric);
+        Coord coord = c.attrs().get_bool("align_corners") ? Coord::kAlignCorners : Coord::kAsymmetric;
+        return resize_gradient(c, g, m, coord);
       });
 
   reg.op("nn.upsampling3d")

@@ -216,7 +216,9 @@ void register_broadcast_ops(Registrar& reg) {
       .pattern(WEFT_PATTERN_COMM_REDUCE)
       .type_relation(collapse_sum_to_relation)
       .kernel(collapse_sum_kernel)
-      .gradient([](const Expr& c, const Expr& g) { return std::vector<Expr>{call("broadcast_to_like", {g, c.arg(0)})}; });
+      .gradient([](const Expr& c, const Expr& g) {
+        return std::vector<Expr>{call("broadcast_to_like", {g, c.arg(0)})};
+      });
   reg.op("tile")
       .describe("data repeated reps times along each dim; data or reps is padded with leading 1s to one rank.")
       .input("data", "Tensor", "The input tensor.")

@@ -200,7 +200,8 @@ std::vector<Expr> extremum_gradient(const Expr& c, const Expr& g) {
   Expr x = c.arg(0);
   Attrs a = c.attrs();
   Expr hits = grad::cast_like(call("equal", {grad::unreduce(c, x, a), x}), x);
-  Expr count = call("sum", {hits}, {{"axis", a.get_value("axis")}, {"keepdims", true}, {"exclude", a.get_bool("exclude")}});
+  Expr count =
+      call("sum", {hits}, {{"axis", a.get_value("axis")}, {"keepdims", true}, {"exclude", a.get_bool("exclude")}});
   return {grad::mul(grad::div(hits, count), grad::unreduce(g, x, a))};
 }
 

@@ -4,7 +4,6 @@
 
 #include <cmath>
 #include <sstream>
-
 #include <weft/sdk/numpy_random.hpp>
 
 #include "weft/interpreter.h"
@@ -20,8 +19,10 @@ bool perturbable(DataType dt) { return dt == DataType::Float(32) || dt == DataTy
 double read(const Tensor& t, int64_t i) { return t.element_as_double(i); }
 
 void write(const Tensor& t, int64_t i, double v) {
-  if (t.dtype() == DataType::Float(64)) t.data_as<double>()[i] = v;
-  else t.data_as<float>()[i] = static_cast<float>(v);
+  if (t.dtype() == DataType::Float(64))
+    t.data_as<double>()[i] = v;
+  else
+    t.data_as<float>()[i] = static_cast<float>(v);
 }
 
 /// mean + scale * np.random.randn(*shape), rounded into the dtype.
@@ -106,7 +107,8 @@ GradCheckReport gradient_check(const Function& fn, std::vector<Tensor> inputs, c
   const double scale = options.scale.value_or(10 * options.eps);
   for (size_t i = 0; i < params.size(); ++i) {
     if (inputs[i].defined()) continue;
-    inputs[i] = draw(*downcast<TensorTypeNode>(params[i]->checked_type()), params[i]->name_hint, rng, options.mean, scale);
+    inputs[i] =
+        draw(*downcast<TensorTypeNode>(params[i]->checked_type()), params[i]->name_hint, rng, options.mean, scale);
   }
   std::vector<size_t> tested = test_inputs;
   if (tested.empty())

@@ -51,8 +51,7 @@ TEST_F(GradCheckCommandTest, InputsNamingNoParameterAreAnError) {
 }
 
 TEST_F(GradCheckCommandTest, AnOpWithoutGradientIsNamed) {
-  std::string file = program("fast_softmax.relay",
-                             "def @main(%x: Tensor[(3), float64]) {\n  nn.fast_softmax(%x)\n}\n");
+  std::string file = program("fast_softmax.relay", "def @main(%x: Tensor[(3), float64]) {\n  nn.fast_softmax(%x)\n}\n");
   CliResult r = weft("grad-check " + file);
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_THAT(r.err, HasSubstr("op nn.fast_softmax: the gradient pass needs the gradient of this op"));
@@ -71,8 +70,7 @@ TEST_F(GradCheckCommandTest, RunGradientWritesTheOutputAndEachParametersGradient
 }
 
 TEST_F(GradCheckCommandTest, RunGradientNamesAnOpWithoutGradient) {
-  std::string file = program("fast_softmax.relay",
-                             "def @main(%x: Tensor[(3), float64]) {\n  nn.fast_softmax(%x)\n}\n");
+  std::string file = program("fast_softmax.relay", "def @main(%x: Tensor[(3), float64]) {\n  nn.fast_softmax(%x)\n}\n");
   CliResult r = weft("run " + file + " --gradient");
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_THAT(r.err, HasSubstr("op nn.fast_softmax: the gradient pass needs the gradient of this op"));

@@ -20,8 +20,8 @@ namespace weft::testing {
 struct GradCase {
   std::string name;
   std::function<Function()> build;
-  CheckGradOptions options;  // mode is set per run
-  std::vector<size_t> test_inputs = {};  // empty: every parameter
+  CheckGradOptions options;                          // mode is set per run
+  std::vector<size_t> test_inputs = {};              // empty: every parameter
   std::function<std::vector<Tensor>()> inputs = {};  // empty: drawn by check_grad
 };
 

@@ -74,7 +74,8 @@ std::vector<GradCase> nn_cases() {
       {"pad_constant",
        [] {
          Var x = var("x", f64({2, 3})), v = var("v", f64({}));
-         return function({x, v}, call("nn.pad", {x, v}, {{"pad_width", std::vector<AttrValue>{Shape{1, 0}, Shape{2, 1}}}}));
+         return function({x, v},
+                         call("nn.pad", {x, v}, {{"pad_width", std::vector<AttrValue>{Shape{1, 0}, Shape{2, 1}}}}));
        },
        plain},
       {"conv2d", op_fn("nn.conv2d", {{1, 2, 5, 5}, {3, 2, 3, 3}}, {{"padding", 1}}), spread},
@@ -85,18 +86,22 @@ std::vector<GradCase> nn_cases() {
       {"conv2d_grouped", op_fn("nn.conv2d", {{1, 4, 4, 4}, {6, 2, 3, 3}}, {{"groups", 2}, {"padding", 1}}), spread},
       {"conv2d_depthwise",
        op_fn("nn.conv2d", {{1, 3, 4, 4}, {3, 1, 3, 3}}, {{"groups", 3}, {"channels", 3}, {"padding", 1}}), spread},
-      {"batch_norm_all_outputs", op_fn("nn.batch_norm", {{2, 3, 2}, {3}, {3}, {3}, {3}}), spread, {},
+      {"batch_norm_all_outputs",
+       op_fn("nn.batch_norm", {{2, 3, 2}, {3}, {3}, {3}, {3}}),
+       spread,
+       {},
        batch_norm_inputs},
       {"batch_norm_last_axis_unscaled",
        [] {
          Var x = var("x", f64({2, 3})), gamma = var("gamma", f64({3})), beta = var("beta", f64({3})),
              mean = var("mean", f64({3})), v = var("var", f64({3}));
-         return function({x, gamma, beta, mean, v},
-                         get_item(call("nn.batch_norm", {x, gamma, beta, mean, v},
-                                       {{"axis", -1}, {"scale", false}, {"center", false}}),
-                                  0));
+         return function({x, gamma, beta, mean, v}, get_item(call("nn.batch_norm", {x, gamma, beta, mean, v},
+                                                                  {{"axis", -1}, {"scale", false}, {"center", false}}),
+                                                             0));
        },
-       spread, {}, batch_norm_inputs},
+       spread,
+       {},
+       batch_norm_inputs},
       {"layer_norm", op_fn("nn.layer_norm", {{2, 5}, {5}, {5}}), spread},
       {"layer_norm_axis1_unscaled", op_fn("nn.layer_norm", {{2, 3, 2}, {3}, {3}}, {{"axis", 1}, {"scale", false}}),
        spread},
@@ -104,9 +109,11 @@ std::vector<GradCase> nn_cases() {
       {"group_norm", op_fn("nn.group_norm", {{2, 4, 3}, {4}, {4}}, {{"num_groups", 2}}), spread},
       {"conv1d", op_fn("nn.conv1d", {{2, 2, 7}, {3, 2, 3}}, {{"strides", 2}, {"padding", Shape{1, 0}}}), spread},
       {"conv1d_grouped_dilated", op_fn("nn.conv1d", {{1, 4, 8}, {4, 2, 2}}, {{"groups", 2}, {"dilation", 2}}), spread},
-      {"conv3d", op_fn("nn.conv3d", {{2, 2, 3, 4, 3}, {2, 2, 2, 3, 2}}, {{"padding", Shape{1, 0, 1, 0, 1, 0}}}), spread},
+      {"conv3d", op_fn("nn.conv3d", {{2, 2, 3, 4, 3}, {2, 2, 2, 3, 2}}, {{"padding", Shape{1, 0, 1, 0, 1, 0}}}),
+       spread},
       {"conv3d_strided_dilated",
-       op_fn("nn.conv3d", {{1, 1, 5, 4, 4}, {2, 1, 2, 2, 2}}, {{"strides", Shape{2, 1, 2}}, {"dilation", Shape{1, 2, 1}}}),
+       op_fn("nn.conv3d", {{1, 1, 5, 4, 4}, {2, 1, 2, 2, 2}},
+             {{"strides", Shape{2, 1, 2}}, {"dilation", Shape{1, 2, 1}}}),
        spread},
       {"conv2d_transpose", op_fn("nn.conv2d_transpose", {{1, 2, 3, 3}, {2, 3, 3, 3}}, {{"padding", 1}}), spread},
       {"conv2d_transpose_strided",
@@ -122,8 +129,8 @@ std::vector<GradCase> nn_cases() {
       {"avg_pool2d_padded",
        op_fn("nn.avg_pool2d", {{1, 1, 5, 5}}, {{"pool_size", Shape{3, 3}}, {"strides", Shape{2, 2}}, {"padding", 1}}),
        spread},
-      {"max_pool1d", op_fn("nn.max_pool1d", {{1, 2, 7}}, {{"pool_size", Shape{3}}, {"strides", Shape{2}}, {"padding", 1}}),
-       spread},
+      {"max_pool1d",
+       op_fn("nn.max_pool1d", {{1, 2, 7}}, {{"pool_size", Shape{3}}, {"strides", Shape{2}}, {"padding", 1}}), spread},
       {"avg_pool1d_nwc",
        op_fn("nn.avg_pool1d", {{2, 5, 3}},
              {{"pool_size", Shape{2}}, {"layout", "NWC"}, {"padding", Shape{1, 0}}, {"count_include_pad", true}}),
@@ -134,15 +141,18 @@ std::vector<GradCase> nn_cases() {
              {{"scale_h", 2.0}, {"scale_w", 2.0}, {"method", "bilinear"}, {"align_corners", true}}),
        spread},
       {"upsampling_bicubic_nhwc",
-       op_fn("nn.upsampling", {{1, 3, 3, 2}}, {{"scale_h", 2.0}, {"scale_w", 2.0}, {"method", "bicubic"}, {"layout", "NHWC"}}),
+       op_fn("nn.upsampling", {{1, 3, 3, 2}},
+             {{"scale_h", 2.0}, {"scale_w", 2.0}, {"method", "bicubic"}, {"layout", "NHWC"}}),
        spread},
       {"upsampling3d_trilinear",
-       op_fn("nn.upsampling3d", {{1, 1, 2, 2, 3}}, {{"scale_d", 2.0}, {"scale_h", 1.0}, {"scale_w", 2.0}, {"method", "trilinear"}}),
+       op_fn("nn.upsampling3d", {{1, 1, 2, 2, 3}},
+             {{"scale_d", 2.0}, {"scale_h", 1.0}, {"scale_w", 2.0}, {"method", "trilinear"}}),
        spread},
       {"adaptive_avg_pool2d", op_fn("nn.adaptive_avg_pool2d", {{1, 2, 5, 4}}, {{"output_size", Shape{3, 3}}}), spread},
       {"adaptive_avg_pool1d_nwc", op_fn("nn.adaptive_avg_pool1d", {{1, 7, 2}}, {{"output_size", 3}, {"layout", "NWC"}}),
        spread},
-      {"adaptive_avg_pool3d", op_fn("nn.adaptive_avg_pool3d", {{1, 1, 3, 2, 4}}, {{"output_size", Shape{2, 1, 3}}}), spread},
+      {"adaptive_avg_pool3d", op_fn("nn.adaptive_avg_pool3d", {{1, 1, 3, 2, 4}}, {{"output_size", Shape{2, 1, 3}}}),
+       spread},
       {"global_avg_pool2d", op_fn("nn.global_avg_pool2d", {{2, 3, 2, 3}}), spread},
       {"global_max_pool2d", op_fn("nn.global_max_pool2d", {{2, 3, 2, 3}}), spread},
       {"global_avg_pool2d_nhwc", op_fn("nn.global_avg_pool2d", {{1, 2, 3, 2}}, {{"layout", "NHWC"}}), spread},
@@ -151,7 +161,9 @@ std::vector<GradCase> nn_cases() {
 
 class NnOpGradient : public ::testing::TestWithParam<GradCase> {};
 
-TEST_P(NnOpGradient, MatchesCentralDifferencesFirstOrder) { expect_gradients_match(GetParam(), GradientMode::kFirstOrder); }
+TEST_P(NnOpGradient, MatchesCentralDifferencesFirstOrder) {
+  expect_gradients_match(GetParam(), GradientMode::kFirstOrder);
+}
 TEST_P(NnOpGradient, MatchesCentralDifferencesHigherOrder) {
   expect_gradients_match(GetParam(), GradientMode::kHigherOrder);
 }

@@ -30,7 +30,7 @@ std::vector<GradCase> tensor_cases() {
   const CheckGradOptions positive = around(1.0, 0.1);  // log, sqrt, power: away from 0
   const CheckGradOptions spread = around(0.0, 1.0);    // kinks at 0 (abs, max): far from most samples
   const CheckGradOptions between = around(0.3, 0.05);  // floor, ceil, round: away from jumps
-  CheckGradOptions coarse = spread;  // through float32: a step far above its rounding
+  CheckGradOptions coarse = spread;                    // through float32: a step far above its rounding
   coarse.eps = 1e-2;
   return {
       {"add_broadcast", op_fn("add", {{2, 3}, {3}}), plain},
@@ -40,18 +40,30 @@ std::vector<GradCase> tensor_cases() {
       {"power", op_fn("power", {{2, 3}, {3}}), positive},
       {"maximum", op_fn("maximum", {{2, 3}, {2, 3}}), spread},
       {"minimum", op_fn("minimum", {{2, 3}, {3}}), spread},
-      {"mod", op_fn("mod", {{2, 3}, {3}}), around(2.3, 0.2), {}, [] {
+      {"mod",
+       op_fn("mod", {{2, 3}, {3}}),
+       around(2.3, 0.2),
+       {},
+       [] {
          // y away from x's multiples so that no jump lies within eps.
          Tensor y = Tensor::empty({3}, DataType::Float(64));
          for (int i = 0; i < 3; ++i) y.data_as<double>()[i] = 0.7 + 0.1 * i;
          return std::vector<Tensor>{Tensor(), y};
        }},
-      {"floor_mod", op_fn("floor_mod", {{2, 3}, {2, 3}}), around(-2.3, 0.2), {}, [] {
+      {"floor_mod",
+       op_fn("floor_mod", {{2, 3}, {2, 3}}),
+       around(-2.3, 0.2),
+       {},
+       [] {
          Tensor y = Tensor::empty({2, 3}, DataType::Float(64));
          for (int i = 0; i < 6; ++i) y.data_as<double>()[i] = 1.1 - 0.05 * i;
          return std::vector<Tensor>{Tensor(), y};
        }},
-      {"floor_divide", op_fn("floor_divide", {{2, 3}, {3}}), around(0.5, 0.05), {}, [] {
+      {"floor_divide",
+       op_fn("floor_divide", {{2, 3}, {3}}),
+       around(0.5, 0.05),
+       {},
+       [] {
          Tensor y = Tensor::empty({3}, DataType::Float(64));
          for (int i = 0; i < 3; ++i) y.data_as<double>()[i] = 2.0 + i;
          return std::vector<Tensor>{Tensor(), y};
@@ -128,18 +140,24 @@ std::vector<GradCase> tensor_cases() {
          return function({x}, call("multiply", {get_item(parts, 0), get_item(parts, 2)}));
        },
        spread},
-      {"take_axis_repeated_and_clipped", take_fn({2, 4}, {2, 2}, {{"axis", 1}}), plain, {0},
+      {"take_axis_repeated_and_clipped",
+       take_fn({2, 4}, {2, 2}, {{"axis", 1}}),
+       plain,
+       {0},
        with_indices({2, 2}, {0, 3, 3, -1})},
       {"take_flat_wrap", take_fn({2, 3}, {3}, {{"mode", "wrap"}}), plain, {0}, with_indices({3}, {5, -2, 7})},
-      {"take_batch_dims", take_fn({2, 3, 2}, {2, 2}, {{"axis", 1}, {"batch_dims", 1}}), plain, {0},
+      {"take_batch_dims",
+       take_fn({2, 3, 2}, {2, 2}, {{"axis", 1}, {"batch_dims", 1}}),
+       plain,
+       {0},
        with_indices({2, 2}, {2, 0, 1, 1})},
       {"strided_slice_negative_stride",
        op_fn("strided_slice", {{4, 5}}, {{"begin", Shape{1, 4}}, {"end", Shape{4, 0}}, {"strides", Shape{2, -2}}}),
        plain},
-      {"strided_slice_axes", op_fn("strided_slice", {{2, 5, 3}}, {{"begin", Shape{1}}, {"end", Shape{3}}, {"axes", Shape{1}}}),
-       plain},
-      {"layout_transform_nhwc", op_fn("layout_transform", {{1, 3, 2, 2}}, {{"src_layout", "NCHW"}, {"dst_layout", "NHWC"}}),
-       plain},
+      {"strided_slice_axes",
+       op_fn("strided_slice", {{2, 5, 3}}, {{"begin", Shape{1}}, {"end", Shape{3}}, {"axes", Shape{1}}}), plain},
+      {"layout_transform_nhwc",
+       op_fn("layout_transform", {{1, 3, 2, 2}}, {{"src_layout", "NCHW"}, {"dst_layout", "NHWC"}}), plain},
       {"layout_transform_blocked_padded",
        op_fn("layout_transform", {{1, 3, 2, 2}}, {{"src_layout", "NCHW"}, {"dst_layout", "NCHW2c"}}), plain},
       {"sum_axis", op_fn("sum", {{2, 3, 4}}, {{"axis", Shape{1}}}), plain},

@@ -20,10 +20,14 @@ namespace {
 void reject_higher_order(const Function& fn) {
   post_order_visit(fn->body, [&](const Expr& e) {
     std::string what;
-    if (e->kind == ExprKind::kFunction) what = "closures (a function inside the function)";
-    else if (e->kind == ExprKind::kIf) what = "if";
-    else if (auto g = downcast<GlobalVarNode>(e)) what = "references to global functions (@" + g->name + ")";
-    else if (auto c = downcast<CallNode>(e); c && c->op->kind != ExprKind::kOp) what = "calls of functions or closures";
+    if (e->kind == ExprKind::kFunction)
+      what = "closures (a function inside the function)";
+    else if (e->kind == ExprKind::kIf)
+      what = "if";
+    else if (auto g = downcast<GlobalVarNode>(e))
+      what = "references to global functions (@" + g->name + ")";
+    else if (auto c = downcast<CallNode>(e); c && c->op->kind != ExprKind::kOp)
+      what = "calls of functions or closures";
     if (!what.empty()) {
       throw Error("first_order gradient does not support " + what)
           .note("higher_order mode handles closures, calls of functions and if");
@@ -152,7 +156,8 @@ class ReverseSweep {
         case ExprKind::kTuple: {
           const auto& fields = downcast<TupleNode>(value)->fields;
           for (size_t i = 0; i < fields.size(); ++i) {
-            if (out.fields[i].any()) flow(fields[i], materialize(out.fields[i], typed(get_item(v, static_cast<int>(i)), out.fields[i].type)));
+            if (out.fields[i].any())
+              flow(fields[i], materialize(out.fields[i], typed(get_item(v, static_cast<int>(i)), out.fields[i].type)));
           }
           break;
         }

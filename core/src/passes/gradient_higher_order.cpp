@@ -27,7 +27,8 @@ namespace {
 
 class HigherOrderAD : public ExprFunctor<Expr> {
  public:
-  HigherOrderAD(TupleType grads_type, Var zero_grads) : grads_type_(std::move(grads_type)), zero_(std::move(zero_grads)) {}
+  HigherOrderAD(TupleType grads_type, Var zero_grads)
+      : grads_type_(std::move(grads_type)), zero_(std::move(zero_grads)) {}
 
   /// Uses `dual` wherever the root parameter `p` appears.
   void bind_param(const Var& p, const Expr& dual) {
@@ -154,8 +155,7 @@ class HigherOrderAD : public ExprFunctor<Expr> {
     return let(downcast<VarNode>(visit(l->var)), visit(l->value), visit(l->body));
   }
   Expr visit_if(const If& i) override {
-    return if_then_else(primal(visit(i->cond), i->cond->checked_type()), visit(i->then_branch),
-                        visit(i->else_branch));
+    return if_then_else(primal(visit(i->cond), i->cond->checked_type()), visit(i->then_branch), visit(i->else_branch));
   }
 
  private:
@@ -178,9 +178,8 @@ class HigherOrderAD : public ExprFunctor<Expr> {
     Call forward = downcast<CallNode>(typed(make_ref<CallNode>(c->op, values, c->attrs), out_type));
     Var result = ll.push(forward, out_type, "y");
     if (!differentiable) {
-      return function(params, ll.wrap(lifted(result, out_type, [this](LetList& l, const Expr& g) {
-                        return constant_gradient(l, g);
-                      })));
+      return function(params, ll.wrap(lifted(result, out_type,
+                                             [this](LetList& l, const Expr& g) { return constant_gradient(l, g); })));
     }
     auto to_grads = [this, &def, forward, params, out_type](LetList& l, const Expr& grad) -> Expr {
       Var g = l.push(grad, out_type, "g");

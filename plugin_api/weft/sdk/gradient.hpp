@@ -3,11 +3,10 @@
 // where, collapse_sum_like, ...), which a plugin with gradients requires.
 #pragma once
 
-#include <weft/sdk/ir.hpp>
-
 #include <cstdint>
 #include <string>
 #include <vector>
+#include <weft/sdk/ir.hpp>
 
 namespace weft::sdk::grad {
 
@@ -34,11 +33,16 @@ inline Expr constant_of(const std::vector<int64_t>& shape, DLDataType dt, const 
   std::vector<unsigned char> bytes(values.size() * (dt.bits / 8));
   for (size_t i = 0; i < values.size(); ++i) {
     unsigned char* at = bytes.data() + i * (dt.bits / 8);
-    if (dt == dtype::float32) *reinterpret_cast<float*>(at) = static_cast<float>(values[i]);
-    else if (dt == dtype::float64) *reinterpret_cast<double*>(at) = values[i];
-    else if (dt == dtype::int32) *reinterpret_cast<int32_t*>(at) = static_cast<int32_t>(values[i]);
-    else if (dt == dtype::int64) *reinterpret_cast<int64_t*>(at) = static_cast<int64_t>(values[i]);
-    else throw Error("a gradient constant of dtype " + dtype_name(dt) + " is not supported");
+    if (dt == dtype::float32)
+      *reinterpret_cast<float*>(at) = static_cast<float>(values[i]);
+    else if (dt == dtype::float64)
+      *reinterpret_cast<double*>(at) = values[i];
+    else if (dt == dtype::int32)
+      *reinterpret_cast<int32_t*>(at) = static_cast<int32_t>(values[i]);
+    else if (dt == dtype::int64)
+      *reinterpret_cast<int64_t*>(at) = static_cast<int64_t>(values[i]);
+    else
+      throw Error("a gradient constant of dtype " + dtype_name(dt) + " is not supported");
   }
   DLTensor t{};
   t.data = bytes.data();
