@@ -69,6 +69,24 @@ TEST_F(TextParserTest, TuplesProjectionsLetsAndIfs) {
   EXPECT_TRUE(structural_equal(mod, IRModule::from_function(function({c, x}, body))));
 }
 
+TEST_F(TextParserTest, AModuleTextMayHoldOneFunctionOrExpressionAsMain) {
+  // astext() of a relay.Function, and of an expression with free variables.
+  IRModule from_fn = parse_module(
+      "#[version = \"0.0.5\"]\n"
+      "fn (%x: Tensor[(2), float32]) -> Tensor[(2), float32] {\n"
+      "  test.relu(%x)\n"
+      "}\n");
+  IRModule from_expr = parse_module(
+      "#[version = \"0.0.5\"]\n"
+      "free_var %x: Tensor[(2), float32];\n"
+      "test.relu(%x)\n");
+  Var x = var("x", tensor_type({2}));
+  EXPECT_TRUE(structural_equal(from_fn, IRModule::from_function(function({x}, call("test.relu", {x}), tensor_type({2})))));
+  EXPECT_TRUE(structural_equal(from_expr, IRModule::from_function(function({x}, call("test.relu", {x})))));
+  EXPECT_EQ(error_of([] { parse_module("fn () { @g() }", "e.relay"); }),
+            "e.relay:1:9: undefined function @g; expected a `def @g`");
+}
+
 TEST_F(TextParserTest, SeveralFunctionsCallEachOther) {
   IRModule mod = parse_module(
       "#[version = \"0.0.5\"]\n"
@@ -236,6 +254,7 @@ TEST_F(TextParserTest, ErrorsSayWhereAndWhatWasExpected) {
             "m.relay:1:1: unsupported text format version \"0.0.4\"; expected \"0.0.5\"");
   EXPECT_EQ(module_error("def @main() { 1 }\ndef @main() { 2 }\n"), "m.relay:2:5: function @main is defined twice");
   EXPECT_EQ(module_error("def @main() { 1 } %x"), "m.relay:1:19: expected `def` or end of input, found `%x`");
+  EXPECT_EQ(module_error("fn () { 1 } %x"), "m.relay:1:13: expected end of input, found `%x`");
   EXPECT_EQ(module_error("def @main() { 1i9 }"),
             "m.relay:1:15: invalid integer suffix `i9`; expected i8, i16, i32 or i64");
   EXPECT_EQ(module_error("def @main() { 300i8 }"), "m.relay:1:15: integer `300` does not fit in int8");

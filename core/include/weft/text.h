@@ -19,6 +19,9 @@ namespace weft {
 
 /// Parses a whole module: an optional `#[version = "0.0.5"]` header, then
 /// `def @name(...) { ... }` definitions, then an optional metadata section.
+/// A text holding one expression instead of definitions (what astext() prints
+/// for a Function) becomes a module whose main is that function, or a
+/// function of the expression's free variables.
 /// Every parsed expression records its position in `span`. Throws weft::Error
 /// "source_name:line:column: expected X, found Y" on malformed text, an unknown
 /// op or variable, or a bad attr (with the op and attr named).

@@ -34,6 +34,13 @@ class Parser {
 
   IRModule parse_module() {
     parse_version();
+    // What astext() prints for a lone Function or expression: its main.
+    if (peek().kind != TokenKind::kDef && peek().kind != TokenKind::kEof) {
+      Expr e = parse_expr();
+      expect(TokenKind::kEof, "end of input");
+      check_globals_defined(IRModule());
+      return IRModule::from_expr(e);
+    }
     IRModule mod;
     while (peek().kind == TokenKind::kDef) {
       next();
@@ -44,9 +51,13 @@ class Parser {
       mod.add(gv, parse_function(name));
     }
     expect(TokenKind::kEof, "`def` or end of input");
+    check_globals_defined(mod);
+    return mod;
+  }
+
+  void check_globals_defined(const IRModule& mod) const {
     for (const auto& [gname, ref] : global_refs_)
       if (!mod.contains(gname)) fail_at(ref, "undefined function @" + gname + "; expected a `def @" + gname + "`");
-    return mod;
   }
 
   Expr parse_single_expr() {
