@@ -132,6 +132,18 @@ TEST_F(TextParserTest, ALetBoundFunctionMayCallItself) {
   EXPECT_TRUE(structural_equal(parse_expr(to_text(e)), e, /*map_free_vars=*/true));
 }
 
+TEST_F(TextParserTest, ALetOfAnythingButAFunctionShadowsTheOuterName) {
+  Expr e = parse_expr(
+      "free_var %x: Tensor[(2), float32];\n"
+      "let %x = test.relu(%x);\n"
+      "%x");
+  auto& l = static_cast<const LetNode&>(*e);
+  Expr arg = static_cast<const CallNode&>(*l.value).args[0];
+  EXPECT_NE(arg.get(), l.var.get());                 // the free %x
+  EXPECT_EQ(l.body.get(), l.var.get());              // the let's %x
+  EXPECT_EQ(free_vars(e).size(), 1u);
+}
+
 TEST_F(TextParserTest, ScalarLiteralsKeepTheirDtypes) {
   auto dtype_and_value = [](const std::string& text) {
     Expr e = parse_expr(text);
@@ -260,8 +272,7 @@ TEST_F(TextParserTest, ErrorsSayWhereAndWhatWasExpected) {
   EXPECT_EQ(module_error("def @main() { 300i8 }"), "m.relay:1:15: integer `300` does not fit in int8");
   EXPECT_EQ(module_error("def @main() { $ }"), "m.relay:1:15: unexpected character `$`");
   EXPECT_EQ(module_error("def @main(%x) {\n  let %y = test.add(%y, %x);\n  %y\n}\n"),
-            "m.relay:2:21: %y is used in its own let value, which is not a function; expected a `fn` (only "
-            "functions may refer to themselves)");
+            "m.relay:2:21: undefined variable %y");
 }
 
 TEST_F(TextParserTest, AttrErrorsNameTheCallSiteOpAndAttr) {

@@ -126,13 +126,10 @@ class Parser {
       bound_.pop_back();
     }
   }
-  Var lookup_local(const Token& t) {
+  Var lookup_local(const Token& t) const {
     auto it = locals_.find(t.text);
     if (it == locals_.end()) fail_at(t, "undefined variable %" + t.text);
-    const Var& v = it->second.back();
-    for (auto& [var, use] : defining_)
-      if (var == v.get() && !use) use = &t;
-    return v;
+    return it->second.back();
   }
   GlobalVar global(const Token& t) {
     auto [it, fresh] = globals_.try_emplace(t.text);
@@ -170,15 +167,13 @@ class Parser {
         const Token& name = expect(TokenKind::kLocal, "a variable (`%name`)");
         Type ty = accept(TokenKind::kColon) ? parse_type() : nullptr;
         Var v = new_var(name, std::move(ty));
-        bind(v);  // in scope in its own value, so closures can recurse
         expect(TokenKind::kEqual);
-        defining_.push_back({v.get(), nullptr});
+        // A function sees its own name (a recursive closure); any other value
+        // sees the name's outer binding, so `let %x = f(%x);` shadows.
+        bool recursive = peek().kind == TokenKind::kFn;
+        if (recursive) bind(v);
         Expr value = parse_value();
-        const Token* self_use = defining_.back().second;
-        defining_.pop_back();
-        if (self_use && value->kind != ExprKind::kFunction)
-          fail_at(*self_use, "%" + self_use->text + " is used in its own let value, which is not a function; " +
-                                 "expected a `fn` (only functions may refer to themselves)");
+        if (!recursive) bind(v);
         expect(TokenKind::kSemicolon);
         lets.push_back({v, value, at});
         continue;
@@ -506,8 +501,6 @@ class Parser {
   std::unordered_map<std::string, std::vector<Var>> locals_;
   std::vector<std::string> bound_;
   std::unordered_map<int64_t, Expr> graph_;
-  // Let variables whose value is being parsed, with their first use inside it.
-  std::vector<std::pair<const VarNode*, const Token*>> defining_;
   std::unordered_map<std::string, GlobalVar> globals_;
   std::unordered_map<std::string, Token> global_refs_;
 };
