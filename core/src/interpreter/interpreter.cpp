@@ -41,6 +41,7 @@ namespace {
 std::string describe_call(const Call& call) {
   PrintOptions opts;
   opts.show_types = false;
+  opts.show_meta_data = false;  // a message quotes the call, not its tensors
   std::string text = to_text(Expr(call), opts);
   constexpr size_t kMaxLen = 400;  // deep arguments would flood the message
   return text.size() > kMaxLen ? text.substr(0, kMaxLen) + " ..." : text;

@@ -99,6 +99,7 @@ std::string expr_snippet(const Expr& e) {
     PrintOptions options;
     options.show_types = false;
     options.header = false;
+    options.show_meta_data = false;  // a message quotes the program, not its tensors
     return to_text(e, options);
   }
   return one_line(e);
