@@ -177,6 +177,13 @@ Expr rectified(const Expr& x, const Expr& g, const Expr& negative_part) {
   return grad::where(call("less", {x, grad::zeros_like(x)}), negative_part, g);
 }
 
+/// Softmax's gradient: (g - sum(g * y)) * y along axis, y the softmax (the call).
+Grads softmax_gradient(const Expr& c, const Expr& g) {
+  std::vector<int64_t> axis = {c.attrs().get_int("axis")};
+  Expr dot = call("sum", {grad::mul(g, c)}, {{"axis", axis}, {"keepdims", true}});
+  return Grads{grad::mul(grad::sub(g, dot), c)};
+}
+
 }  // namespace
 
 void register_activation_ops(Registrar& reg) {
@@ -226,16 +233,13 @@ void register_activation_ops(Registrar& reg) {
       });
 
   softmax_op(reg, "nn.softmax", "Softmax along axis: exp(x_i) / sum_j exp(x_j).", SoftmaxKind::kSoftmax)
-      .gradient([](const Expr& c, const Expr& g) {
-        // (g - sum(g * y)) * y along axis, y the softmax.
-        std::vector<int64_t> axis = {c.attrs().get_int("axis")};
-        Expr dot = call("sum", {grad::mul(g, c)}, {{"axis", axis}, {"keepdims", true}});
-        return Grads{grad::mul(grad::sub(g, dot), c)};
-      });
+      .gradient(softmax_gradient);
+  // The fast exponential approximates exp, so the gradient is softmax's.
   softmax_op(reg, "nn.fast_softmax",
              "Softmax along axis computed with the reference's fast exponential approximation "
              "(float32; other dtypes use exp).",
-             SoftmaxKind::kFastSoftmax);
+             SoftmaxKind::kFastSoftmax)
+      .gradient(softmax_gradient);
   softmax_op(reg, "nn.log_softmax", "Log of softmax along axis: x_i - log(sum_j exp(x_j)).", SoftmaxKind::kLogSoftmax)
       .gradient([](const Expr& c, const Expr& g) {
         // g - softmax * sum(g) along axis.

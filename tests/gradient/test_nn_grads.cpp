@@ -48,6 +48,7 @@ std::vector<GradCase> nn_cases() {
       {"softmax", op_fn("nn.softmax", {{2, 5}}), spread},
       {"softmax_axis0", op_fn("nn.softmax", {{3, 2}}, {{"axis", 0}}), spread},
       {"log_softmax", op_fn("nn.log_softmax", {{2, 5}}), spread},
+      {"fast_softmax", op_fn("nn.fast_softmax", {{2, 3, 4}}, {{"axis", 1}}), spread},
       {"dropout_result",
        [] {
          Var x = var("x", f64({2, 3}));
