@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include <weft/sdk/gradient.hpp>
+
 #include "transform.h"
 
 namespace weft_nn {
@@ -40,6 +42,37 @@ void rearrange(const KernelArgs& k, Source source) {
     source(idx[a.n], idx[a.c], idx[a.h], idx[a.w], s);
     return s[0] * strides[a.n] + s[1] * strides[a.c] + s[2] * strides[a.h] + s[3] * strides[a.w];
   });
+}
+
+/// depth_to_space's gradient: space_to_depth with the same block size and
+/// layout undoes it. space_to_depth always yields DCR channel order
+/// (block offset outer), so for CRD the channels are regrouped with the
+/// offset inner: (offset, c) -> (c, offset).
+std::vector<Expr> depth_to_space_gradient(const Expr& c, const Expr& g) {
+  const Attrs& attrs = c.attrs();
+  const std::string layout = attrs.get_string("layout");
+  const int64_t b = attrs.get_int("block_size");
+  Expr dx = call("nn.space_to_depth", {g}, {{"block_size", b}, {"layout", layout}});
+  if (attrs.get_string("mode") == "CRD") {
+    std::vector<int64_t> shape = grad::static_shape(c.arg(0), "depth_to_space's data");
+    Axes a = axes_of(layout);
+    const int64_t channels = shape[a.c] / (b * b);
+    std::vector<int64_t> split, order;
+    for (size_t d = 0; d < 4; ++d) {
+      if (d == a.c) {
+        split.push_back(b * b);
+        split.push_back(channels);
+        order.push_back(static_cast<int64_t>(split.size()) - 1);
+        order.push_back(static_cast<int64_t>(split.size()) - 2);
+      } else {
+        split.push_back(shape[d]);
+        order.push_back(static_cast<int64_t>(split.size()) - 1);
+      }
+    }
+    Expr grouped = call("reshape", {dx}, {{"newshape", split}});
+    dx = call("reshape", {call("transpose", {grouped}, {{"axes", order}})}, {{"newshape", shape}});
+  }
+  return {dx};
 }
 
 }  // namespace
@@ -87,7 +120,8 @@ void register_space_depth_ops(Registrar& reg) {
           s[2] = y / b;
           s[3] = x / b;
         });
-      });
+      })
+      .gradient(depth_to_space_gradient);
 
   reg.op("nn.space_to_depth")
       .describe(
@@ -126,6 +160,14 @@ void register_space_depth_ops(Registrar& reg) {
           s[2] = y * b + offset / b;
           s[3] = x * b + offset % b;
         });
+      })
+      .gradient([](const Expr& c, const Expr& g) {
+        // depth_to_space in DCR order (the order space_to_depth writes) undoes it.
+        const Attrs& attrs = c.attrs();
+        return std::vector<Expr>{call("nn.depth_to_space", {g},
+                                      {{"block_size", attrs.get_int("block_size")},
+                                       {"layout", attrs.get_string("layout")},
+                                       {"mode", "DCR"}})};
       });
 }
 

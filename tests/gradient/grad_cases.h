@@ -43,6 +43,26 @@ inline std::function<Function()> op_fn(std::string op, std::vector<std::vector<i
   };
 }
 
+/// fn(%x0: shapes[0], ..., %w: out_shape) { op(%x0, ..., attrs) * %w }. The
+/// drawn weights make the seed non-uniform, so a gradient that moves elements
+/// to the wrong place (a permutation, a slice) fails the check, which
+/// op_fn's all-ones seed cannot show for such ops.
+inline std::function<Function()> weighted_op_fn(std::string op, std::vector<std::vector<int64_t>> shapes,
+                                                std::vector<int64_t> out_shape,
+                                                std::vector<std::pair<std::string, AttrValue>> attrs = {}) {
+  return [=] {
+    std::vector<Var> params;
+    std::vector<Expr> args;
+    for (size_t i = 0; i < shapes.size(); ++i) {
+      params.push_back(var("x" + std::to_string(i), f64(shapes[i])));
+      args.push_back(params.back());
+    }
+    Var w = var("w", f64(out_shape));
+    params.push_back(w);
+    return function(params, call("multiply", {call(op, args, attrs), w}));
+  };
+}
+
 /// Inputs drawn around `mean` with spread `scale` (away from kinks and poles).
 inline CheckGradOptions around(double mean, double scale) {
   CheckGradOptions o;
