@@ -106,6 +106,12 @@ void register_space_batch_ops(Registrar& reg) {
                             }
                             return src;
                           });
+      })
+      .gradient([](const Expr& c, const Expr& g) {
+        // batch_to_space_nd cropping the padding undoes it; padded elements get no gradient.
+        return std::vector<Expr>{call("nn.batch_to_space_nd", {g},
+                                      {{"block_shape", c.attrs().get_value("block_shape")},
+                                       {"crops", c.attrs().get_value("paddings")}})};
       });
 
   reg.op("nn.batch_to_space_nd")
@@ -166,6 +172,13 @@ void register_space_batch_ops(Registrar& reg) {
           }
           return src + (flat * batch + idx[0]) * strides[0];
         });
+      })
+      .gradient([](const Expr& c, const Expr& g) {
+        // space_to_batch_nd padding back what was cropped (with zeros: cropped elements get no gradient).
+        return std::vector<Expr>{call("nn.space_to_batch_nd", {g},
+                                      {{"block_shape", c.attrs().get_value("block_shape")},
+                                       {"paddings", c.attrs().get_value("crops")},
+                                       {"pad_value", 0.0}})};
       });
 }
 

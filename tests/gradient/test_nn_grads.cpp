@@ -170,6 +170,14 @@ std::vector<GradCase> nn_cases() {
       {"space_to_depth_nhwc",
        weighted_op_fn("nn.space_to_depth", {{2, 2, 4, 3}}, {2, 1, 2, 12}, {{"block_size", 2}, {"layout", "NHWC"}}),
        spread},
+      {"space_to_batch_nd",
+       weighted_op_fn("nn.space_to_batch_nd", {{2, 3, 2, 2}}, {8, 2, 2, 2},
+                      {{"block_shape", Shape{2, 2}}, {"paddings", std::vector<AttrValue>{Shape{1, 0}, Shape{1, 1}}}}),
+       spread},
+      {"batch_to_space_nd",
+       weighted_op_fn("nn.batch_to_space_nd", {{6, 2, 3}}, {2, 3, 3},
+                      {{"block_shape", Shape{3}}, {"crops", std::vector<AttrValue>{Shape{1, 2}}}}),
+       spread},
       {"global_avg_pool2d_nhwc", op_fn("nn.global_avg_pool2d", {{1, 2, 3, 2}}, {{"layout", "NHWC"}}), spread},
   };
 }
