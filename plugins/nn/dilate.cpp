@@ -3,6 +3,8 @@
 #include <string>
 #include <vector>
 
+#include <weft/sdk/gradient.hpp>
+
 #include "transform.h"
 
 namespace weft_nn {
@@ -51,6 +53,14 @@ void register_dilate_op(Registrar& reg) {
                             }
                             return offset;
                           });
+      })
+      .gradient([](const Expr& c, const Expr& g) {
+        // Only the elements at multiples of the strides came from x: take those (TVM's _tensor_grad.py).
+        std::vector<int64_t> end = grad::static_shape(c, "nn.dilate's result");
+        return std::vector<Expr>{call("strided_slice", {g},
+                                      {{"begin", std::vector<int64_t>(end.size(), 0)},
+                                       {"end", end},
+                                       {"strides", c.attrs().get_value("strides")}})};
       });
 }
 

@@ -178,6 +178,7 @@ std::vector<GradCase> nn_cases() {
        weighted_op_fn("nn.batch_to_space_nd", {{6, 2, 3}}, {2, 3, 3},
                       {{"block_shape", Shape{3}}, {"crops", std::vector<AttrValue>{Shape{1, 2}}}}),
        spread},
+      {"dilate", weighted_op_fn("nn.dilate", {{2, 3, 2}}, {2, 5, 4}, {{"strides", Shape{1, 2, 3}}}), spread},
       {"global_avg_pool2d_nhwc", op_fn("nn.global_avg_pool2d", {{1, 2, 3, 2}}, {{"layout", "NHWC"}}), spread},
   };
 }
