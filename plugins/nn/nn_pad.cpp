@@ -91,6 +91,66 @@ Border pad_border(const std::string& mode) {
   return Border::kConstant;
 }
 
+/// `g` sliced along `axis` to [begin, end), in reverse order when `reverse`.
+Expr slice_along(const Expr& g, const std::vector<int64_t>& shape, size_t axis, int64_t begin, int64_t end,
+                 bool reverse) {
+  std::vector<int64_t> b(shape.size(), 0), e = shape, step(shape.size(), 1);
+  if (reverse) {
+    // A stop of -(extent + 1) canonicalizes to -1: the reversed slice runs down to index 0.
+    b[axis] = end - 1;
+    e[axis] = begin == 0 ? -(shape[axis] + 1) : begin - 1;
+    step[axis] = -1;
+  } else {
+    b[axis] = begin;
+    e[axis] = end;
+  }
+  return call("strided_slice", {g}, {{"begin", b}, {"end", e}, {"strides", step}});
+}
+
+/// `part` zero-padded along `axis` by [before, after], zero in `like`'s dtype.
+Expr zero_pad_along(const Expr& part, const Expr& like, size_t rank, size_t axis, int64_t before, int64_t after) {
+  std::vector<Value> widths(rank, Value(std::vector<int64_t>{0, 0}));
+  widths[axis] = Value(std::vector<int64_t>{before, after});
+  return call("nn.pad", {part, grad::scalar_like(like, 0.0)}, {{"pad_width", widths}});
+}
+
+/// The data's gradient through edge, reflect or symmetric padding: axis by
+/// axis, the gradient of the copied core plus each border's gradient sent
+/// back to the elements it copied (mirrored, or summed into the edge element).
+Expr border_gradient(const Expr& padded, const Expr& g, const IntPairs& widths, Border mode, const char* op) {
+  const Expr& data = padded.arg(0);
+  std::vector<int64_t> dims = grad::static_shape(data, std::string(op) + "'s data");
+  std::vector<int64_t> shape = grad::static_shape(padded, std::string(op) + "'s result");
+  Expr acc = g;
+  for (size_t d = 0; d < dims.size(); ++d) {
+    const int64_t before = widths[d].first, after = widths[d].second, n = dims[d];
+    if (before < 0 || after < 0) throw Error(std::string("the gradient of ") + op + " covers widths >= 0");
+    if (before == 0 && after == 0) continue;
+    Expr dx = slice_along(acc, shape, d, before, before + n, false);
+    auto send_back = [&](int64_t begin, int64_t end, bool leading) {
+      const int64_t k = end - begin;
+      if (k == 0) return;
+      if (mode == Border::kEdge) {
+        Expr summed = call("sum", {slice_along(acc, shape, d, begin, end, false)},
+                           {{"axis", std::vector<int64_t>{static_cast<int64_t>(d)}}, {"keepdims", true}});
+        dx = grad::add(dx, zero_pad_along(summed, data, dims.size(), d, leading ? 0 : n - 1, leading ? n - 1 : 0));
+        return;
+      }
+      // Mirrored, the leading border copies input [skip, skip + k) and the trailing one
+      // [n - skip - k, n - skip), skip being 1 for reflect (the edge is not repeated).
+      const int64_t skip = mode == Border::kReflect ? 1 : 0;
+      const int64_t at = leading ? skip : n - skip - k;
+      Expr mirrored = slice_along(acc, shape, d, begin, end, true);
+      dx = grad::add(dx, zero_pad_along(mirrored, data, dims.size(), d, at, n - at - k));
+    };
+    send_back(0, before, true);
+    send_back(before + n, before + n + after, false);
+    acc = dx;
+    shape[d] = n;
+  }
+  return acc;
+}
+
 }  // namespace
 
 void register_pad_ops(Registrar& reg) {
@@ -133,8 +193,11 @@ void register_pad_ops(Registrar& reg) {
       })
       .gradient([](const Expr& c, const Expr& g) {
         // The data's gradient is the unpadded window; the pad value's is the rest.
-        if (c.attrs().get_string("pad_mode") != "constant") {
-          throw Error("the gradient of nn.pad covers pad_mode=constant, got " + c.attrs().get_string("pad_mode"));
+        const std::string mode = c.attrs().get_string("pad_mode");
+        if (mode != "constant") {
+          Expr dx = border_gradient(c, g, transform::get_pairs(c.attrs(), "pad_width"), pad_border(mode),
+                                    "nn.pad");
+          return std::vector<Expr>{dx, grad::zeros_like(c.arg(1))};
         }
         std::vector<int64_t> dims = grad::static_shape(c.arg(0), "nn.pad's data"), begin, end;
         IntPairs widths = transform::get_pairs(c.attrs(), "pad_width");
@@ -180,6 +243,11 @@ void register_pad_ops(Registrar& reg) {
         Border mode = k.attrs.get_string("mode") == "SYMMETRIC" ? Border::kSymmetric : Border::kReflect;
         pad_kernel(k.inputs.at(0), out, transform::get_pairs(k.attrs, "pad_width"), mode,
                    std::vector<unsigned char>(transform::element_bytes(out.dtype())));
+      })
+      .gradient([](const Expr& c, const Expr& g) {
+        Border mode = c.attrs().get_string("mode") == "SYMMETRIC" ? Border::kSymmetric : Border::kReflect;
+        return std::vector<Expr>{
+            border_gradient(c, g, transform::get_pairs(c.attrs(), "pad_width"), mode, "nn.mirror_pad")};
       });
 }
 
