@@ -2,6 +2,7 @@
 // as TOPI's lrn and l2_normalize compute them.
 #include <cmath>
 #include <optional>
+#include <weft/sdk/gradient.hpp>
 
 #include "normalization.h"
 
@@ -82,6 +83,68 @@ void l2_kernel(const KernelArgs& k) {
   for (size_t e = 0; e < group_of.size(); ++e) y[e] = x[e] / std::sqrt(std::max(sum[group_of[e]], eps));
 }
 
+namespace grad = weft::sdk::grad;
+using weft::sdk::call;
+using weft::sdk::Expr;
+
+/// The sum over the `size` channels centered on each element along `axis`
+/// (zero beyond the edges), as the sum of `size` shifted slices of the
+/// zero-padded tensor. `shape` is x's static shape.
+Expr window_sum(const Expr& x, const Expr& like, const std::vector<int64_t>& shape, int64_t axis, int64_t size) {
+  const int64_t half = size / 2;
+  std::vector<Value> widths(shape.size(), Value(std::vector<int64_t>{0, 0}));
+  widths[static_cast<size_t>(axis)] = Value(std::vector<int64_t>{half, half});
+  Expr padded = call("nn.pad", {x, grad::scalar_like(like, 0.0)}, {{"pad_width", widths}});
+  std::optional<Expr> total;
+  for (int64_t shift = 0; shift < size; ++shift) {
+    std::vector<int64_t> begin(shape.size(), 0), end = shape;
+    begin[static_cast<size_t>(axis)] = shift;
+    end[static_cast<size_t>(axis)] = shift + shape[static_cast<size_t>(axis)];
+    Expr part = call("strided_slice", {padded}, {{"begin", begin}, {"end", end}});
+    total = total ? grad::add(*total, part) : part;
+  }
+  return *total;
+}
+
+/// lrn's gradient. With d = bias + alpha / size * window_sum(x^2) and
+/// y = x * d^-beta: dx = g * d^-beta - 2 beta alpha / size * x *
+/// window_sum(g * x * d^(-beta - 1)); the window is symmetric, so the
+/// channels whose window holds j are the channels in j's window.
+std::vector<Expr> lrn_gradient(const Expr& c, const Expr& g) {
+  const Expr& x = c.arg(0);
+  const Attrs& attrs = c.attrs();
+  const int64_t size = attrs.get_int("size"), axis = attrs.get_int("axis");
+  const double alpha = attrs.get_float("alpha"), beta = attrs.get_float("beta");
+  std::vector<int64_t> shape = grad::static_shape(x, "nn.lrn's data");
+  Expr d = grad::add(grad::scalar_like(x, attrs.get_float("bias")),
+                     grad::mul(grad::scalar_like(x, alpha / static_cast<double>(size)),
+                               window_sum(grad::mul(x, x), x, shape, axis, size)));
+  Expr scale = call("power", {d, grad::scalar_like(x, -beta)});
+  Expr inner = call("power", {d, grad::scalar_like(x, -beta - 1.0)});
+  Expr spread = window_sum(grad::mul(g, grad::mul(x, inner)), x, shape, axis, size);
+  Expr coefficient = grad::scalar_like(x, 2.0 * beta * alpha / static_cast<double>(size));
+  return {grad::sub(grad::mul(g, scale), grad::mul(coefficient, grad::mul(x, spread)))};
+}
+
+/// l2_normalize's gradient. With s = sum(x^2) over the axes and
+/// r = max(s, eps)^-1/2: dx = g * r - x * r^3 * sum(g * x), the second term
+/// only where s > eps (below, the floor is constant).
+std::vector<Expr> l2_normalize_gradient(const Expr& c, const Expr& g) {
+  const Expr& x = c.arg(0);
+  std::vector<bool> reduced = l2_axes(c.attrs(), x.type());
+  std::vector<int64_t> axes;
+  for (size_t i = 0; i < reduced.size(); ++i)
+    if (reduced[i]) axes.push_back(static_cast<int64_t>(i));
+  auto reduce = [&](const Expr& e) { return call("sum", {e}, {{"axis", axes}, {"keepdims", true}}); };
+  Expr eps = grad::scalar_like(x, c.attrs().get_float("eps"));
+  Expr s = reduce(grad::mul(x, x));
+  Expr r = call("rsqrt", {call("maximum", {s, eps})});
+  Expr cubed = grad::mul(r, grad::mul(r, r));
+  Expr through_norm = grad::mul(cubed, reduce(grad::mul(g, x)));
+  Expr floored = grad::where(call("greater", {s, eps}), through_norm, grad::zeros_like(s));
+  return {grad::sub(grad::mul(g, r), grad::mul(x, floored))};
+}
+
 }  // namespace
 
 void register_local_normalization_ops(Registrar& reg) {
@@ -99,7 +162,8 @@ void register_local_normalization_ops(Registrar& reg) {
       .support_level(2)
       .pattern(WEFT_PATTERN_OPAQUE)
       .type_relation(lrn_relation)
-      .kernel([](const KernelArgs& k) { dispatch_float(k, [&](auto t) { lrn_kernel<decltype(t)>(k); }); });
+      .kernel([](const KernelArgs& k) { dispatch_float(k, [&](auto t) { lrn_kernel<decltype(t)>(k); }); })
+      .gradient(lrn_gradient);
 
   reg.op("nn.l2_normalize")
       .describe("L2 normalization: out = data / sqrt(max(sum(data^2 over axis), eps)).")
@@ -123,7 +187,8 @@ void register_local_normalization_ops(Registrar& reg) {
       .type_relation(l2_relation)
       .kernel([](const KernelArgs& k) {
         dispatch_float(k, [&](auto t) { l2_kernel<decltype(t)>(k); });
-      });
+      })
+      .gradient(l2_normalize_gradient);
 }
 
 }  // namespace weft_nn::norm
