@@ -92,54 +92,90 @@ std::vector<Expr> conv_gradient(const Expr& c, const Expr& g) {
   return {back_to(ddata, data), back_to(dweight, weight)};
 }
 
-std::vector<Expr> conv3d_gradient(const Expr& c, const Expr& g) {
+/// The window attrs of a 3-D (transposed) convolution call with NCDHW data, an
+/// (I|O)(O|I)DHW kernel and groups=1; an Error naming `op` otherwise.
+struct Conv3dWindow {
+  std::vector<int64_t> strides, padding, dilation;
+};
+
+Conv3dWindow conv3d_window(const Expr& c, const char* op, const char* kernel_layout) {
   Attrs a = c.attrs();
   std::string out_layout = a.get_string("out_layout");
-  if (a.get_string("data_layout") != "NCDHW" || a.get_string("kernel_layout") != "OIDHW" ||
+  if (a.get_string("data_layout") != "NCDHW" || a.get_string("kernel_layout") != kernel_layout ||
       (!out_layout.empty() && out_layout != "NCDHW") || a.get_int("groups") != 1) {
-    throw Error("the gradient of nn.conv3d covers NCDHW data with an OIDHW kernel and groups=1");
+    throw Error(std::string("the gradient of ") + op + " covers NCDHW data with an " + kernel_layout +
+                " kernel and groups=1");
   }
-  Expr data = c.arg(0), weight = c.arg(1);
-  std::vector<int64_t> in = grad::static_shape(data, "conv3d's data"),
-                       w = grad::static_shape(weight, "conv3d's weight"),
-                       out = grad::static_shape(c, "conv3d's output");
-  std::vector<int64_t> strides = a.get_ints("strides"), padding = a.get_ints("padding"),
-                       dilation = a.get_ints("dilation");
-  std::vector<int64_t> output_padding(3), kernel = {w[2], w[3], w[4]};
-  for (size_t i = 0; i < 3; ++i) {
-    int64_t covered = (out[2 + i] - 1) * strides[i] - padding[i] - padding[i + 3] + (w[2 + i] - 1) * dilation[i] + 1;
-    output_padding[i] = in[2 + i] - covered;
-  }
-  Expr ddata = call("nn.conv3d_transpose", {g, weight},
-                    {{"channels", in[1]},
-                     {"kernel_size", kernel},
-                     {"strides", strides},
-                     {"padding", padding},
-                     {"output_padding", output_padding},
-                     {"dilation", dilation}});
-  // No 3-D weight-gradient op: Relay's former construction, a convolution
-  // grouped per (batch, input channel) of the data with the output gradient,
-  // strides and dilation swapped, summed over the batch.
-  const int64_t batch = in[0], channels = in[1], filters = w[0];
+  return {a.get_ints("strides"), a.get_ints("padding"), a.get_ints("dilation")};
+}
+
+/// conv3d's weight gradient (filters, channels, kernel...) for input `data` of
+/// shape `in` and output gradient `g` of shape `out`. No 3-D weight-gradient
+/// op: Relay's former construction, a convolution grouped per (batch, input
+/// channel) of the data with the output gradient, strides and dilation
+/// swapped, summed over the batch.
+Expr conv3d_weight_gradient(const Conv3dWindow& w, const Expr& data, const std::vector<int64_t>& in, const Expr& g,
+                            const std::vector<int64_t>& out, const std::vector<int64_t>& kernel) {
+  const int64_t batch = in[0], channels = in[1], filters = out[1];
   Expr rows = call("reshape", {call("tile", {g}, {{"reps", std::vector<int64_t>{1, channels, 1, 1, 1}}})},
                    {{"newshape", std::vector<int64_t>{batch * channels * filters, 1, out[2], out[3], out[4]}}});
   Expr planes = call("reshape", {data}, {{"newshape", std::vector<int64_t>{1, batch * channels, in[2], in[3], in[4]}}});
   Expr per_pair =
       call("nn.conv3d", {planes, rows},
-           {{"strides", dilation}, {"padding", padding}, {"dilation", strides}, {"groups", batch * channels}});
+           {{"strides", w.dilation}, {"padding", w.padding}, {"dilation", w.strides}, {"groups", batch * channels}});
   std::vector<int64_t> reach(3);
   for (size_t i = 0; i < 3; ++i) {
-    reach[i] = (in[2 + i] + padding[i] + padding[i + 3] - (out[2 + i] - 1) * strides[i] - 1) / dilation[i] + 1;
+    reach[i] = (in[2 + i] + w.padding[i] + w.padding[i + 3] - (out[2 + i] - 1) * w.strides[i] - 1) / w.dilation[i] + 1;
   }
   Expr summed =
       call("sum",
            {call("reshape", {per_pair},
                  {{"newshape", std::vector<int64_t>{batch, channels, filters, reach[0], reach[1], reach[2]}}})},
            {{"axis", std::vector<int64_t>{0}}});
-  Expr dweight = call("strided_slice", {call("transpose", {summed}, {{"axes", std::vector<int64_t>{1, 0, 2, 3, 4}}})},
-                      {{"begin", std::vector<int64_t>{0, 0, 0, 0, 0}},
-                       {"end", std::vector<int64_t>{filters, channels, kernel[0], kernel[1], kernel[2]}}});
-  return {ddata, dweight};
+  return call("strided_slice", {call("transpose", {summed}, {{"axes", std::vector<int64_t>{1, 0, 2, 3, 4}}})},
+              {{"begin", std::vector<int64_t>{0, 0, 0, 0, 0}},
+               {"end", std::vector<int64_t>{filters, channels, kernel[0], kernel[1], kernel[2]}}});
+}
+
+std::vector<Expr> conv3d_gradient(const Expr& c, const Expr& g) {
+  Conv3dWindow win = conv3d_window(c, "nn.conv3d", "OIDHW");
+  Expr data = c.arg(0), weight = c.arg(1);
+  std::vector<int64_t> in = grad::static_shape(data, "conv3d's data"),
+                       w = grad::static_shape(weight, "conv3d's weight"),
+                       out = grad::static_shape(c, "conv3d's output");
+  std::vector<int64_t> output_padding(3), kernel = {w[2], w[3], w[4]};
+  for (size_t i = 0; i < 3; ++i) {
+    int64_t covered = (out[2 + i] - 1) * win.strides[i] - win.padding[i] - win.padding[i + 3] +
+                      (w[2 + i] - 1) * win.dilation[i] + 1;
+    output_padding[i] = in[2 + i] - covered;
+  }
+  Expr ddata = call("nn.conv3d_transpose", {g, weight},
+                    {{"channels", in[1]},
+                     {"kernel_size", kernel},
+                     {"strides", win.strides},
+                     {"padding", win.padding},
+                     {"output_padding", output_padding},
+                     {"dilation", win.dilation}});
+  return {ddata, conv3d_weight_gradient(win, data, in, g, out, kernel)};
+}
+
+std::vector<Expr> conv3d_transpose_gradient(const Expr& c, const Expr& g) {
+  // The adjoint of conv3d(., W) with W read as OIDHW: x's gradient is the
+  // convolution of g with W, and W's gradient is conv3d's weight gradient
+  // with g as the convolution's input and x as its output.
+  Conv3dWindow win = conv3d_window(c, "nn.conv3d_transpose", "IODHW");
+  Expr data = c.arg(0), weight = c.arg(1);
+  std::vector<int64_t> in = grad::static_shape(data, "conv3d_transpose's data"),
+                       w = grad::static_shape(weight, "conv3d_transpose's weight"),
+                       out = grad::static_shape(c, "conv3d_transpose's output");
+  std::vector<int64_t> kernel = {w[2], w[3], w[4]};
+  Expr ddata = call("nn.conv3d", {g, weight},
+                    {{"strides", win.strides},
+                     {"padding", win.padding},
+                     {"dilation", win.dilation},
+                     {"channels", in[1]},
+                     {"kernel_size", kernel}});
+  return {ddata, conv3d_weight_gradient(win, g, out, data, in, kernel)};
 }
 
 std::vector<Expr> conv_transpose_gradient(const Expr& c, const Expr& g) {

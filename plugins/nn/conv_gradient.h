@@ -13,6 +13,8 @@ namespace weft_nn::conv {
 std::vector<weft::sdk::Expr> conv_gradient(const weft::sdk::Expr& call, const weft::sdk::Expr& grad);
 /// nn.conv3d with NCDHW data, an OIDHW kernel and groups=1.
 std::vector<weft::sdk::Expr> conv3d_gradient(const weft::sdk::Expr& call, const weft::sdk::Expr& grad);
+/// nn.conv3d_transpose with NCDHW data, an IODHW kernel and groups=1.
+std::vector<weft::sdk::Expr> conv3d_transpose_gradient(const weft::sdk::Expr& call, const weft::sdk::Expr& grad);
 /// nn.conv1d_transpose / nn.conv2d_transpose with NCW/NCHW data and IOW/IOHW kernels.
 std::vector<weft::sdk::Expr> conv_transpose_gradient(const weft::sdk::Expr& call, const weft::sdk::Expr& grad);
 
