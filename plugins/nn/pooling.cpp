@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <weft/sdk/gradient.hpp>
 
 #include "nn_ops.h"
 
@@ -143,6 +144,44 @@ std::vector<weft::sdk::Expr> pool1d_gradient(const PoolOp& p, const weft::sdk::E
   return {weft::sdk::call("reshape_like", {pooled_grad, data})};
 }
 
+/// 3-d pooling has no grad op: its windows are boxes, so max pooling's
+/// gradient is window_max_gradient's and average pooling's applies, axis by
+/// axis, the transposed (out x in) matrix of 1 / (that axis's share of the
+/// divisor) over each window's members (the divisor is a product over axes).
+std::vector<weft::sdk::Expr> pool3d_gradient(const PoolOp& p, const weft::sdk::Expr& call,
+                                             const weft::sdk::Expr& grad) {
+  namespace ad = weft::sdk::grad;
+  weft::sdk::Expr data = call.arg(0);
+  std::vector<size_t> axes = pooled_axes(call.attrs().get_string("layout"), p.spatial, data.type());
+  const Window w = read_window(call.attrs(), axes.size());
+  const bool count_include_pad = !p.is_max && call.attrs().get_bool("count_include_pad");
+  // Row o of axis i: the members of output o's window and its divisor along that axis.
+  auto matrix = [&](size_t i, int64_t oe, int64_t ie) {
+    Window axis{{w.size[i]}, {w.strides[i]}, {w.dilation[i]}, {w.pad_head[i]}, {w.pad_tail[i]}, w.ceil_mode};
+    std::vector<double> m(static_cast<size_t>(oe * ie), 0.0);
+    for (int64_t o = 0; o < oe; ++o) {
+      const int64_t start = o * w.strides[i] - w.pad_head[i];
+      const double share =
+          p.is_max ? 1.0 : 1.0 / static_cast<double>(avg_divisor(axis, {start}, {ie}, count_include_pad));
+      for (int64_t k = 0; k < w.size[i]; ++k) {
+        const int64_t pos = start + k * w.dilation[i];
+        if (pos >= 0 && pos < ie) m[static_cast<size_t>(o * ie + pos)] = share;
+      }
+    }
+    return m;
+  };
+  if (p.is_max) return {window_max_gradient(call, grad, axes, matrix)};
+  std::vector<int64_t> in = ad::static_shape(data, "the pooled data"), current = ad::static_shape(call, "the output");
+  weft::sdk::Expr result = grad;
+  for (size_t i = 0; i < axes.size(); ++i) {
+    const size_t a = axes[i];
+    result = ad::transpose_matrix_along_axis(result, current, a, in[a], matrix(i, current[a], in[a]),
+                                             data.type().dtype());
+    current[a] = in[a];
+  }
+  return {result};
+}
+
 const char* kMaxDoc =
     "Max pooling over the {AXES} axes: each output element is the largest input in its window of pool_size "
     "elements (spaced by dilation) that starts every strides elements of the padded input. Padding reads as the "
@@ -188,6 +227,9 @@ void register_pool(Registrar& reg, const PoolOp& p) {
   } else if (n == 1) {
     op.gradient(
         [p](const weft::sdk::Expr& call, const weft::sdk::Expr& grad) { return pool1d_gradient(p, call, grad); });
+  } else {
+    op.gradient(
+        [p](const weft::sdk::Expr& call, const weft::sdk::Expr& grad) { return pool3d_gradient(p, call, grad); });
   }
 }
 

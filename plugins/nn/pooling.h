@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 #include <weft/plugin.hpp>
@@ -23,6 +24,17 @@ using weft::sdk::Value;
 
 /// global_*_pool2d and adaptive_*_pool1d/2d/3d (pooling_adaptive.cpp).
 void register_adaptive_pooling_ops(Registrar& reg);
+/// Which inputs each output of one pooled axis reads: an (out x in) 0/1
+/// matrix, row-major, for the `i`-th pooled axis.
+using WindowMembership = std::function<std::vector<double>(size_t i, int64_t out, int64_t in)>;
+
+/// The gradient of a max pooling `c` (its data is arg 0) over `axes` whose
+/// windows are boxes of the per-axis `membership`: each pooled axis becomes an
+/// (out, in) pair of axes, and an output's gradient goes to the data equal to
+/// it inside its window, shared equally among ties (pooling_adaptive.cpp).
+weft::sdk::Expr window_max_gradient(const weft::sdk::Expr& c, const weft::sdk::Expr& g,
+                                    const std::vector<size_t>& axes, const WindowMembership& membership);
+
 /// max_pool2d_grad and avg_pool2d_grad (pooling_grad.cpp).
 void register_pool_grad_ops(Registrar& reg);
 

@@ -169,48 +169,19 @@ std::vector<Expr> adaptive_avg_gradient(const AdaptiveOp& p, const Expr& c, cons
   return {result};
 }
 
-/// Adaptive max pooling: each pooled axis is split into an (out, in) pair of
-/// axes, so every output element sees its whole window at once: the data
-/// equal to the output inside the window (a 0/1 membership constant per axis)
-/// are the maxima, and the gradient goes to them, shared equally among ties.
+/// Adaptive windows: output o of an axis pooled from ie to oe elements covers
+/// [floor(o * ie / oe), ceil((o + 1) * ie / oe)).
 std::vector<Expr> adaptive_max_gradient(const AdaptiveOp& p, const Expr& c, const Expr& g) {
-  Expr x = c.arg(0);
-  std::vector<int64_t> in = grad::static_shape(x, "the pooled data"), out = grad::static_shape(c, "the output");
-  std::vector<size_t> axes = pooled_axes(c.attrs().get_string("layout"), p.spatial, x.type());
-  std::vector<int64_t> out_view, in_view, out_axes, in_axes;
-  std::optional<Expr> window;
-  for (size_t d = 0; d < in.size(); ++d) {
-    if (std::find(axes.begin(), axes.end(), d) == axes.end()) {
-      out_view.push_back(out[d]);
-      in_view.push_back(in[d]);
-      continue;
-    }
-    const int64_t oe = out[d], ie = in[d];
-    out_axes.push_back(static_cast<int64_t>(out_view.size()));
-    in_axes.push_back(static_cast<int64_t>(out_view.size()) + 1);
-    out_view.insert(out_view.end(), {oe, 1});
-    in_view.insert(in_view.end(), {1, ie});
-    std::vector<double> member(static_cast<size_t>(oe * ie), 0.0);
-    for (int64_t o = 0; o < oe; ++o) {
-      for (int64_t i = o * ie / oe, end = ((o + 1) * ie + oe - 1) / oe; i < end; ++i) {
-        member[static_cast<size_t>(o * ie + i)] = 1.0;
-      }
-    }
-    std::vector<int64_t> mask_shape(in.size() + axes.size(), 1);
-    mask_shape[static_cast<size_t>(out_axes.back())] = oe;
-    mask_shape[static_cast<size_t>(in_axes.back())] = ie;
-    Expr mask = grad::constant_of(mask_shape, x.type().dtype(), member);
-    window = window ? grad::mul(*window, mask) : mask;
-  }
-  auto view = [](const Expr& e, const std::vector<int64_t>& shape) {
-    return call("reshape", {e}, {{"newshape", shape}});
-  };
-  Expr data = view(x, in_view);
-  Expr hits = grad::mul(grad::cast_like(call("equal", {view(c, out_view), data}), x), *window);
-  Expr count = call("sum", {hits}, {{"axis", in_axes}, {"keepdims", true}});
-  Expr shares = grad::mul(grad::div(hits, count), view(g, out_view));
-  Expr dx = call("sum", {shares}, {{"axis", out_axes}, {"keepdims", true}});
-  return {call("reshape", {dx}, {{"newshape", in}})};
+  return {window_max_gradient(c, g, pooled_axes(c.attrs().get_string("layout"), p.spatial, c.arg(0).type()),
+                              [](size_t, int64_t oe, int64_t ie) {
+                                std::vector<double> member(static_cast<size_t>(oe * ie), 0.0);
+                                for (int64_t o = 0; o < oe; ++o) {
+                                  for (int64_t i = o * ie / oe, end = ((o + 1) * ie + oe - 1) / oe; i < end; ++i) {
+                                    member[static_cast<size_t>(o * ie + i)] = 1.0;
+                                  }
+                                }
+                                return member;
+                              })};
 }
 
 void register_adaptive(Registrar& reg, const AdaptiveOp& p) {
@@ -255,6 +226,45 @@ void register_adaptive(Registrar& reg, const AdaptiveOp& p) {
 }
 
 }  // namespace
+
+weft::sdk::Expr window_max_gradient(const weft::sdk::Expr& c, const weft::sdk::Expr& g,
+                                    const std::vector<size_t>& axes, const WindowMembership& membership) {
+  namespace grad = weft::sdk::grad;
+  using weft::sdk::call;
+  using weft::sdk::Expr;
+  Expr x = c.arg(0);
+  std::vector<int64_t> in = grad::static_shape(x, "the pooled data"), out = grad::static_shape(c, "the output");
+  std::vector<int64_t> out_view, in_view, out_axes, in_axes;
+  std::optional<Expr> window;
+  for (size_t d = 0; d < in.size(); ++d) {
+    auto pooled = std::find(axes.begin(), axes.end(), d);
+    if (pooled == axes.end()) {
+      out_view.push_back(out[d]);
+      in_view.push_back(in[d]);
+      continue;
+    }
+    const int64_t oe = out[d], ie = in[d];
+    out_axes.push_back(static_cast<int64_t>(out_view.size()));
+    in_axes.push_back(static_cast<int64_t>(out_view.size()) + 1);
+    out_view.insert(out_view.end(), {oe, 1});
+    in_view.insert(in_view.end(), {1, ie});
+    std::vector<int64_t> mask_shape(in.size() + axes.size(), 1);
+    mask_shape[static_cast<size_t>(out_axes.back())] = oe;
+    mask_shape[static_cast<size_t>(in_axes.back())] = ie;
+    Expr mask = grad::constant_of(mask_shape, x.type().dtype(),
+                                  membership(static_cast<size_t>(pooled - axes.begin()), oe, ie));
+    window = window ? grad::mul(*window, mask) : mask;
+  }
+  auto view = [](const Expr& e, const std::vector<int64_t>& shape) {
+    return call("reshape", {e}, {{"newshape", shape}});
+  };
+  Expr hits = grad::mul(grad::cast_like(call("equal", {view(c, out_view), view(x, in_view)}), x), *window);
+  // Every window holds its maximum, so count >= 1 wherever a window has data.
+  Expr count = call("maximum", {call("sum", {hits}, {{"axis", in_axes}, {"keepdims", true}}), grad::scalar_like(x, 1.0)});
+  Expr shares = grad::mul(grad::div(hits, count), view(g, out_view));
+  Expr dx = call("sum", {shares}, {{"axis", out_axes}, {"keepdims", true}});
+  return call("reshape", {dx}, {{"newshape", in}});
+}
 
 void register_adaptive_pooling_ops(Registrar& reg) {
   for (const AdaptiveOp& p : {AdaptiveOp{"nn.global_max_pool2d", "HW", "NCHW", true, true},
