@@ -250,7 +250,7 @@ TEST(PoolGradient, Pool2dGradientsAreThePoolGradOpsWithTheSameWindow) {
       EXPECT_TRUE(c->attrs->at("count_include_pad").as_bool());
     }
   }
-  EXPECT_FALSE(OpRegistry::global().get("nn.max_pool3d").gradient);  // 1-d pools reuse the 2-d grad ops
+  EXPECT_TRUE(OpRegistry::global().get("nn.max_pool3d").gradient);  // built from window matrices, no grad op
 }
 
 TEST(PoolKernel, OtherDtypesAreRefusedByTheKernelNotTheRelation) {
