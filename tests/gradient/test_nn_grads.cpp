@@ -1,4 +1,5 @@
 // check_grad (float64, both AD modes) for the nn plugin's differentiable ops.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "grad_cases.h"
@@ -249,6 +250,29 @@ TEST_P(NnOpGradient, MatchesCentralDifferencesFirstOrder) {
 }
 TEST_P(NnOpGradient, MatchesCentralDifferencesHigherOrder) {
   expect_gradients_match(GetParam(), GradientMode::kHigherOrder);
+}
+
+/// The gradient pass fails on `fn` in both modes with a message containing `expected`.
+void expect_gradient_error(const Function& fn, const std::string& expected) {
+  for (GradientMode mode : {GradientMode::kFirstOrder, GradientMode::kHigherOrder}) {
+    try {
+      gradient(fn, {}, mode);
+      ADD_FAILURE() << "no error in " << gradient_mode_name(mode);
+    } catch (const Error& e) {
+      EXPECT_THAT(e.what(), ::testing::HasSubstr(expected)) << gradient_mode_name(mode);
+    }
+  }
+}
+
+TEST(NnGradientLimits, BorderPaddingThatCropsIsAnError) {
+  expect_gradient_error(op_fn("nn.pad", {{4}, {}},
+                              {{"pad_width", std::vector<AttrValue>{Shape{-1, 2}}}, {"pad_mode", "reflect"}})(),
+                        "the gradient of nn.pad covers widths >= 0");
+}
+
+TEST(NnGradientLimits, GroupedConv3dTransposeIsAnError) {
+  expect_gradient_error(op_fn("nn.conv3d_transpose", {{1, 2, 2, 2, 2}, {2, 1, 1, 1, 1}}, {{"groups", 2}})(),
+                        "the gradient of nn.conv3d_transpose covers NCDHW data with an IODHW kernel and groups=1");
 }
 
 INSTANTIATE_TEST_SUITE_P(NnOps, NnOpGradient, ::testing::ValuesIn(nn_cases()),
