@@ -51,10 +51,11 @@ TEST_F(GradCheckCommandTest, InputsNamingNoParameterAreAnError) {
 }
 
 TEST_F(GradCheckCommandTest, AnOpWithoutGradientIsNamed) {
-  std::string file = program("fast_softmax.relay", "def @main(%x: Tensor[(3), float64]) {\n  nn.fast_softmax(%x)\n}\n");
+  std::string file = program("fifo_buffer.relay", "def @main(%x: Tensor[(1), float64], %b: Tensor[(3), float64]) {\n"
+                                                    "  nn.fifo_buffer(%x, %b, axis=0)\n}\n");
   CliResult r = weft("grad-check " + file);
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_THAT(r.err, HasSubstr("op nn.fast_softmax: the gradient pass needs the gradient of this op"));
+  EXPECT_THAT(r.err, HasSubstr("op nn.fifo_buffer: the gradient pass needs the gradient of this op"));
 }
 
 TEST_F(GradCheckCommandTest, RunGradientWritesTheOutputAndEachParametersGradient) {
@@ -70,10 +71,11 @@ TEST_F(GradCheckCommandTest, RunGradientWritesTheOutputAndEachParametersGradient
 }
 
 TEST_F(GradCheckCommandTest, RunGradientNamesAnOpWithoutGradient) {
-  std::string file = program("fast_softmax.relay", "def @main(%x: Tensor[(3), float64]) {\n  nn.fast_softmax(%x)\n}\n");
+  std::string file = program("fifo_buffer.relay", "def @main(%x: Tensor[(1), float64], %b: Tensor[(3), float64]) {\n"
+                                                    "  nn.fifo_buffer(%x, %b, axis=0)\n}\n");
   CliResult r = weft("run " + file + " --gradient");
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_THAT(r.err, HasSubstr("op nn.fast_softmax: the gradient pass needs the gradient of this op"));
+  EXPECT_THAT(r.err, HasSubstr("op nn.fifo_buffer: the gradient pass needs the gradient of this op"));
 }
 
 }  // namespace

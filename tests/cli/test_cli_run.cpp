@@ -90,6 +90,20 @@ TEST_F(RunCommandTest, WrongInputsAreClearErrors) {
   EXPECT_THAT(r.err, HasSubstr("'x' is given twice, in --params "));
 }
 
+TEST_F(RunCommandTest, ATensorGivenUnderARepeatedNameBindsEveryParameterOfThatName) {
+  // lstm has one `data` parameter per step, as the reference names them.
+  save_npz(scratch("data.npz"), {{"data", Tensor::zeros({1, 4}, DataType::Float(32))}});
+  CliResult r = weft("run lstm:iterations=2,num_hidden=4 --inputs " + scratch("data.npz"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.err, ::testing::Not(HasSubstr("'data' not given")));
+  EXPECT_THAT(r.out, HasSubstr("output: Tensor[(1, 4), float32]"));
+
+  save_npz(scratch("wide.npz"), {{"data", Tensor::zeros({1, 5}, DataType::Float(32))}});
+  r = weft("run lstm:iterations=2,num_hidden=4 --inputs " + scratch("wide.npz"));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("'data' in --inputs " + scratch("wide.npz") + " is Tensor[(1, 5), float32]"));
+}
+
 TEST_F(RunCommandTest, BadFilesAndProgramsAreClearErrors) {
   CliResult r = weft("run " + scratch("nope.relay"));
   EXPECT_EQ(r.exit_code, 1);

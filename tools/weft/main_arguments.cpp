@@ -57,33 +57,31 @@ Tensor draw(const TensorTypeNode& type, sdk::NumpyRandomState& state) {
 
 std::vector<Value> bind_main_arguments(const Function& main, const std::vector<NamedSource>& sources, uint32_t seed,
                                        std::ostream& notes) {
-  std::map<std::string, size_t> index_of;
-  std::map<std::string, int> name_count;
-  for (size_t i = 0; i < main->params.size(); ++i) {
-    index_of[main->params[i]->name_hint] = i;
-    ++name_count[main->params[i]->name_hint];
-  }
+  // A name may repeat (lstm's per-step `data` inputs): a tensor given under it
+  // binds every parameter of that name.
+  std::map<std::string, std::vector<size_t>> indices_of;
+  for (size_t i = 0; i < main->params.size(); ++i) indices_of[main->params[i]->name_hint].push_back(i);
   std::vector<std::optional<Tensor>> given(main->params.size());
   std::vector<std::string> given_by(main->params.size());
   for (const NamedSource& source : sources) {
     for (const auto& [name, tensor] : source.tensors) {
-      auto it = index_of.find(name);
-      if (it == index_of.end())
+      auto it = indices_of.find(name);
+      if (it == indices_of.end())
         throw Error("'" + name + "' in " + source.label + " is not a parameter of main")
             .expected("one of: " + parameter_list(main));
-      if (name_count[name] > 1) throw Error("main has several parameters named '" + name + "'; cannot bind by name");
-      size_t i = it->second;
-      if (given[i] && given_by[i] != source.label)
-        throw Error("'" + name + "' is given twice, in " + given_by[i] + " and in " + source.label);
-      Type type = param_type(main->params[i]);
-      const TensorTypeNode* tensor_type = as_tensor_type(type);
-      if (!tensor_type)
-        throw Error("parameter '" + name + "' has type " + type_to_text(type) + ", which a tensor file cannot give");
-      if (!matches(*tensor_type, tensor))
-        throw Error("'" + name + "' in " + source.label + " is " + describe(tensor) + ", not main's parameter type")
-            .expected(type_to_text(type));
-      given[i] = tensor;
-      given_by[i] = source.label;
+      for (size_t i : it->second) {
+        if (given[i] && given_by[i] != source.label)
+          throw Error("'" + name + "' is given twice, in " + given_by[i] + " and in " + source.label);
+        Type type = param_type(main->params[i]);
+        const TensorTypeNode* tensor_type = as_tensor_type(type);
+        if (!tensor_type)
+          throw Error("parameter '" + name + "' has type " + type_to_text(type) + ", which a tensor file cannot give");
+        if (!matches(*tensor_type, tensor))
+          throw Error("'" + name + "' in " + source.label + " is " + describe(tensor) + ", not main's parameter type")
+              .expected(type_to_text(type));
+        given[i] = tensor;
+        given_by[i] = source.label;
+      }
     }
   }
 

@@ -32,10 +32,11 @@ Workload create_workload(const IRModule& mod, std::string_view initializer, uint
                          const Attrs& initializer_params) {
   Workload workload{infer_type(mod), {}};
   const Function main = workload.mod.main();
-  // Parameters are filled (and saved) by name, so a name may not repeat.
+  // Parameters are filled (and saved) by name, so a name may not repeat; only
+  // `data`, which is never filled, may (lstm has one `data` input per step).
   std::set<std::string> names;
   for (const Var& p : main->params) {
-    if (!names.insert(p->name_hint).second) {
+    if (p->name_hint != "data" && !names.insert(p->name_hint).second) {
       throw Error("create_workload: two parameters of main are named '" + p->name_hint + "'")
           .expected("distinct parameter names, under which the parameters are filled and saved");
     }

@@ -98,6 +98,15 @@ TEST(CreateWorkload, DuplicateParameterNamesAreAnError) {
               ThrowsMessage<Error>(HasSubstr("two parameters of main are named 'w_weight'")));
 }
 
+TEST(CreateWorkload, RepeatedDataInputsAreLeftUnfilled) {
+  // lstm names every step's input `data`, as the reference does.
+  const Var d0 = var("data", tensor_type({2, 2})), d1 = var("data", tensor_type({2, 2}));
+  const Var w = var("w_weight", tensor_type({2, 2}));
+  const Workload workload = create_workload(function({d0, w, d1}, call("add", {call("add", {d0, d1}), w})));
+  ASSERT_EQ(workload.params.size(), 1u);
+  EXPECT_EQ(workload.params[0].first, "w_weight");
+}
+
 TEST(CreateWorkload, RandomInitializersRejectIntegerWeightsFixedOnesFillThem) {
   const Function fn = program("%idx_weight: Tensor[(2, 3), int32]", "%idx_weight");
   EXPECT_THAT([&] { create_workload(fn); },
