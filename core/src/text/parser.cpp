@@ -21,7 +21,7 @@ namespace weft {
 namespace text {
 namespace {
 
-constexpr int kMaxNesting = 200;
+constexpr int kMaxNesting = 100;
 
 class Parser {
  public:
