@@ -65,5 +65,6 @@ WEFT_PLUGIN(reg) {
       .normalize(models::positive_ints("input_shape", 4))
       .param("dtype", sdk::dtype::float32, "The data type of the input.")
       .param_optional("wtype", WEFT_ATTR_DTYPE, "The data type of the weights; None takes dtype.")
+      .initializer("constant")
       .build(build_synthetic);
 }

@@ -45,11 +45,28 @@ TEST_F(ZooCliTest, ModelsListsFamiliesArgumentsAndVariants) {
   EXPECT_EQ(find_named(resnet->at("arguments"), "image_shape")->at("default"), nlohmann::json::parse("[3, 224, 224]"));
   EXPECT_EQ(resnet->at("variants")[0]["name"], "resnet-{num_layers}");
   for (const char* family : {"mlp", "resnet_3d", "dqn", "dcgan"}) EXPECT_TRUE(find_named(j, family)) << family;
+  EXPECT_EQ(resnet->at("initializer"), "xavier");
 
   r = weft("models");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("image_shape = 3x224x224"));
   EXPECT_THAT(r.out, HasSubstr("variant resnet-{num_layers}"));
+}
+
+TEST_F(ZooCliTest, SyntheticWorkloadUsesTheConstantInitializerAsTheReferenceDoes) {
+  // relay.testing.synthetic.get_workload passes initializer=Constant(): every
+  // weight element is 1/size, the bias and batch-norm shift 0, its scale 1.
+  CliResult r = weft("show synthetic --params-out " + scratch("p.npz"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const auto& [name, t] : load_tensor_file(scratch("p.npz"))) {
+    const float expected = name.ends_with("weight") ? static_cast<float>(1.0 / static_cast<double>(t.numel()))
+                           : name.ends_with("gamma") || name.ends_with("var") ? 1.0f
+                                                                              : 0.0f;
+    for (int64_t i = 0; i < t.numel(); ++i) ASSERT_EQ(t.data_as<float>()[i], expected) << name << "[" << i << "]";
+  }
+  r = weft("models --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(find_named(nlohmann::json::parse(r.out), "synthetic")->at("initializer"), "constant");
 }
 
 TEST_F(ZooCliTest, TableCountsParametersMacsAndOps) {

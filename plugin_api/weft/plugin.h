@@ -252,6 +252,9 @@ typedef struct weft_model_desc_t {
   /* ABI 1.1: the family's named variants (copied during registration). */
   const weft_model_variant_t* variants;
   size_t num_variants;
+  /* ABI 1.1: the initializer its workload uses, as the reference's
+   * get_workload passes it (synthetic: "constant"); NULL means "xavier". */
+  const char* initializer;
 } weft_model_desc_t;
 
 /* A parameter initializer. One instance (state) fills all parameters of one

@@ -62,13 +62,14 @@ nlohmann::json to_json(const ModelDef& def) {
       for (const auto& [name, value] : v.fixed->entries) sets[name] = value_json(value);
     variants.push_back({{"name", variant_name(def.name, v)}, {"sets", sets}, {"doc", v.doc}});
   }
-  return {{"name", def.name},     {"plugin", def.plugin}, {"description", def.description},
-          {"arguments", args},    {"variants", variants}};
+  return {{"name", def.name},         {"plugin", def.plugin},     {"description", def.description},
+          {"arguments", args},        {"variants", variants},     {"initializer", def.initializer}};
 }
 
 void print_text(const ModelDef& def) {
   std::cout << def.name << "  (plugin " << def.plugin << ")\n";
   if (!def.description.empty()) std::cout << "  " << def.description << "\n";
+  std::cout << "  initializer " << def.initializer << "\n";
   for (const AttrField& f : def.params.fields()) {
     std::cout << "  " << f.name << (f.default_value ? " = " + cli_text(*f.default_value) : " (required)")
               << (f.doc.empty() ? "" : "  " + f.doc) << "\n";

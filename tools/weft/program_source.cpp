@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "weft/error.h"
+#include "weft/model.h"
 #include "weft/model_spec.h"
 #include "weft/text.h"
 #include "weft/workload.h"
@@ -29,9 +30,10 @@ std::string join(const std::vector<std::string>& items) {
 Program load_model(const std::string& argument, const ProgramOptions& options) {
   ModelSpec spec = parse_model_spec(argument);
   Function fn = build_model(spec);
-  if (!options.initialize_params) return Program{IRModule::from_function(fn), {}, argument, spec.family};
-  Workload workload = create_workload(fn, "xavier", options.seed);
-  return Program{workload.mod, std::move(workload.params), argument, spec.family};
+  const std::string initializer = ModelRegistry::global().get(spec.family).initializer;
+  if (!options.initialize_params) return Program{IRModule::from_function(fn), {}, argument, spec.family, initializer};
+  Workload workload = create_workload(fn, initializer, options.seed);
+  return Program{workload.mod, std::move(workload.params), argument, spec.family, initializer};
 }
 
 }  // namespace

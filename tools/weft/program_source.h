@@ -17,12 +17,15 @@ struct Program {
   std::string origin;
   /// The model family when the argument named a model ("" for a file).
   std::string model;
+  /// The initializer of its workload: the model's own, xavier for a file.
+  std::string initializer = "xavier";
 };
 
 /// How a model argument becomes a program.
 struct ProgramOptions {
-  /// Fill the model's parameters as create_workload does (xavier, seeded with
-  /// `seed`); off when the caller brings its own (`weft run --params`).
+  /// Fill the model's parameters as create_workload does (with the model's
+  /// initializer, seeded with `seed`); off when the caller brings its own
+  /// (`weft run --params`).
   bool initialize_params = true;
   uint64_t seed = 0;
 };

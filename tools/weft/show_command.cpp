@@ -67,12 +67,13 @@ Json summary_json(const Program& program, const IRModule& mod) {
           {"op_counts", op_counts(mod)}};
 }
 
-// The program's workload parameters (xavier, as tvm.relay.testing), written by extension.
-void write_params(const IRModule& mod, uint64_t seed, const std::string& path) {
+// The program's workload parameters (its initializer, as tvm.relay.testing's
+// get_workload), written by extension.
+void write_params(const Program& program, uint64_t seed, const std::string& path) {
   if (!path.ends_with(".npz") && !path.ends_with(".safetensors")) {
     throw Error("--params-out " + path + ": unknown file type").expected("a .npz or .safetensors file");
   }
-  save_tensor_file(path, create_workload(mod, "xavier", seed).params);
+  save_tensor_file(path, create_workload(program.mod, program.initializer, seed).params);
 }
 
 }  // namespace
@@ -86,12 +87,13 @@ void add_show_command(CLI::App& app) {
   auto params_out = std::make_shared<std::string>();
   auto seed = std::make_shared<uint64_t>(0);
   cmd->add_option("--params-out", *params_out,
-                  "Write the initialized parameters (all but data; xavier as tvm.relay.testing) to F.npz or "
+                  "Write the initialized parameters (all but data; the model's initializer, xavier for a file, as "
+                  "tvm.relay.testing) to F.npz or "
                   "F.safetensors");
   cmd->add_option("--seed", *seed, "Seed of the parameters' initializer (as np.random.seed)");
   cmd->callback([program_arg, json, params_out, seed] {
     Program program = load_program(*program_arg);
-    if (!params_out->empty()) write_params(program.mod, *seed, *params_out);
+    if (!params_out->empty()) write_params(program, *seed, *params_out);
     IRModule mod = infer_type(program.mod);
     if (*json) std::cout << summary_json(program, mod).dump(2) << "\n";
     else std::cout << to_text(mod);

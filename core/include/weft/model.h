@@ -30,6 +30,9 @@ struct ModelDef {
   std::function<Function(const Attrs& params)> build;
   std::string plugin;  // who registered it ("" for in-process definitions)
   std::vector<ModelVariant> variants;
+  /// The initializer its workload uses (the reference's get_workload: xavier
+  /// unless the model names another, as synthetic does with constant).
+  std::string initializer = "xavier";
 };
 
 class ModelRegistry : public NamedRegistry<ModelDef> {

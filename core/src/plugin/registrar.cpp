@@ -203,6 +203,7 @@ weft_status_t register_model(weft_registrar_t* r, const weft_model_desc_t* desc)
       weft_model_variant_t v = read_element(d.variants, i, "weft_model_variant_t");
       def.variants.push_back(ModelVariant{str(v.suffix), attrs_of(v.fixed), str(v.doc)});
     }
+    if (d.initializer) def.initializer = d.initializer;
     auto build = d.build;
     def.build = [build, ud, name](const Attrs& params) -> Function {
       weft_expr_t* out = nullptr;

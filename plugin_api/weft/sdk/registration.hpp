@@ -272,6 +272,12 @@ class ModelBuilder {
   /// name; `fixed` are parameters the variant also sets.
   ///   .variant("{num_layers}", {}, "num_layers: 11, 13, 16 or 19")
   ///   .variant("{num_layers}-bn", {{"batch_norm", true}}, "with batch normalization")
+  /// The initializer its workload uses when the reference's get_workload
+  /// names one (xavier otherwise).
+  ModelBuilder& initializer(std::string name) {
+    initializer_ = std::move(name);
+    return *this;
+  }
   ModelBuilder& variant(std::string suffix, const AttrList& fixed = {}, std::string doc = "") {
     variants_.push_back({std::move(suffix), fixed.empty() ? Attrs() : Attrs::make(fixed), std::move(doc)});
     return *this;
@@ -298,6 +304,7 @@ class ModelBuilder {
     }
     d.variants = variants.data();
     d.num_variants = variants.size();
+    d.initializer = initializer_.c_str();
     d.build = [](void* ud, weft_attrs_t* params, weft_expr_t** out) {
       return guarded([&] { *out = static_cast<Impl*>(ud)->build(Handle<weft_attrs_t>::borrow(params)).release(); });
     };
@@ -316,7 +323,7 @@ class ModelBuilder {
     Attrs fixed;
     std::string doc;
   };
-  std::string name_, description_;
+  std::string name_, description_, initializer_ = "xavier";
   detail::Schema schema_;
   std::vector<Variant> variants_;
   std::unique_ptr<Impl> impl_ = std::make_unique<Impl>();
