@@ -1,46 +1,21 @@
 // End-to-end: the built `weft` binary lists plugins and ops, reports each
 // broken plugin with its own error while good ones load, and never crashes.
 #include <gmock/gmock.h>
-#include <sys/wait.h>
 
-#include <array>
-#include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 #include "plugin_test_util.h"
+#include "support/cli_runner.h"
 
 namespace weft::testing {
 namespace {
 
 using ::testing::HasSubstr;
 
-struct CliResult {
-  int exit_code;
-  std::string out, err;
-};
-
 /// Runs `weft <args>` with WEFT_PLUGIN_PATH set to plugin_path.
 CliResult run_weft(const std::string& args, const std::string& plugin_path, const fs::path& scratch) {
-  fs::path err_file = scratch / "stderr.txt";
-  std::string cmd = "WEFT_PLUGIN_PATH='" + plugin_path + "' '" WEFT_TEST_CLI "' " + args + " 2>'" + err_file.string() + "'";
-  CliResult r;
-  FILE* pipe = popen(cmd.c_str(), "r");
-  if (!pipe) throw std::runtime_error("popen failed");
-  std::array<char, 4096> buf;
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0) r.out.append(buf.data(), n);
-  int status = pclose(pipe);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  std::ifstream in(err_file);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  r.err = ss.str();
-  // A sanitizer report in the child would otherwise hide behind an expected exit code.
-  EXPECT_THAT(r.err, ::testing::Not(HasSubstr("Sanitizer")));
-  EXPECT_THAT(r.err, ::testing::Not(HasSubstr("runtime error:")));
-  return r;
+  return run_cli(WEFT_TEST_CLI, args, scratch, "WEFT_PLUGIN_PATH='" + plugin_path + "'");
 }
 
 class CliTest : public ::testing::Test {

@@ -21,10 +21,12 @@ struct CliResult {
 };
 
 /// Runs `cli args` in a shell (args are shell words, quote paths yourself),
-/// with stderr captured in `scratch`/stderr.txt.
-inline CliResult run_cli(const std::string& cli, const std::string& args, const std::filesystem::path& scratch) {
+/// with stderr captured in `scratch`/stderr.txt; `env` is prefixed to the
+/// command line as shell assignments (`NAME='value'`).
+inline CliResult run_cli(const std::string& cli, const std::string& args, const std::filesystem::path& scratch,
+                         const std::string& env = "") {
   std::filesystem::path err_file = scratch / "stderr.txt";
-  std::string cmd = "'" + cli + "' " + args + " 2>'" + err_file.string() + "'";
+  std::string cmd = env + (env.empty() ? "" : " ") + "'" + cli + "' " + args + " 2>'" + err_file.string() + "'";
   CliResult r;
   FILE* pipe = popen(cmd.c_str(), "r");
   if (!pipe) throw std::runtime_error("popen failed");
