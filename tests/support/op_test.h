@@ -98,6 +98,19 @@ inline std::string infer_op_type(const std::string& op, const std::vector<Type>&
   return type_to_text(mod.main()->body->checked_type());
 }
 
+/// The error message type inference gives for `op` on these argument types;
+/// a test failure (and "") when it infers a type instead.
+inline std::string type_error(const std::string& op, const std::vector<Type>& arg_types,
+                              std::vector<std::pair<std::string, AttrValue>> attrs = {}) {
+  try {
+    infer_op_type(op, arg_types, std::move(attrs));
+  } catch (const Error& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << op << ": expected a type error";
+  return "";
+}
+
 /// Expects `actual` to match the golden tensor elementwise:
 /// |a - e| <= atol + rtol * |e|, with equal shapes and dtypes.
 inline void expect_close(const Tensor& actual, const nlohmann::json& expected, double rtol = 1e-5,

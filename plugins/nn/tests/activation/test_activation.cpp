@@ -25,17 +25,6 @@ Tensor vec(std::vector<double> values, std::vector<int64_t> shape, DataType dtyp
   return t;
 }
 
-std::string type_error(const std::string& op, const std::vector<Type>& types,
-                       std::vector<std::pair<std::string, AttrValue>> attrs = {}) {
-  try {
-    infer_op_type(op, types, std::move(attrs));
-  } catch (const Error& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << op << ": expected a type error";
-  return "";
-}
-
 std::string run_error(const std::string& op, const std::vector<Tensor>& inputs,
                       std::vector<std::pair<std::string, AttrValue>> attrs = {}) {
   try {

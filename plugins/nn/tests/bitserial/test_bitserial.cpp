@@ -14,17 +14,6 @@ using ::testing::HasSubstr;
 
 const DataType u8 = DataType::UInt(8);
 
-std::string type_error(const std::string& op, const std::vector<Type>& types,
-                       std::vector<std::pair<std::string, AttrValue>> attrs) {
-  try {
-    infer_op_type(op, types, std::move(attrs));
-  } catch (const Error& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << op << ": expected a type error";
-  return "";
-}
-
 TEST(NnBitserial, BitpackMatchesNumpyPackbits) {
   EXPECT_EQ(check_golden_cases("bitserial.json", "nn.bitpack", 0, 0), 4);
 }

@@ -20,16 +20,4 @@ inline nlohmann::json expected(std::vector<double> values, std::vector<int64_t> 
   return {{"shape", shape}, {"dtype", dtype.str()}, {"data", values}};
 }
 
-/// The message of the type-inference error `op` raises for these argument types.
-inline std::string type_error(const std::string& op, const std::vector<Type>& types,
-                              std::vector<std::pair<std::string, AttrValue>> attrs = {}) {
-  try {
-    infer_op_type(op, types, std::move(attrs));
-  } catch (const Error& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << op << ": expected a type error";
-  return "";
-}
-
 }  // namespace weft::testing::conv

@@ -12,17 +12,6 @@ namespace {
 using ::testing::AllOf;
 using ::testing::HasSubstr;
 
-std::string type_error(const std::string& op, const std::vector<Type>& types,
-                       std::vector<std::pair<std::string, AttrValue>> attrs) {
-  try {
-    infer_op_type(op, types, std::move(attrs));
-  } catch (const Error& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << op << ": expected a type error";
-  return "";
-}
-
 TEST(NnConvGemm, WeightTransformMatchesTopiTiling) {
   EXPECT_EQ(check_golden_cases("conv_gemm.json", "nn.contrib_conv2d_gemm_weight_transform", 0, 0), 5);
 }

@@ -16,16 +16,6 @@ const DataType i8 = DataType::Int(8);
 
 using AttrList = std::vector<std::pair<std::string, AttrValue>>;
 
-std::string type_error(const std::string& op, const std::vector<Type>& types, AttrList attrs = {}) {
-  try {
-    infer_op_type(op, types, std::move(attrs));
-  } catch (const Error& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << op << ": expected a type error";
-  return "";
-}
-
 Tensor iota(std::vector<int64_t> shape) {
   Tensor t = Tensor::empty(std::move(shape), f32);
   for (int64_t i = 0; i < t.numel(); ++i) t.data_as<float>()[i] = static_cast<float>(i + 1);

@@ -18,16 +18,6 @@ const DataType i64 = DataType::Int(64);
 
 using AttrList = std::vector<std::pair<std::string, AttrValue>>;
 
-std::string type_error(const std::string& op, const std::vector<Type>& types, AttrList attrs = {}) {
-  try {
-    infer_op_type(op, types, std::move(attrs));
-  } catch (const Error& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << op << ": expected a type error";
-  return "";
-}
-
 Tensor f64_tensor(std::vector<double> values, std::vector<int64_t> shape) {
   Tensor t = Tensor::empty(std::move(shape), f64);
   for (size_t i = 0; i < values.size(); ++i) t.data_as<double>()[i] = values[i];

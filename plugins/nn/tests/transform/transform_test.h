@@ -47,16 +47,6 @@ inline AttrValue pairs(std::vector<std::vector<int64_t>> p) {
 
 inline AttrValue ints(std::vector<int64_t> v) { return AttrValue(std::move(v)); }
 
-inline std::string type_error(const std::string& op, const std::vector<Type>& types, AttrList attrs = {}) {
-  try {
-    infer_op_type(op, types, std::move(attrs));
-  } catch (const Error& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << op << ": expected a type error";
-  return "";
-}
-
 inline std::string run_error(const std::string& op, const std::vector<Tensor>& inputs, AttrList attrs = {}) {
   try {
     run_op(op, inputs, std::move(attrs));
