@@ -144,6 +144,84 @@ TEST_F(TextParserTest, ALetOfAnythingButAFunctionShadowsTheOuterName) {
   EXPECT_EQ(free_vars(e).size(), 1u);
 }
 
+// TVM's printer declares a free variable where it is first used, so a lone
+// `if` prints `free_var %x` inside the branch that uses it first, and the other
+// branch and the code after the `if` refer to it (TVM's parser keeps free
+// variables for the rest of the text). These are the texts TVM 0.19 prints for
+// relay.If(c, relu(x), x) after InferType, and for add(If(c, relu(x), x), x).
+TEST_F(TextParserTest, AFreeVarDeclaredInsideABranchIsVisibleToTheRestOfTheTextAsInTvm) {
+  Var c = var("c", scalar_type(DataType::Bool())), x = var("x", tensor_type({2}));
+  Expr lone_if = parse_expr(
+      "#[version = \"0.0.5\"]\n"
+      "free_var %c: bool /* ty=bool */;\n"
+      "if (%c) {\n"
+      "  free_var %x: Tensor[(2), float32] /* ty=Tensor[(2), float32] */;\n"
+      "  test.relu(%x) /* ty=Tensor[(2), float32] */\n"
+      "} else {\n"
+      "  %x\n"
+      "}\n");
+  EXPECT_TRUE(structural_equal(lone_if, if_then_else(c, call("test.relu", {x}), x), /*map_free_vars=*/true));
+  EXPECT_EQ(free_vars(lone_if).size(), 2u);
+
+  Expr used_after = parse_expr(
+      "free_var %c: bool;\n"
+      "%0 = if (%c) {\n"
+      "  free_var %x: Tensor[(2), float32];\n"
+      "  test.relu(%x)\n"
+      "} else {\n"
+      "  %x\n"
+      "};\n"
+      "test.add(%0, %x)\n");
+  Expr expected = call("test.add", {if_then_else(c, call("test.relu", {x}), x), x});
+  EXPECT_TRUE(structural_equal(used_after, expected, /*map_free_vars=*/true));
+  EXPECT_EQ(free_vars(used_after).size(), 2u);
+}
+
+// weft prints every free variable before the expression, never inside a
+// branch, and what it prints reads back as the same program.
+TEST_F(TextParserTest, ALoneIfWithFreeVariablesRoundTripsWithItsDeclarationsFirst) {
+  Var c = var("c", scalar_type(DataType::Bool())), d = var("d", scalar_type(DataType::Bool()));
+  Var x = var("x", tensor_type({2})), y = var("y", tensor_type({2}));
+  // %y is first used in the inner if's else branch, %x only in branches.
+  Expr inner = if_then_else(d, x, call("test.relu", {y}));
+  Expr e = if_then_else(c, call("test.relu", {x}), inner);
+  const std::string text = to_text(e, {.show_types = false});
+  EXPECT_EQ(text,
+            "free_var %c: bool;\n"
+            "free_var %x: Tensor[(2), float32];\n"
+            "free_var %d: bool;\n"
+            "free_var %y: Tensor[(2), float32];\n"
+            "if (%c) {\n"
+            "  test.relu(%x)\n"
+            "} else {\n"
+            "  if (%d) {\n"
+            "    %x\n"
+            "  } else {\n"
+            "    test.relu(%y)\n"
+            "  }\n"
+            "}");
+  Expr back = parse_expr(text);
+  EXPECT_TRUE(structural_equal(back, e, /*map_free_vars=*/true));
+  EXPECT_EQ(to_text(back, {.show_types = false}), text);
+  // With types: inference annotates the branches; the text still reads back.
+  IRModule typed = infer_type(parse_module(to_text(e)));
+  EXPECT_TRUE(structural_equal(parse_module(to_text(typed)), typed)) << to_text(typed);
+}
+
+TEST_F(TextParserTest, AFreeVarDeclaredTwiceIsOneVariableUnlessTheTypesDiffer) {
+  Expr e = parse_expr(
+      "free_var %x: Tensor[(2), float32];\n"
+      "%0 = test.relu(%x);\n"
+      "free_var %x: Tensor[(2), float32];\n"
+      "test.add(%0, %x)");
+  EXPECT_EQ(free_vars(e).size(), 1u);
+  EXPECT_EQ(error_of([] {
+              parse_expr("free_var %x: Tensor[(2), float32];\nfree_var %x: Tensor[(3), float32];\n%x", "a.relay");
+            }),
+            "a.relay:2:10: free variable %x is declared again with another type; expected Tensor[(2), float32] as at "
+            "a.relay:1:10");
+}
+
 TEST_F(TextParserTest, ScalarLiteralsKeepTheirDtypes) {
   auto dtype_and_value = [](const std::string& text) {
     Expr e = parse_expr(text);

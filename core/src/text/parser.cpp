@@ -15,6 +15,7 @@
 #include "token.h"
 #include "weft/op.h"
 #include "weft/text.h"
+#include "weft/type.h"
 
 namespace weft {
 
@@ -127,9 +128,26 @@ class Parser {
     }
   }
   Var lookup_local(const Token& t) const {
-    auto it = locals_.find(t.text);
-    if (it == locals_.end()) fail_at(t, "undefined variable %" + t.text);
-    return it->second.back();
+    if (auto it = locals_.find(t.text); it != locals_.end()) return it->second.back();
+    if (auto it = free_vars_.find(t.text); it != free_vars_.end()) return it->second;
+    fail_at(t, "undefined variable %" + t.text);
+  }
+  // As TVM's parser, a `free_var` is visible from its declaration to the end
+  // of the text, whatever scope it sits in: TVM's printer declares a free
+  // variable where it is first used, which may be inside one branch of an
+  // `if` that uses it in the other branch too. Declaring it again names the
+  // same variable (weft prints a variable free in two definitions in both).
+  void declare_free_var(const Token& name, Type annotation) {
+    auto [it, fresh] = free_vars_.try_emplace(name.text);
+    if (fresh) {
+      it->second = new_var(name, std::move(annotation));
+      return;
+    }
+    const Type& first = it->second->type_annotation;
+    if (first.defined() != annotation.defined() || (first.defined() && !type_equal(first, annotation)))
+      fail_at(name, "free variable %" + name.text + " is declared again with another type; expected " +
+                        (first.defined() ? type_to_text(first) : std::string("no type")) + " as at " +
+                        it->second->span->str());
   }
   GlobalVar global(const Token& t) {
     auto [it, fresh] = globals_.try_emplace(t.text);
@@ -158,7 +176,7 @@ class Parser {
         next();
         const Token& name = expect(TokenKind::kLocal, "a variable (`%name`)");
         Type ty = accept(TokenKind::kColon) ? parse_type() : nullptr;
-        bind(new_var(name, std::move(ty)));
+        declare_free_var(name, std::move(ty));
         expect(TokenKind::kSemicolon);
         continue;
       }
@@ -499,6 +517,7 @@ class Parser {
   bool has_metadata_ = false;
   std::vector<Constant> meta_;
   std::unordered_map<std::string, std::vector<Var>> locals_;
+  std::unordered_map<std::string, Var> free_vars_;
   std::vector<std::string> bound_;
   std::unordered_map<int64_t, Expr> graph_;
   std::unordered_map<std::string, GlobalVar> globals_;
