@@ -3,11 +3,14 @@
 // Layout, as tvm::SaveJSON writes it:
 //   {"root": R, "nodes": [...], "b64ndarrays": [...], "attrs": {...}}
 // node R is a Map whose key "relay.Constant" holds an Array of relay.Constant
-// nodes; a constant's attrs.data is an index into b64ndarrays. Each array is
+// nodes; a constant's attrs.data is an index into b64ndarrays. Its key
+// "runtime.BoxInt" holds an Array of runtime.BoxInt nodes, each with its value
+// in decimal as "repr_str" (TVM's repr bytes for Box<int64_t>). Each array is
 // TVM's NDArray save format: magic, reserved, device, ndim, dtype, shape,
 // byte count, little-endian data.
 #include "metadata.h"
 
+#include <charconv>
 #include <cstring>
 #include <limits>
 #include <nlohmann/json.hpp>
@@ -46,7 +49,7 @@ class MetadataReader {
     }
   }
 
-  std::vector<Constant> constants() {
+  Metadata read() {
     if (!doc_.is_object()) fail("the metadata section is not a JSON object");
     const json& nodes = member(doc_, "nodes");
     if (!nodes.is_array()) fail("metadata \"nodes\" is not an array");
@@ -57,18 +60,12 @@ class MetadataReader {
       arrays_ = &doc_["b64ndarrays"];
       if (!arrays_->is_array()) fail("metadata \"b64ndarrays\" is not an array");
     }
-    std::vector<Constant> out;
-    std::optional<size_t> list = constant_list(root);
-    if (!list) return out;
-    const json& array = node(*list);
-    if (type_key(array) != "Array") fail("metadata relay.Constant entry is a " + type_key(array) + ", expected an Array");
-    for (const json& item : data_of(array)) {
-      const json& c = node(index_of(item, "Array element"));
-      if (type_key(c) != "relay.Constant")
-        fail("metadata relay.Constant list holds a " + type_key(c) + ", expected relay.Constant");
-      const json& attrs = member(c, "attrs");
-      out.push_back(constant(tensor(index_of(member(attrs, "data"), "relay.Constant data"))));
+    Metadata out;
+    for (const json* c : entries(root, "relay.Constant")) {
+      const json& attrs = member(*c, "attrs");
+      out.constants.push_back(constant(tensor(index_of(member(attrs, "data"), "relay.Constant data"))));
     }
+    for (const json* box : entries(root, "runtime.BoxInt")) out.boxed_ints.push_back(boxed_int(*box));
     return out;
   }
 
@@ -117,22 +114,51 @@ class MetadataReader {
     return n["data"];
   }
 
-  // The node index stored under "relay.Constant" in the root map: string keys
-  // in "keys" (TVM >= 0.8), or key nodes and values interleaved in "data".
-  std::optional<size_t> constant_list(const json& map) const {
+  // The nodes of type `key` listed under `key` in the root map (none when
+  // the map has no such key).
+  std::vector<const json*> entries(const json& root, const std::string& key) const {
+    std::vector<const json*> out;
+    std::optional<size_t> list = map_value(root, key);
+    if (!list) return out;
+    const json& array = node(*list);
+    if (type_key(array) != "Array") fail("metadata " + key + " entry is a " + type_key(array) + ", expected an Array");
+    for (const json& item : data_of(array)) {
+      const json& n = node(index_of(item, "Array element"));
+      if (type_key(n) != key) fail("metadata " + key + " list holds a " + type_key(n) + ", expected " + key);
+      out.push_back(&n);
+    }
+    return out;
+  }
+
+  // A Box<int64_t>: its decimal repr, as std::atoll reads it back in TVM, but
+  // strictly (a sign, digits, within int64).
+  int64_t boxed_int(const json& box) const {
+    if (!box.contains("repr_str") || !box["repr_str"].is_string())
+      fail("metadata runtime.BoxInt node has no \"repr_str\" holding its value");
+    const std::string& text = box["repr_str"].get_ref<const std::string&>();
+    int64_t value = 0;
+    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (text.empty() || ec != std::errc() || end != text.data() + text.size())
+      fail("metadata runtime.BoxInt value \"" + text + "\" is not a 64-bit integer");
+    return value;
+  }
+
+  // The node index stored under `key` in the root map: string keys in "keys"
+  // (TVM >= 0.8), or key nodes and values interleaved in "data".
+  std::optional<size_t> map_value(const json& map, const std::string& key) const {
     const json& data = data_of(map);
     if (map.contains("keys")) {
       const json& keys = map["keys"];
       if (!keys.is_array() || keys.size() != data.size()) fail("metadata map keys and data differ in length");
       for (size_t i = 0; i < keys.size(); ++i)
-        if (keys[i].is_string() && keys[i].get_ref<const std::string&>() == "relay.Constant")
+        if (keys[i].is_string() && keys[i].get_ref<const std::string&>() == key)
           return index_of(data[i], "map value");
       return std::nullopt;
     }
     if (data.size() % 2) fail("metadata map data has an odd length");
     for (size_t i = 0; i < data.size(); i += 2) {
-      const json& key = node(index_of(data[i], "map key"));
-      if (key.contains("repr_str") && key["repr_str"].is_string() && key["repr_str"].get<std::string>() == "relay.Constant")
+      const json& key_node = node(index_of(data[i], "map key"));
+      if (key_node.contains("repr_str") && key_node["repr_str"].is_string() && key_node["repr_str"] == key)
         return index_of(data[i + 1], "map value");
     }
     return std::nullopt;
@@ -256,8 +282,8 @@ std::vector<unsigned char> ndarray_bytes(const Tensor& t) {
 
 }  // namespace
 
-std::vector<Constant> read_metadata_constants(std::string_view json_text, const SourceLoc& loc) {
-  return MetadataReader(json_text, loc).constants();
+Metadata read_metadata(std::string_view json_text, const SourceLoc& loc) {
+  return MetadataReader(json_text, loc).read();
 }
 
 std::string write_metadata(const std::vector<Constant>& constants) {

@@ -11,6 +11,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "boxed_ints.h"
 #include "metadata.h"
 #include "token.h"
 #include "weft/op.h"
@@ -30,7 +31,7 @@ class Parser {
     TokenizedText t = tokenize(source, name_);
     tokens_ = std::move(t.tokens);
     has_metadata_ = t.metadata_loc.line > 0;
-    if (has_metadata_) meta_ = read_metadata_constants(t.metadata, t.metadata_loc);
+    if (has_metadata_) meta_ = read_metadata(t.metadata, t.metadata_loc);
   }
 
   IRModule parse_module() {
@@ -71,6 +72,7 @@ class Parser {
  private:
   // ---- tokens ---------------------------------------------------------------
   const Token& peek(size_t ahead = 0) const { return tokens_[std::min(pos_ + ahead, tokens_.size() - 1)]; }
+  const Token& previous() const { return tokens_[pos_ == 0 ? 0 : pos_ - 1]; }
   const Token& next() {
     const Token& t = peek();
     if (pos_ < tokens_.size() - 1) ++pos_;
@@ -254,6 +256,7 @@ class Parser {
         break;
       }
     }
+    resolve_boxed_ints(callee->kind == ExprKind::kOp ? downcast<OpNode>(callee)->name() : std::string(), attrs);
     if (callee->kind == ExprKind::kOp) {
       try {
         return located(call(downcast<OpNode>(callee), std::move(args), make_attrs(std::move(attrs))), start);
@@ -320,10 +323,10 @@ class Parser {
       fail_at(t, "unsupported meta reference " + describe(t) + "; expected meta[relay.Constant][N]");
     if (!has_metadata_)
       fail_at(t, describe(t) + " refers to a metadata section the text does not have; expected `#[metadata]` at the end");
-    if (t.int_value < 0 || static_cast<uint64_t>(t.int_value) >= meta_.size())
-      fail_at(t, describe(t) + " is out of range: the metadata section holds " + std::to_string(meta_.size()) +
-                     " constants");
-    return meta_[static_cast<size_t>(t.int_value)];
+    if (t.int_value < 0 || static_cast<uint64_t>(t.int_value) >= meta_.constants.size())
+      fail_at(t, describe(t) + " is out of range: the metadata section holds " +
+                     std::to_string(meta_.constants.size()) + " constants");
+    return meta_.constants[static_cast<size_t>(t.int_value)];
   }
 
   Tensor scalar_tensor(const Token& t) const {
@@ -380,6 +383,7 @@ class Parser {
         break;
       }
     }
+    resolve_boxed_ints("", attrs);
     Type ret = accept(TokenKind::kArrow) ? parse_type() : nullptr;
     expect(TokenKind::kLCurly, "`{` or `->`");
     Expr body = parse_expr();
@@ -417,15 +421,18 @@ class Parser {
       for (const auto& [k, v] : out)
         if (k == key.text) fail_at(key, "attribute `" + key.text + "` is given twice");
       expect(TokenKind::kEqual);
-      out.emplace_back(key.text, parse_attr_value());
+      out.emplace_back(key.text, parse_attr_value(key.text));
       if (!accept(TokenKind::kComma) || peek().kind == TokenKind::kRParen) return;
     }
   }
 
-  AttrValue parse_attr_value() {
+  // `depth` counts the lists around the value; `element` is its place in the
+  // innermost one.
+  AttrValue parse_attr_value(const std::string& key, int depth = 0, size_t element = 0) {
     Nesting guard(*this);
     const Token& t = next();
     switch (t.kind) {
+      case TokenKind::kMetaRef: return boxed_int(t, key, depth, element);
       case TokenKind::kInt: return AttrValue(t.int_value);
       case TokenKind::kFloat: return AttrValue(t.float_value);
       case TokenKind::kBool: return AttrValue(t.int_value != 0);
@@ -435,7 +442,7 @@ class Parser {
       case TokenKind::kLSquare: {
         std::vector<AttrValue> items;
         while (!accept(TokenKind::kRSquare)) {
-          items.push_back(parse_attr_value());
+          items.push_back(parse_attr_value(key, depth + 1, items.size()));
           if (!accept(TokenKind::kComma)) {
             expect(TokenKind::kRSquare, "`,` or `]`");
             break;
@@ -444,11 +451,79 @@ class Parser {
         return AttrValue(std::move(items));
       }
       case TokenKind::kLParen: {
-        AttrValue v = parse_attr_value();
+        AttrValue v = parse_attr_value(key, depth, element);
         expect(TokenKind::kRParen);
         return v;
       }
       default: fail_at(t, "expected an attribute value (number, bool, string, list or None), found " + describe(t));
+    }
+  }
+
+  // meta[runtime.BoxInt][N]: from the metadata section; without one, a None
+  // that resolve_boxed_ints fills in once the call's annotation is read.
+  AttrValue boxed_int(const Token& t, const std::string& key, int depth, size_t element) {
+    if (t.text != "runtime.BoxInt")
+      fail_at(t, "unsupported meta reference " + describe(t) + " in attribute `" + key +
+                     "`; expected meta[runtime.BoxInt][N]");
+    if (has_metadata_) {
+      if (t.int_value < 0 || static_cast<uint64_t>(t.int_value) >= meta_.boxed_ints.size())
+        fail_at(t, describe(t) + " is out of range: the metadata section holds " +
+                       std::to_string(meta_.boxed_ints.size()) + " boxed integers");
+      return AttrValue(meta_.boxed_ints[static_cast<size_t>(t.int_value)]);
+    }
+    std::optional<size_t> place;
+    if (depth == 1) place = element;
+    pending_boxed_.push_back({t, {key, place}, depth <= 1});
+    return AttrValue();
+  }
+
+  // Without a metadata section, the boxed integers of the attrs just read
+  // (those of a call to `op`, or of a function when `op` is empty) come from
+  // the `/* ty=... */` annotation after their closing `)` where it determines
+  // them; any other is an error naming the attr.
+  void resolve_boxed_ints(const std::string& op, std::vector<std::pair<std::string, AttrValue>>& attrs) {
+    if (pending_boxed_.empty()) return;
+    std::vector<PendingBoxedInt> pending = std::move(pending_boxed_);
+    pending_boxed_.clear();
+    Type result = op.empty() ? Type() : annotated_type(previous());
+    for (const PendingBoxedInt& p : pending) {
+      std::optional<int64_t> value;
+      if (p.recoverable) value = recover_boxed_int(op, p.site, attrs, result);
+      if (!value) {
+        Error e(describe(p.at) + " refers to the metadata section, which this text does not have (TVM printed it " +
+                "with show_meta_data=False), and the program does not determine its value" +
+                (result.defined() || op.empty() ? "" : " (the call has no `/* ty=... */` annotation)"));
+        if (!op.empty()) e.op(op);
+        throw e.attr(p.site.attr).expected("the text with its `#[metadata]` section (astext(show_meta_data=True))")
+            .at(loc(p.at));
+      }
+      for (auto& [key, attr] : attrs) {
+        if (key != p.site.attr) continue;
+        if (!p.site.element) {
+          attr = AttrValue(*value);
+          continue;
+        }
+        std::vector<AttrValue> items = attr.as_list();
+        items[*p.site.element] = AttrValue(*value);
+        attr = AttrValue(std::move(items));
+      }
+    }
+  }
+
+  // The type in a `/* ty=T */` (or `/* ty=T span=... */`) note; null when the
+  // note holds none.
+  Type annotated_type(const Token& t) const {
+    std::string_view note = t.note;
+    size_t start = note.find_first_not_of(' ');
+    if (start == std::string_view::npos || note.substr(start, 3) != "ty=") return nullptr;
+    note = note.substr(start + 3);
+    note = note.substr(0, note.find(" span="));
+    try {
+      Parser type_text(note, name_);
+      Type type = type_text.parse_type();
+      return type_text.peek().kind == TokenKind::kEof ? type : nullptr;
+    } catch (const Error&) {
+      return nullptr;
     }
   }
 
@@ -515,7 +590,16 @@ class Parser {
   size_t pos_ = 0;
   int depth_ = 0;
   bool has_metadata_ = false;
-  std::vector<Constant> meta_;
+  Metadata meta_;
+  // meta[runtime.BoxInt] references of the attrs being read, in a text with
+  // no metadata section; `recoverable` when they sit where a program may
+  // determine them (the attr itself or an element of its list).
+  struct PendingBoxedInt {
+    Token at;
+    BoxedIntSite site;
+    bool recoverable;
+  };
+  std::vector<PendingBoxedInt> pending_boxed_;
   std::unordered_map<std::string, std::vector<Var>> locals_;
   std::unordered_map<std::string, Var> free_vars_;
   std::vector<std::string> bound_;

@@ -1,7 +1,9 @@
 // Tokens of the Relay text format and the tokenizer that produces them.
 //
 // Whitespace and comments (`//` to end of line, nested `/* ... */`, which
-// includes the printer's `/* ty=... */` annotations) are dropped here; the
+// includes the printer's `/* ty=... */` annotations) are dropped here, except
+// that the text of a block comment right after a token is kept on it as its
+// note (the parser reads a type there when the program needs it); the
 // `#[metadata]` section, which runs to the end of the text, is cut off and
 // handed over whole.
 #pragma once
@@ -41,6 +43,9 @@ struct Token {
   int64_t int_value = 0;
   double float_value = 0;
   DataType dtype;
+  /// The inside of the first `/* ... */` comment after the token, before the
+  /// next one: " ty=Tensor[(2), float32] " after a call TVM printed.
+  std::string note;
 };
 
 /// The tokens of `source` (ending with kEof) and the metadata section, if any.

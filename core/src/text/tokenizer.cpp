@@ -27,7 +27,7 @@ class Tokenizer {
   TokenizedText run() {
     TokenizedText out;
     while (true) {
-      skip_space_and_comments();
+      skip_space_and_comments(out.tokens.empty() ? nullptr : &out.tokens.back());
       if (pos_ >= src_.size()) break;
       start_ = pos_;
       start_line_ = line_;
@@ -64,7 +64,9 @@ class Tokenizer {
   }
   [[noreturn]] void fail_here(const std::string& message) const { fail(message, start_line_, start_col_); }
 
-  void skip_space_and_comments() {
+  // The first block comment is kept as the note of `previous` (if any).
+  void skip_space_and_comments(Token* previous) {
+    bool noted = false;
     while (more()) {
       char c = peek();
       if (is_space(c)) {
@@ -72,7 +74,10 @@ class Tokenizer {
       } else if (c == '/' && peek(1) == '/') {
         while (more() && peek() != '\n') advance();
       } else if (c == '/' && peek(1) == '*') {
+        size_t begin = pos_ + 2;
         skip_block_comment();
+        if (previous && !noted) previous->note = std::string(src_.substr(begin, pos_ - 2 - begin));
+        noted = true;
       } else {
         return;
       }
