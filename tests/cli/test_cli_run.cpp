@@ -104,6 +104,33 @@ TEST_F(RunCommandTest, ATensorGivenUnderARepeatedNameBindsEveryParameterOfThatNa
   EXPECT_THAT(r.err, HasSubstr("'data' in --inputs " + scratch("wide.npz") + " is Tensor[(1, 5), float32]"));
 }
 
+TEST_F(RunCommandTest, DeepRecursionRunsAndRunawayRecursionIsAnError) {
+  // 6,000 nested calls: more than the native stack holds (8 MiB, several KiB a level).
+  std::ofstream(scratch("count.relay")) << R"(#[version = "0.0.5"]
+def @count(%n: float32) -> float32 {
+  if (greater(%n, 0f)) { @count(subtract(%n, 1f)) } else { %n }
+}
+def @main() -> float32 { @count(6000f) }
+)";
+  CliResult r = weft("run " + scratch("count.relay"));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("output: Tensor[(), float32] [0]"));
+
+  std::ofstream(scratch("spin.relay")) << R"(#[version = "0.0.5"]
+def @spin(%n: float32) -> float32 { @spin(subtract(%n, 1f)) }
+def @main() -> float32 { @spin(1f) }
+)";
+  r = weft("run " + scratch("spin.relay"));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("function calls nest deeper than 10000 levels"));
+  EXPECT_THAT(r.err, HasSubstr("@spin("));
+
+  r = run_cli(WEFT_TEST_CLI, "run " + scratch("spin.relay"), dir_.path(), "WEFT_MAX_CALL_DEPTH=100");
+  EXPECT_THAT(r.err, HasSubstr("deeper than 100 levels"));
+  r = run_cli(WEFT_TEST_CLI, "run " + scratch("spin.relay"), dir_.path(), "WEFT_MAX_CALL_DEPTH=lots");
+  EXPECT_THAT(r.err, HasSubstr("WEFT_MAX_CALL_DEPTH='lots' is not a positive integer"));
+}
+
 TEST_F(RunCommandTest, BadFilesAndProgramsAreClearErrors) {
   CliResult r = weft("run " + scratch("nope.relay"));
   EXPECT_EQ(r.exit_code, 1);

@@ -8,6 +8,7 @@
 #include "small_stack.h"
 #include "test_ops.h"
 #include "weft/interpreter.h"
+#include "weft/limits.h"
 #include "weft/module.h"
 
 namespace weft {
@@ -139,6 +140,70 @@ TEST_F(InterpreterTest, RecursiveGlobalCountsDown) {
   Interpreter interp(mod);
   EXPECT_EQ(values_of(interp.run_main({Tensor::scalar(5.0, DataType::Float(32))})), std::vector<float>{0.0f});
   EXPECT_EQ(values_of(interp.run_main({Tensor::scalar(-2.5, DataType::Float(32))})), std::vector<float>{-2.5f});
+}
+
+/// @count(%n) = if (positive(%n)) { @count(dec(%n)) } else { %n }, called by main.
+IRModule countdown_module() {
+  IRModule mod;
+  TensorType scalar = scalar_type(DataType::Float(32));
+  GlobalVar count = global_var("count");
+  Var n = var("n", scalar);
+  mod.add(count, function({n},
+                          if_then_else(call("interp.positive", {n}),
+                                       call_function(count, {call("interp.dec", {n})}), n),
+                          scalar));
+  Var m = var("m", scalar);
+  mod.add("main", function({m}, call_function(count, {m})));
+  return mod;
+}
+
+/// The limit in force for one test, restored after it.
+class CallDepthLimit {
+ public:
+  explicit CallDepthLimit(int64_t depth) : saved_(max_call_depth()) { set_max_call_depth(depth); }
+  ~CallDepthLimit() { set_max_call_depth(saved_); }
+
+ private:
+  int64_t saved_;
+};
+
+TEST_F(InterpreterTest, DeepTerminatingRecursionContinuesOnHeapStacks) {
+  // 8,000 nested calls need far more than the 2 MiB stack this runs on.
+  testing::run_with_stack(testing::kSmallStack, [&] {
+    Interpreter interp(countdown_module());
+    EXPECT_EQ(values_of(interp.run_main({Tensor::scalar(8000.0, DataType::Float(32))})),
+              std::vector<float>{0.0f});
+  });
+}
+
+TEST_F(InterpreterTest, RecursionWithoutABaseCaseIsAnErrorNamingTheLimit) {
+  // @spin(%n) = @spin(dec(%n)): never returns.
+  IRModule mod;
+  TensorType scalar = scalar_type(DataType::Float(32));
+  GlobalVar spin = global_var("spin");
+  Var n = var("n", scalar);
+  mod.add(spin, function({n}, call_function(spin, {call("interp.dec", {n})}), scalar));
+  Var m = var("m", scalar);
+  mod.add("main", function({m}, call_function(spin, {m})));
+  Interpreter interp(mod);
+  try {
+    interp.run_main({Tensor::scalar(1.0, DataType::Float(32))});
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    std::string what = e.what();
+    EXPECT_NE(what.find("deeper than " + std::to_string(max_call_depth()) + " levels"), std::string::npos) << what;
+    EXPECT_NE(what.find("@spin("), std::string::npos) << what;
+    EXPECT_NE(what.find("WEFT_MAX_CALL_DEPTH"), std::string::npos) << what;
+  }
+}
+
+TEST_F(InterpreterTest, CallDepthLimitIsConfigurable) {
+  CallDepthLimit limit(50);
+  Interpreter interp(countdown_module());
+  // main -> count(49) ... count(0): 50 nested calls fit, 51 do not.
+  EXPECT_EQ(values_of(interp.run_main({Tensor::scalar(49.0, DataType::Float(32))})), std::vector<float>{0.0f});
+  EXPECT_THROW(interp.run_main({Tensor::scalar(50.0, DataType::Float(32))}), Error);
+  EXPECT_THROW(set_max_call_depth(0), Error);
 }
 
 TEST_F(InterpreterTest, LetBoundFunctionCallsItself) {

@@ -2,15 +2,18 @@
 // bound variables and a memo of evaluated expressions. Dataflow (calls, tuples,
 // tuple access) is evaluated bottom-up from an explicit stack, so long chains
 // do not recurse; let chains are walked in a loop; only the nesting of scopes
-// (if branches, function calls) recurses.
+// (if branches, function calls) recurses, on stack segments of its own once the
+// native stack runs low (weft/stack.h), up to max_call_depth() calls.
 #include "weft/interpreter.h"
 
 #include <unordered_map>
 
 #include "weft/functor.h"
+#include "weft/limits.h"
 #include "weft/op.h"
 #include "weft/passes.h"
 #include "weft/printer.h"
+#include "weft/stack.h"
 
 namespace weft {
 
@@ -73,20 +76,18 @@ void dataflow_children(const ExprNode& e, const auto& fn) {
 
 class Evaluator {
  public:
-  Evaluator(const Interpreter& interp, std::shared_ptr<Environment> env) : interp_(interp), env_(std::move(env)) {}
+  /// `depth` counts the function calls that led to this frame.
+  Evaluator(const Interpreter& interp, std::shared_ptr<Environment> env, int64_t depth)
+      : interp_(interp), env_(std::move(env)), depth_(depth) {}
 
   Value eval(const Expr& root) {
     if (auto it = memo_.find(root.get()); it != memo_.end()) return it->second;
-    detail::post_order(
-        root, [&](const ExprNode* n) { return memo_.count(n) > 0; },
-        [&](const ExprNode* n) { memo_.emplace(n, step(Expr(const_cast<ExprNode*>(n)))); },
-        [](const ExprNode& e, const auto& fn) { dataflow_children(e, fn); });
-    return memo_.at(root.get());
+    return on_stack_with_room([&] { return eval_dataflow(root); });
   }
 
-  /// Binds params to args and evaluates fn's body in a new frame.
+  /// Binds params to args and evaluates fn's body in a new frame at `depth`.
   static Value apply(const Interpreter& interp, const std::shared_ptr<const ClosureValue>& closure,
-                     const std::vector<Value>& args) {
+                     const std::vector<Value>& args, int64_t depth) {
     const Function& fn = closure->fn;
     if (args.size() != fn->params.size())
       throw Error("function takes " + std::to_string(fn->params.size()) + " arguments, got " +
@@ -95,10 +96,18 @@ class Evaluator {
     env->parent = closure->captured;
     if (closure->self) env->vars[closure->self] = Value::closure(closure);
     for (size_t i = 0; i < args.size(); ++i) env->vars[fn->params[i].get()] = args[i];
-    return Evaluator(interp, std::move(env)).eval(fn->body);
+    return Evaluator(interp, std::move(env), depth).eval(fn->body);
   }
 
  private:
+  Value eval_dataflow(const Expr& root) {
+    detail::post_order(
+        root, [&](const ExprNode* n) { return memo_.count(n) > 0; },
+        [&](const ExprNode* n) { memo_.emplace(n, step(Expr(const_cast<ExprNode*>(n)))); },
+        [](const ExprNode& e, const auto& fn) { dataflow_children(e, fn); });
+    return memo_.at(root.get());
+  }
+
   Value step(const Expr& e) {
     switch (e->kind) {
       case ExprKind::kVar: {
@@ -171,7 +180,12 @@ class Evaluator {
     if (c->op->kind == ExprKind::kOp) return call_op(c, args);
     const Value& callee = memo_.at(c->op.get());
     if (!callee.is_closure()) throw Error("called value is not a function").in(describe_call(c));
-    return apply(interp_, callee.closure(), args);
+    if (depth_ >= max_call_depth())
+      throw Error("function calls nest deeper than " + std::to_string(max_call_depth()) +
+                  " levels: runaway recursion?")
+          .in(describe_call(c))
+          .note("WEFT_MAX_CALL_DEPTH (or weft::set_max_call_depth) raises the limit");
+    return apply(interp_, callee.closure(), args, depth_ + 1);
   }
 
   Value call_op(const Call& c, const std::vector<Value>& args) {
@@ -214,6 +228,7 @@ class Evaluator {
 
   const Interpreter& interp_;
   std::shared_ptr<Environment> env_;
+  int64_t depth_;
   std::unordered_map<const ExprNode*, Value> memo_;
 };
 
@@ -248,7 +263,7 @@ Value Interpreter::run(const std::string& name, const std::vector<Value>& args) 
                 std::to_string(args.size()));
   for (size_t i = 0; i < args.size(); ++i)
     check_argument(args[i], fn->params[i]->checked_type(), "argument %" + fn->params[i]->name_hint);
-  return Evaluator::apply(*this, std::make_shared<const ClosureValue>(ClosureValue{fn, nullptr}), args);
+  return Evaluator::apply(*this, std::make_shared<const ClosureValue>(ClosureValue{fn, nullptr}), args, 0);
 }
 
 Value evaluate(const Expr& expr) {
