@@ -3,10 +3,13 @@
 // negative, exp, abs, log, sqrt, rsqrt, tanh, sigmoid, erf, floor, ceil, round,
 // sign, clip. Semantics are TOPI's: integer divide and mod truncate (C fmod),
 // floor_mod and floor_divide round toward minus infinity, round goes half to even.
+// Integer results that overflow wrap in two's complement as NumPy's do
+// (weft/sdk/integer_math.hpp), so INT_MIN / -1 is INT_MIN, not a trap.
 #include <cmath>
 #include <type_traits>
 
 #include <weft/sdk/gradient.hpp>
+#include <weft/sdk/integer_math.hpp>
 
 #include "kernel_util.h"
 #include "tensor_ops.h"
@@ -56,13 +59,25 @@ Kernel map_kernel(std::string op, Dtypes dtypes, F f) {
   };
 }
 
+/// A clip bound cast to the dtype as TOPI does (truncated toward zero), clamped
+/// to an integer dtype's range: a bound beyond the range bounds nothing.
+template <typename T>
+T clip_bound(double bound) {
+  if constexpr (std::is_integral_v<T>) {
+    if (std::isnan(bound)) throw Error("clip: a NaN bound has no value in an integer dtype");
+    return saturate_cast<T>(bound);
+  } else {
+    return static_cast<T>(bound);
+  }
+}
+
 /// max(min(x, a_max), a_min), as TOPI, with the bounds cast to the dtype.
 void clip_kernel(const KernelArgs& k) {
   double a_min = k.attrs.get_float("a_min"), a_max = k.attrs.get_float("a_max");
   const TensorView& out = k.outputs.at(0);
   visit_number(out.dtype(), "clip", [&](auto zero) {
     using T = decltype(zero);
-    T lo = static_cast<T>(a_min), hi = static_cast<T>(a_max);
+    T lo = clip_bound<T>(a_min), hi = clip_bound<T>(a_max);
     const T* x = k.inputs.at(0).data<T>();
     T* o = out.data<T>();
     for (int64_t i = 0, n = out.numel(); i < n; ++i) {
@@ -83,15 +98,15 @@ void check_divisor(T b, const char* op) {
 template <typename T>
 T trunc_div(T a, T b) {
   check_divisor(b, "divide");
-  return a / b;
+  return wrapping_div(a, b);
 }
 
 template <typename T>
 T floor_div(T a, T b) {
   check_divisor(b, "floor_divide");
   if constexpr (std::is_integral_v<T>) {
-    T q = a / b;
-    return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+    T q = wrapping_div(a, b);
+    return (wrapping_rem(a, b) != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
   } else {
     return std::floor(a / b);
   }
@@ -101,7 +116,7 @@ template <typename T>
 T floor_mod(T a, T b) {
   check_divisor(b, "floor_mod");
   if constexpr (std::is_integral_v<T>) {
-    T r = a % b;
+    T r = wrapping_rem(a, b);
     return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
   } else {
     return a - std::floor(a / b) * b;  // TOPI's floormod for floats
@@ -111,7 +126,7 @@ T floor_mod(T a, T b) {
 template <typename T>
 T trunc_mod(T a, T b) {
   check_divisor(b, "mod");
-  if constexpr (std::is_integral_v<T>) return a % b;
+  if constexpr (std::is_integral_v<T>) return wrapping_rem(a, b);
   else return std::fmod(a, b);
 }
 
@@ -164,17 +179,17 @@ Grads remainder_gradient(const Expr& c, const Expr& g) {
 
 void register_elementwise_math_ops(Registrar& reg) {
   binary(reg, "add", "Elementwise lhs + rhs, with broadcasting.", 1)
-      .kernel(broadcast_kernel("add", Dtypes::kNumber, [](auto a, auto b) { return a + b; }))
+      .kernel(broadcast_kernel("add", Dtypes::kNumber, [](auto a, auto b) { return wrapping_add(a, b); }))
       .gradient([](const Expr& c, const Expr& g) {
         return Grads{ad::collapse_sum_like(g, c.arg(0)), ad::collapse_sum_like(g, c.arg(1))};
       });
   binary(reg, "subtract", "Elementwise lhs - rhs, with broadcasting.", 1)
-      .kernel(broadcast_kernel("subtract", Dtypes::kNumber, [](auto a, auto b) { return a - b; }))
+      .kernel(broadcast_kernel("subtract", Dtypes::kNumber, [](auto a, auto b) { return wrapping_sub(a, b); }))
       .gradient([](const Expr& c, const Expr& g) {
         return Grads{ad::collapse_sum_like(g, c.arg(0)), ad::collapse_sum_like(ad::neg(g), c.arg(1))};
       });
   binary(reg, "multiply", "Elementwise lhs * rhs, with broadcasting.", 1)
-      .kernel(broadcast_kernel("multiply", Dtypes::kNumber, [](auto a, auto b) { return a * b; }))
+      .kernel(broadcast_kernel("multiply", Dtypes::kNumber, [](auto a, auto b) { return wrapping_mul(a, b); }))
       .gradient([](const Expr& c, const Expr& g) {
         Expr x = c.arg(0), y = c.arg(1);
         return Grads{ad::collapse_sum_like(ad::mul(g, y), x), ad::collapse_sum_like(ad::mul(g, x), y)};
@@ -221,7 +236,7 @@ void register_elementwise_math_ops(Registrar& reg) {
       .gradient(remainder_gradient);
 
   unary(reg, "negative", "Elementwise -data.", 3)
-      .kernel(map_kernel("negative", Dtypes::kNumber, [](auto x) { return -x; }))
+      .kernel(map_kernel("negative", Dtypes::kNumber, [](auto x) { return wrapping_neg(x); }))
       .gradient([](const Expr&, const Expr& grad) { return std::vector<Expr>{call("negative", {grad})}; });
   unary(reg, "exp", "Elementwise e^data.", 1)
       .kernel(float_map("exp", [](auto x) { return std::exp(x); }))
@@ -230,7 +245,7 @@ void register_elementwise_math_ops(Registrar& reg) {
         return std::vector<Expr>{call("multiply", {grad, c})};
       });
   unary(reg, "abs", "Elementwise |data|.", 3)
-      .kernel(map_kernel("abs", Dtypes::kNumber, [](auto x) { return x < 0 ? -x : x; }))
+      .kernel(map_kernel("abs", Dtypes::kNumber, [](auto x) { return x < 0 ? wrapping_neg(x) : x; }))
       .gradient([](const Expr& c, const Expr& g) {
         Expr x = c.arg(0);
         return Grads{ad::where(call("less", {x, ad::zeros_like(x)}), ad::neg(g), g)};

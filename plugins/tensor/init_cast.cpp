@@ -4,6 +4,7 @@
 #include <type_traits>
 
 #include <weft/sdk/gradient.hpp>
+#include <weft/sdk/integer_math.hpp>
 
 #include "kernel_util.h"
 #include "tensor_ops.h"
@@ -20,9 +21,19 @@ bool truthy(S v) {
   else return v != 0;
 }
 
+/// `v` converted to D as TVM's cast does: C conversion, into bool an ordered
+/// x != 0 (so NaN is false, as LLVM's fcmp one), and from a float into an
+/// integer saturating (NaN to 0) where C (and LLVM's fptosi) leave a value out
+/// of range undefined.
+template <typename D, typename S>
+D convert_element(S v, bool to_bool) {
+  if (to_bool) return static_cast<D>(truthy(v));
+  if constexpr (std::is_integral_v<D> && std::is_floating_point_v<S>) return saturate_cast<D>(v);
+  else return static_cast<D>(v);
+}
+
 /// out[i] = in[i] (or in[0] for every i when `broadcast_scalar`), converted
-/// as TVM's cast does: C conversion, and into bool an ordered x != 0 (so NaN
-/// is false, as LLVM's fcmp one).
+/// by convert_element.
 void convert(const TensorView& in, const TensorView& out, const std::string& op, bool broadcast_scalar) {
   visit_number_or_bool(in.dtype(), op, [&](auto in_zero) {
     using S = decltype(in_zero);
@@ -32,8 +43,7 @@ void convert(const TensorView& in, const TensorView& out, const std::string& op,
       D* dst = out.data<D>();
       bool to_bool = out.dtype() == dtype::boolean;
       for (int64_t i = 0, n = out.numel(); i < n; ++i) {
-        S v = src[broadcast_scalar ? 0 : i];
-        dst[i] = to_bool ? static_cast<D>(truthy(v)) : static_cast<D>(v);
+        dst[i] = convert_element<D>(src[broadcast_scalar ? 0 : i], to_bool);
       }
     });
   });

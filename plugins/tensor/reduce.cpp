@@ -1,10 +1,12 @@
 // Reductions over axes: sum, mean, max, min, prod, all, any, argmax, argmin
 // and variance (of data about a given mean). axis is an int, a list or None (all
 // axes; an empty list too, as in the reference); exclude reduces the axes not
-// listed; keepdims keeps reduced axes as extent 1.
+// listed; keepdims keeps reduced axes as extent 1. Integer sums and products
+// wrap on overflow as NumPy's do.
 #include <limits>
 
 #include <weft/sdk/gradient.hpp>
+#include <weft/sdk/integer_math.hpp>
 
 #include "kernel_util.h"
 #include "tensor_ops.h"
@@ -134,7 +136,7 @@ void mean_kernel(const KernelArgs& k) {
     const T* x = in.data<T>();
     T* o = out.data<T>();
     std::fill(o, o + out.numel(), T(0));
-    for (size_t i = 0; i < offsets.size(); ++i) o[offsets[i]] += x[i];
+    for (size_t i = 0; i < offsets.size(); ++i) o[offsets[i]] = wrapping_add(o[offsets[i]], x[i]);
     for (int64_t i = 0; i < out.numel(); ++i) o[i] = o[i] / static_cast<T>(count);
   });
 }
@@ -225,7 +227,7 @@ void register_reduce_ops(Registrar& reg) {
   };
   exclude(reduce_op(reg, "sum", "The sum of data over axis."))
       .type_relation(reduce_relation)
-      .kernel(fold_kernel("sum", [](auto z) { return z; }, [](auto a, auto x) { return a + x; }))
+      .kernel(fold_kernel("sum", [](auto z) { return z; }, [](auto a, auto x) { return wrapping_add(a, x); }))
       .gradient([](const Expr& c, const Expr& g) { return std::vector<Expr>{grad::unreduce(g, c.arg(0), c.attrs())}; });
   exclude(reduce_op(reg, "mean", "The mean of data over axis."))
       .type_relation(reduce_relation)
@@ -250,7 +252,7 @@ void register_reduce_ops(Registrar& reg) {
   exclude(reduce_op(reg, "prod", "The product of data over axis."))
       .type_relation(reduce_relation)
       .kernel(fold_kernel("prod", [](auto z) { return static_cast<decltype(z)>(1); },
-                          [](auto a, auto x) { return a * x; }))
+                          [](auto a, auto x) { return wrapping_mul(a, x); }))
       .gradient([](const Expr& c, const Expr& g) {
         // d prod / dx_i = prod / x_i (as Relay, for nonzero elements).
         Expr x = c.arg(0);

@@ -1,7 +1,10 @@
 #!/usr/bin/python3
 """Golden cases for the arithmetic ops generate.py leaves to hand-worked
 tests: add, subtract, multiply, divide (with broadcasting), negative and exp,
-in float32 and float64 (and int32 for the integer-exact ones), from NumPy.
+in float32 and float64 (and int32 for the integer-exact ones), from NumPy;
+and the integer cases C++ leaves undefined ("int_edge_*"): results that
+overflow wrap as NumPy's integer arrays do (INT_MIN / -1 is INT_MIN), and
+clip's bounds beyond an integer dtype's range bound nothing.
 
 Run once with Debian's python3 (python3-numpy):
     /usr/bin/python3 gen_arith.py   # writes arith.json beside it
@@ -20,8 +23,8 @@ def t(a):
     return {"shape": list(a.shape), "dtype": str(a.dtype), "data": a.reshape(-1).tolist()}
 
 
-def case(name, op, inputs, output):
-    return {"name": name, "op": op, "attrs": {}, "inputs": [t(i) for i in inputs], "output": t(output)}
+def case(name, op, inputs, output, attrs=None):
+    return {"name": name, "op": op, "attrs": attrs or {}, "inputs": [t(i) for i in inputs], "output": t(output)}
 
 
 cases = []
@@ -45,6 +48,53 @@ cases += [
     case("multiply_broadcast_int32", "multiply", [ia, ib], ia * ib),
     case("negative_int32", "negative", [ia], -ia),
 ]
+
+
+def trunc_div(a, b):
+    """TOPI's integer divide (toward zero), exact in int64 then wrapped to a's dtype by astype."""
+    wide_a, wide_b = a.astype(np.int64), b.astype(np.int64)
+    q = np.abs(wide_a) // np.abs(wide_b) * np.sign(wide_a) * np.sign(wide_b)
+    return q.astype(a.dtype)
+
+
+# Every int64 value below is exact in the golden files' doubles (powers of two,
+# small numbers), so the cases stay exact when read back.
+EDGES = {
+    "int32": dict(num=[-2**31, -2**31, -2**31 + 1, 7, -7, 0], den=[-1, 1, -1, -2, 2, -1],
+                  big=[2**31 - 1, -2**31, 2**31 - 1, -2**31], step=[2**31 - 1, -1, 2, -2**31],
+                  factor_a=[2**31 - 1, 2**16, -2**31], factor_b=[2, 2**16, -1]),
+    "int64": dict(num=[-2**63, -2**63, -2**62, 7, -7, 0], den=[-1, 1, -1, -2, 2, -1],
+                  big=[2**62, -2**63, -2**63, -2**62], step=[2**62, -2**62, -2**63, 2**61],
+                  factor_a=[2**62, 2**62, -2**63], factor_b=[2, -2, -1]),
+}
+with np.errstate(over="ignore"):
+    for dt, e in EDGES.items():
+        num, den, big, step, fa, fb = (np.array(e[k], dtype=dt)
+                                       for k in ("num", "den", "big", "step", "factor_a", "factor_b"))
+        cases += [
+            case(f"int_edge_divide_{dt}", "divide", [num, den], trunc_div(num, den)),
+            case(f"int_edge_mod_{dt}", "mod", [num, den], np.fmod(num, den)),
+            case(f"int_edge_floor_divide_{dt}", "floor_divide", [num, den], np.floor_divide(num, den)),
+            case(f"int_edge_floor_mod_{dt}", "floor_mod", [num, den], np.mod(num, den)),
+            case(f"int_edge_add_{dt}", "add", [big, step], big + step),
+            case(f"int_edge_subtract_{dt}", "subtract", [big, step], big - step),
+            case(f"int_edge_multiply_{dt}", "multiply", [fa, fb], fa * fb),
+            case(f"int_edge_negative_{dt}", "negative", [num], -num),
+            case(f"int_edge_abs_{dt}", "abs", [num], np.abs(num)),
+        ]
+    # Reductions accumulate in the dtype, wrapping as NumPy's do.
+    acc = np.array([[2**31 - 1, 1], [-2**31, -1]], dtype="int32")
+    cases += [
+        case("int_edge_sum_int32", "sum", [acc], np.sum(acc, axis=1, dtype="int32"), attrs={"axis": [1]}),
+        case("int_edge_prod_int32", "prod", [acc], np.prod(acc, axis=0, dtype="int32"), attrs={"axis": [0]}),
+    ]
+    # Bounds cast to the dtype as TOPI does (toward zero), clamped to its range.
+    x = np.array([-2**31, -5, 0, 5, 2**31 - 1], dtype="int32")
+    cases += [
+        case("int_edge_clip_bounds_beyond_int32", "clip", [x], x, attrs={"a_min": -1e10, "a_max": 1e20}),
+        case("int_edge_clip_fractional_bounds_int32", "clip", [x], np.clip(x, -3, 2**31 - 1),
+             attrs={"a_min": -3.7, "a_max": 3e9}),
+    ]
 
 with open(os.path.join(HERE, "arith.json"), "w") as f:
     json.dump(cases, f)
