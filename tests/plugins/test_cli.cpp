@@ -135,9 +135,21 @@ TEST_F(CliTest, OpsWarnsAboutBrokenPluginsAndListsTheRest) {
   EXPECT_THAT(r.out, HasSubstr("ctest.scale  (plugin scale"));
 }
 
+TEST_F(CliTest, MissingSearchPathEntryIsAWarningNamingIt) {
+  add_plugin(dir_.path() / "plugins", "scale", "c_scale", "ctest.scale");
+  std::string missing = (dir_.path() / "no-such-folder").string();
+  CliResult r = run_weft("plugins --json", missing + ":" + plugin_path(), dir_.path());
+  EXPECT_THAT(r.err, HasSubstr("warning: plugin search path entry '" + missing + "' does not exist"));
+  nlohmann::json list = nlohmann::json::parse(r.out);  // the listing is whole
+  EXPECT_EQ((*find_plugin(list, "name", "scale"))["status"], "loaded");
+
+  r = run_weft("plugins --json", plugin_path(), dir_.path());
+  EXPECT_THAT(r.err, ::testing::Not(HasSubstr("does not exist")));
+}
+
 TEST_F(CliTest, UnknownCommandFailsWithUsage) {
   CliResult r = run_weft("frobnicate", plugin_path(), dir_.path());
-  EXPECT_NE(r.exit_code, 0);
+  EXPECT_EQ(r.exit_code, 2);
   EXPECT_THAT(r.err, HasSubstr("unknown command 'frobnicate'"));
   EXPECT_THAT(r.err, HasSubstr("plugins"));
 }

@@ -1,8 +1,22 @@
 // The `weft` command-line tool.
+//
+// Exit codes (docs/cli.md): 0 success; 1 a failure in what the command was
+// given (a weft::Error: the program, a tensor file, a plugin) or a check that
+// did not pass; 2 a usage error (the command line itself); 3 weft itself
+// failed (a bug, or the machine ran out of a resource).
 #include <iostream>
 
 #include "commands.h"
 #include "weft/error.h"
+#include "weft/plugin_loader.h"
+
+namespace {
+
+constexpr int kInputError = 1;
+constexpr int kUsageError = 2;
+constexpr int kInternalError = 3;
+
+}  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{"weft: a deep-learning compiler framework built from plugins"};
@@ -21,19 +35,25 @@ int main(int argc, char** argv) {
     for (const CLI::App* sub : app.get_subcommands({})) found = found || sub->check_name(argv[1]);
     if (!found) {
       std::cerr << "error: unknown command '" << argv[1] << "'; commands: " << known << "\n";
-      return 1;
+      return kUsageError;
     }
   }
   try {
+    for (const std::string& warning : weft::PluginLoader::global().warnings())
+      std::cerr << "weft: warning: " << warning << "\n";
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    // Help and version exit 0, a command's own RuntimeError keeps its code;
+    // everything else CLI11 raises is a usage error, whatever its own code.
+    int code = app.exit(e);
+    bool usage = code != 0 && e.get_name() != "RuntimeError";
+    return usage ? kUsageError : code;
   } catch (const weft::Error& e) {
     std::cerr << "error: " << e.what() << "\n";
-    return 1;
+    return kInputError;
   } catch (const std::exception& e) {
     std::cerr << "error: " << e.what() << "\n";
-    return 2;
+    return kInternalError;
   }
   return 0;
 }

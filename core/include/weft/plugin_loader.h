@@ -75,6 +75,9 @@ class PluginLoader {
 
   /// Every manifest found, in discovery order.
   std::vector<PluginRecord> plugins() const;
+  /// Problems with the search path itself, which fail no plugin: an entry
+  /// that does not exist (a typo in WEFT_PLUGIN_PATH), named in the text.
+  std::vector<std::string> warnings() const;
   /// The record of the plugin called `name` that is in use (not shadowed).
   std::optional<PluginRecord> plugin(std::string_view name) const;
 

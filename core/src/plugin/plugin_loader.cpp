@@ -101,6 +101,7 @@ struct PluginLoader::Impl {
   std::vector<PluginRecord> records;
   std::map<std::string, size_t, std::less<>> by_name;  // active (not shadowed) records
   std::array<std::map<std::string, size_t, std::less<>>, 6> providers;
+  std::vector<std::string> warnings;
 
   explicit Impl(PluginLoaderOptions o) : options(std::move(o)) { discover(); }
 
@@ -116,6 +117,11 @@ struct PluginLoader::Impl {
   void discover() {
     std::set<fs::path> seen;
     for (const fs::path& root : options.search_paths) {
+      std::error_code exists_error;
+      if (!fs::exists(root, exists_error)) {
+        warnings.push_back("plugin search path entry '" + root.string() + "' does not exist; no plugins come from it");
+        continue;
+      }
       for (const fs::path& manifest : manifests_under(root)) {
         std::error_code ec;
         fs::path canonical = fs::weakly_canonical(manifest, ec);
@@ -417,6 +423,11 @@ std::vector<fs::path> PluginLoader::default_search_paths(const std::vector<fs::p
 std::vector<PluginRecord> PluginLoader::plugins() const {
   std::lock_guard lock(impl_->mutex);
   return impl_->records;
+}
+
+std::vector<std::string> PluginLoader::warnings() const {
+  std::lock_guard lock(impl_->mutex);
+  return impl_->warnings;
 }
 
 std::optional<PluginRecord> PluginLoader::plugin(std::string_view name) const {
