@@ -99,6 +99,16 @@ void pool_kernel(const PoolOp& p, const KernelArgs& k) {
   });
 }
 
+/// Whether the reference's pool2d_grad op is the gradient of this 1-d or 2-d
+/// pooling: it has no dilation, and for average pooling with ceil_mode and
+/// count_include_pad it divides by the whole window where the forward op (as
+/// TOPI's pool_impl_nd and PyTorch) counts only the part inside the padded input.
+bool grad_op_covers(const PoolOp& p, const Attrs& attrs) {
+  for (int64_t d : attrs.get_ints("dilation"))
+    if (d != 1) return false;
+  return p.is_max || !(attrs.get_bool("ceil_mode") && attrs.get_bool("count_include_pad"));
+}
+
 /// As Relay registers it for 2-d pooling: the matching pool2d_grad op.
 std::vector<weft::sdk::Expr> pool2d_gradient(const PoolOp& p, const weft::sdk::Expr& call,
                                              const weft::sdk::Expr& grad) {
@@ -144,12 +154,13 @@ std::vector<weft::sdk::Expr> pool1d_gradient(const PoolOp& p, const weft::sdk::E
   return {weft::sdk::call("reshape_like", {pooled_grad, data})};
 }
 
-/// 3-d pooling has no grad op: its windows are boxes, so max pooling's
-/// gradient is window_max_gradient's and average pooling's applies, axis by
-/// axis, the transposed (out x in) matrix of 1 / (that axis's share of the
-/// divisor) over each window's members (the divisor is a product over axes).
-std::vector<weft::sdk::Expr> pool3d_gradient(const PoolOp& p, const weft::sdk::Expr& call,
-                                             const weft::sdk::Expr& grad) {
+/// Without a grad op (3-d pooling, and the 1-d/2-d windows the grad ops do
+/// not cover): the windows are boxes, so max pooling's gradient is
+/// window_max_gradient's and average pooling's applies, axis by axis, the
+/// transposed (out x in) matrix of 1 / (that axis's share of the divisor)
+/// over each window's members (the divisor is a product over axes).
+std::vector<weft::sdk::Expr> box_window_gradient(const PoolOp& p, const weft::sdk::Expr& call,
+                                                 const weft::sdk::Expr& grad) {
   namespace ad = weft::sdk::grad;
   weft::sdk::Expr data = call.arg(0);
   std::vector<size_t> axes = pooled_axes(call.attrs().get_string("layout"), p.spatial, data.type());
@@ -221,16 +232,10 @@ void register_pool(Registrar& reg, const PoolOp& p) {
   }
   op.type_relation([p](const std::vector<Type>& args, const Attrs& attrs) { return pool_relation(p, args, attrs); });
   op.kernel([p](const KernelArgs& k) { dispatch_float(k, [&](auto t) { pool_kernel<decltype(t)>(p, k); }); });
-  if (n == 2) {
-    op.gradient(
-        [p](const weft::sdk::Expr& call, const weft::sdk::Expr& grad) { return pool2d_gradient(p, call, grad); });
-  } else if (n == 1) {
-    op.gradient(
-        [p](const weft::sdk::Expr& call, const weft::sdk::Expr& grad) { return pool1d_gradient(p, call, grad); });
-  } else {
-    op.gradient(
-        [p](const weft::sdk::Expr& call, const weft::sdk::Expr& grad) { return pool3d_gradient(p, call, grad); });
-  }
+  op.gradient([p, n](const weft::sdk::Expr& call, const weft::sdk::Expr& grad) {
+    if (n == 3 || !grad_op_covers(p, call.attrs())) return box_window_gradient(p, call, grad);
+    return n == 2 ? pool2d_gradient(p, call, grad) : pool1d_gradient(p, call, grad);
+  });
 }
 
 }  // namespace

@@ -146,7 +146,8 @@ GradCheckReport gradient_check(const Function& fn, std::vector<Tensor> inputs, c
       double numeric = (plus - minus) / (2 * options.eps);
       double a = read(grad, e);
       double error = std::abs(a - numeric);
-      check.max_abs_error = std::max(check.max_abs_error, error);
+      // A NaN error (a NaN gradient or forward value) must show, not vanish in std::max.
+      if (std::isnan(error) || error > check.max_abs_error) check.max_abs_error = error;
       if (!(error <= options.atol + options.rtol * std::abs(numeric))) {
         if (check.mismatches++ == 0) check.first_mismatch = GradMismatch{unravel(e, x.shape()), a, numeric};
       }

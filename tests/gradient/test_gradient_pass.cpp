@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -229,6 +230,16 @@ TEST(CheckGrad, ComparesOnlyTheRequestedParameters) {
   ASSERT_EQ(report.params.size(), 1u);
   EXPECT_EQ(report.params[0].name, "y");
   EXPECT_TRUE(report.ok());
+}
+
+TEST(CheckGrad, ANaNForwardValueShowsAsTheLargestError) {
+  // sqrt of a negative input: a NaN gradient and NaN sums, reported as NaN rather than an error of 0.
+  Var x = var("x", vec3());
+  GradCheckReport report = gradient_check(function({x}, call("sqrt", {x})), {values({-1, 4, 9})});
+  ASSERT_EQ(report.params.size(), 1u);
+  EXPECT_EQ(report.params[0].mismatches, 3);
+  EXPECT_TRUE(std::isnan(report.params[0].max_abs_error));
+  EXPECT_THAT(report.message(), HasSubstr("nan)"));
 }
 
 TEST(CheckGrad, DrawsInputsOnTheScaleOfEps) {

@@ -20,6 +20,13 @@ std::vector<Tensor> batch_norm_inputs() {
   return {Tensor(), Tensor(), Tensor(), Tensor(), var};
 }
 
+/// The same, with the three output weights drawn too.
+std::vector<Tensor> weighted_batch_norm_inputs() {
+  std::vector<Tensor> inputs = batch_norm_inputs();
+  inputs.resize(8);
+  return inputs;
+}
+
 /// nll_loss's int32 targets (one ignored), the predictions and weights drawn.
 std::function<std::vector<Tensor>()> nll_inputs(Shape targets, std::vector<int32_t> values) {
   return [=] {
@@ -34,6 +41,21 @@ std::function<Function()> nll_fn(Shape predictions, Shape targets, std::string r
     Var p = var("p", f64(predictions)), t = var("t", tensor_type(targets, DataType::Int(32))),
         w = var("w", f64({predictions[1]}));
     return function({p, t, w}, call("nn.nll_loss", {p, t, w}, {{"reduction", reduction}, {"ignore_index", 1}}));
+  };
+}
+
+/// batch_norm with every output weighted: out * w0, moving_mean * w1,
+/// moving_var * w2, so each input's gradient is checked under a random seed.
+std::function<Function()> weighted_batch_norm_fn(Shape data, int64_t axis) {
+  return [=] {
+    const int64_t channels = data[axis < 0 ? data.size() - 1 : static_cast<size_t>(axis)];
+    Var x = var("x", f64(data)), gamma = var("gamma", f64({channels})), beta = var("beta", f64({channels})),
+        mean = var("mean", f64({channels})), v = var("var", f64({channels})), w0 = var("w0", f64(data)),
+        w1 = var("w1", f64({channels})), w2 = var("w2", f64({channels}));
+    Expr bn = call("nn.batch_norm", {x, gamma, beta, mean, v}, {{"axis", axis}, {"epsilon", 1e-3}});
+    return function({x, gamma, beta, mean, v, w0, w1, w2},
+                    tuple({call("multiply", {get_item(bn, 0), w0}), call("multiply", {get_item(bn, 1), w1}),
+                           call("multiply", {get_item(bn, 2), w2})}));
   };
 }
 
@@ -120,6 +142,9 @@ std::vector<GradCase> nn_cases() {
        spread,
        {},
        batch_norm_inputs},
+      {"batch_norm_weighted_outputs", weighted_batch_norm_fn({2, 3, 2, 2}, 1), spread, {}, weighted_batch_norm_inputs},
+      {"batch_norm_weighted_outputs_last_axis", weighted_batch_norm_fn({4, 3}, -1), spread, {},
+       weighted_batch_norm_inputs},
       {"layer_norm", op_fn("nn.layer_norm", {{2, 5}, {5}, {5}}), spread},
       {"layer_norm_axis1_unscaled", op_fn("nn.layer_norm", {{2, 3, 2}, {3}, {3}}, {{"axis", 1}, {"scale", false}}),
        spread},
@@ -160,6 +185,43 @@ std::vector<GradCase> nn_cases() {
       {"conv1d_transpose",
        op_fn("nn.conv1d_transpose", {{1, 3, 4}, {3, 2, 3}}, {{"strides", 2}, {"output_padding", 1}}), spread},
       {"max_pool2d", op_fn("nn.max_pool2d", {{1, 2, 4, 4}}, {{"pool_size", Shape{2, 2}}, {"strides", Shape{2, 2}}}),
+       spread},
+      {"max_pool2d_padded_strided",
+       weighted_op_fn("nn.max_pool2d", {{1, 2, 7, 6}}, {1, 2, 4, 3},
+                      {{"pool_size", Shape{3, 3}}, {"strides", Shape{2, 2}}, {"padding", 1}}),
+       spread},
+      {"max_pool2d_padded_strided_nhwc",
+       weighted_op_fn("nn.max_pool2d", {{2, 7, 6, 3}}, {2, 4, 3, 3},
+                      {{"pool_size", Shape{3, 3}}, {"strides", Shape{2, 2}}, {"padding", 1}, {"layout", "NHWC"}}),
+       spread},
+      {"max_pool2d_dilated",
+       weighted_op_fn("nn.max_pool2d", {{1, 2, 7, 6}}, {1, 2, 4, 3},
+                      {{"pool_size", Shape{2, 2}}, {"strides", Shape{2, 2}}, {"dilation", Shape{2, 2}},
+                       {"padding", 1}}),
+       spread},
+      {"avg_pool2d_ceil_include_pad",
+       weighted_op_fn("nn.avg_pool2d", {{1, 2, 7, 6}}, {1, 2, 4, 4},
+                      {{"pool_size", Shape{3, 3}},
+                       {"strides", Shape{2, 2}},
+                       {"padding", 1},
+                       {"ceil_mode", true},
+                       {"count_include_pad", true}}),
+       spread},
+      {"avg_pool2d_dilated_nhwc",
+       weighted_op_fn("nn.avg_pool2d", {{1, 7, 6, 2}}, {1, 6, 5, 2},
+                      {{"pool_size", Shape{2, 2}},
+                       {"dilation", Shape{2, 2}},
+                       {"padding", Shape{1, 0, 0, 1}},
+                       {"layout", "NHWC"}}),
+       spread},
+      {"max_pool1d_dilated_ceil",
+       weighted_op_fn("nn.max_pool1d", {{1, 2, 9}}, {1, 2, 3},
+                      {{"pool_size", Shape{3}}, {"strides", Shape{2}}, {"dilation", Shape{2}}, {"ceil_mode", true}}),
+       spread},
+      {"avg_pool1d_ceil_include_pad",
+       weighted_op_fn("nn.avg_pool1d", {{1, 2, 8}}, {1, 2, 5},
+                      {{"pool_size", Shape{3}}, {"strides", Shape{2}}, {"padding", 1}, {"ceil_mode", true},
+                       {"count_include_pad", true}}),
        spread},
       {"avg_pool2d_padded",
        op_fn("nn.avg_pool2d", {{1, 1, 5, 5}}, {{"pool_size", Shape{3, 3}}, {"strides", Shape{2, 2}}, {"padding", 1}}),
