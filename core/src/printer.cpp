@@ -8,7 +8,6 @@
 #include "weft/printer.h"
 
 #include <algorithm>
-#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <limits>
@@ -17,6 +16,7 @@
 
 #include "text/metadata.h"
 #include "weft/functor.h"
+#include "weft/names.h"
 #include "weft/op.h"
 
 namespace weft {
@@ -170,28 +170,11 @@ class TextPrinter {
     }
   }
 
-  std::string unique_name(const std::string& prefix) {
-    std::string name = prefix;
-    if (auto it = name_alloc_.find(prefix); it != name_alloc_.end()) {
-      while (true) {
-        std::string candidate = prefix + std::to_string(++it->second);
-        if (!name_alloc_.count(candidate)) {
-          name = candidate;
-          break;
-        }
-      }
-    }
-    name_alloc_[name] = 0;
-    return name;
-  }
-
   // Names a variable at its binding site: "%x: Tensor[...]" (uses print "%x").
   std::string alloc_var(const VarNode& v) {
     // A variable bound twice is malformed; print it anyway, marked.
     if (auto it = memo_.find(&v); it != memo_.end()) return it->second + "-malformed-ir";
-    std::string name = v.name_hint;
-    if (name.empty() || !std::isalpha(static_cast<unsigned char>(name[0]))) name = "v" + name;
-    std::string val = unique_name("%" + name);
+    std::string val = "%" + names_.unique(printable_name(v.name_hint));
     memo_[&v] = val;
     if (v.type_annotation) val += ": " + type_to_text(v.type_annotation);
     return val + optional_info(v);
@@ -351,7 +334,7 @@ class TextPrinter {
   std::unordered_map<const ExprNode*, std::string> result_memo_;  // a free var's declaration
   std::unordered_set<const ExprNode*> var_memo_;                  // nodes already bound or declared
   std::unordered_set<const ExprNode*> opt_info_memo_;
-  std::unordered_map<std::string, int> name_alloc_;
+  NameAllocator names_;
   std::unordered_map<const ExprNode*, int> uses_;
   std::unordered_map<const ConstantNode*, size_t> meta_index_;
   std::vector<Constant> meta_constants_;

@@ -8,6 +8,7 @@
 
 #include "weft/interpreter.h"
 #include "weft/module.h"
+#include "weft/names.h"
 #include "weft/passes.h"
 
 namespace weft::testing {
@@ -97,6 +98,7 @@ GradCheckReport gradient_check(const Function& fn, std::vector<Tensor> inputs, c
   Function forward = infer_type(IRModule::from_function(fn)).main();
   Function backward = gradient(forward, {}, options.mode);
   const auto& params = forward->params;
+  const std::vector<std::string> names = param_names(forward);
 
   if (inputs.empty()) inputs.resize(params.size());
   if (inputs.size() != params.size()) {
@@ -108,7 +110,7 @@ GradCheckReport gradient_check(const Function& fn, std::vector<Tensor> inputs, c
   for (size_t i = 0; i < params.size(); ++i) {
     if (inputs[i].defined()) continue;
     inputs[i] =
-        draw(*downcast<TensorTypeNode>(params[i]->checked_type()), params[i]->name_hint, rng, options.mean, scale);
+        draw(*downcast<TensorTypeNode>(params[i]->checked_type()), names[i], rng, options.mean, scale);
   }
   std::vector<size_t> tested = test_inputs;
   if (tested.empty())
@@ -116,7 +118,7 @@ GradCheckReport gradient_check(const Function& fn, std::vector<Tensor> inputs, c
   for (size_t i : tested) {
     if (i >= params.size()) throw Error("check_grad: test input " + std::to_string(i) + " is not a parameter index");
     if (!perturbable(inputs[i].dtype())) {
-      throw Error("check_grad perturbs float32 or float64 parameters only; %" + params[i]->name_hint + " is " +
+      throw Error("check_grad perturbs float32 or float64 parameters only; %" + names[i] + " is " +
                   inputs[i].dtype().str());
     }
   }
@@ -135,7 +137,7 @@ GradCheckReport gradient_check(const Function& fn, std::vector<Tensor> inputs, c
   for (size_t i : tested) {
     const Tensor& x = inputs[i];
     const Tensor& grad = analytic.fields().at(i).tensor("gradient");
-    ParamGradCheck check{params[i]->name_hint, x.numel(), 0, 0.0, std::nullopt};
+    ParamGradCheck check{names[i], x.numel(), 0, 0.0, std::nullopt};
     for (int64_t e = 0; e < x.numel(); ++e) {
       double original = read(x, e);
       write(x, e, original + options.eps);

@@ -3,6 +3,7 @@
 #include <weft/sdk/float_convert.hpp>
 
 #include "weft/error.h"
+#include "weft/names.h"
 #include "weft/testing/passes.h"
 #include "weft/type.h"
 
@@ -37,17 +38,19 @@ std::vector<std::pair<std::string, Tensor>> random_inputs(const Function& fn, ui
   const Function typed = annotated ? fn : downcast<FunctionNode>(run_infer_type(fn));
   sdk::NumpyRandomState state(seed);
   std::vector<std::pair<std::string, Tensor>> inputs;
-  for (const Var& p : typed->params) {
+  const std::vector<std::string> names = param_names(typed);
+  for (size_t i = 0; i < names.size(); ++i) {
+    const Var& p = typed->params[i];
     const Type& type = p->type_annotation.defined() ? p->type_annotation : p->checked_type();
     const auto* tensor = type.defined() && type->kind == TypeKind::kTensor
                              ? static_cast<const TensorTypeNode*>(type.get())
                              : nullptr;
     if (tensor == nullptr || !tensor->is_static() || !tensor->dtype.is_float()) {
-      throw Error("cannot draw an input for parameter '" + p->name_hint + "' of type " +
+      throw Error("cannot draw an input for parameter '" + names[i] + "' of type " +
                   (type.defined() ? type_to_text(type) : std::string("unknown")))
           .expected("a tensor type with static shape and a float dtype");
     }
-    inputs.emplace_back(p->name_hint, rand(tensor->dtype, tensor->shape, state, low, high));
+    inputs.emplace_back(names[i], rand(tensor->dtype, tensor->shape, state, low, high));
   }
   return inputs;
 }

@@ -90,18 +90,34 @@ TEST_F(RunCommandTest, WrongInputsAreClearErrors) {
   EXPECT_THAT(r.err, HasSubstr("'x' is given twice, in --params "));
 }
 
-TEST_F(RunCommandTest, ATensorGivenUnderARepeatedNameBindsEveryParameterOfThatName) {
-  // lstm has one `data` parameter per step, as the reference names them.
-  save_npz(scratch("data.npz"), {{"data", Tensor::zeros({1, 4}, DataType::Float(32))}});
-  CliResult r = weft("run lstm:iterations=2,num_hidden=4 --inputs " + scratch("data.npz"));
+TEST_F(RunCommandTest, LstmStepsReadTheirOwnInputsUnderTheNamesTvmPrints) {
+  // Every step's input is named `data`; TVM's text shows them as %data,
+  // %data1, %data2, and they bind under those names, one tensor each.
+  // Expected: gen_lstm_data.py's NumPy LSTM on the same weights and inputs.
+  const std::string lstm = "run lstm:iterations=3,num_hidden=8 --params " + data_file("lstm_params.npz");
+  CliResult r = weft(lstm + " --inputs " + data_file("lstm_inputs.npz") + " --output " + scratch("out.npz"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err, "");  // every parameter given
+  expect_tensor_files_near(scratch("out.npz"), data_file("lstm_expected.npz"));
+
+  // `data` alone is step 0's input: the others are drawn, each named.
+  save_npz(scratch("data.npz"), {{"data", Tensor::zeros({1, 8}, DataType::Float(32))}});
+  r = weft(lstm + " --inputs " + scratch("data.npz"));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.err, ::testing::Not(HasSubstr("'data' not given")));
-  EXPECT_THAT(r.out, HasSubstr("output: Tensor[(1, 4), float32]"));
+  EXPECT_THAT(r.err, HasSubstr("weft: 'data1' not given: filled with random Tensor[(1, 8), float32] (seed 0)"));
+  EXPECT_THAT(r.err, HasSubstr("weft: 'data2' not given: filled with random Tensor[(1, 8), float32] (seed 0)"));
 
-  save_npz(scratch("wide.npz"), {{"data", Tensor::zeros({1, 5}, DataType::Float(32))}});
-  r = weft("run lstm:iterations=2,num_hidden=4 --inputs " + scratch("wide.npz"));
+  save_npz(scratch("data3.npz"), {{"data3", Tensor::zeros({1, 8}, DataType::Float(32))}});
+  r = weft(lstm + " --inputs " + scratch("data3.npz"));
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_THAT(r.err, HasSubstr("'data' in --inputs " + scratch("wide.npz") + " is Tensor[(1, 5), float32]"));
+  EXPECT_THAT(r.err, HasSubstr("'data3' in --inputs " + scratch("data3.npz") + " is not a parameter of main; "
+                               "expected one of: data, i2h_0_weight, i2h_0_bias, h2h_0_weight, h2h_0_bias, data1, "));
+
+  save_npz(scratch("wide.npz"), {{"data1", Tensor::zeros({1, 5}, DataType::Float(32))}});
+  r = weft(lstm + " --inputs " + scratch("wide.npz"));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("'data1' in --inputs " + scratch("wide.npz") + " is Tensor[(1, 5), float32]"));
 }
 
 TEST_F(RunCommandTest, DeepRecursionRunsAndRunawayRecursionIsAnError) {

@@ -8,6 +8,7 @@
 
 #include "commands.h"
 #include "program_source.h"
+#include "weft/names.h"
 #include "weft/passes.h"
 #include "weft/testing/check_grad.h"
 
@@ -28,9 +29,10 @@ std::vector<Tensor> given_inputs(const Function& main, const Program& program, c
   std::vector<Tensor> inputs(main->params.size());
   std::map<std::string, size_t> index;
   std::string names;
-  for (size_t i = 0; i < main->params.size(); ++i) {
-    index.emplace(main->params[i]->name_hint, i);
-    names += (names.empty() ? "%" : ", %") + main->params[i]->name_hint;
+  const std::vector<std::string> param = param_names(main);
+  for (size_t i = 0; i < param.size(); ++i) {
+    index.emplace(param[i], i);
+    names += (names.empty() ? "%" : ", %") + param[i];
   }
   auto place = [&](const NamedTensors& tensors, const std::string& label) {
     for (const auto& [name, tensor] : tensors) {

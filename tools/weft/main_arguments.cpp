@@ -10,6 +10,7 @@
 #include <optional>
 
 #include "weft/error.h"
+#include "weft/names.h"
 #include "weft/type.h"
 
 namespace weft::cli {
@@ -29,9 +30,9 @@ bool matches(const TensorTypeNode& type, const Tensor& t) {
   return true;
 }
 
-std::string parameter_list(const Function& main) {
+std::string parameter_list(const std::vector<std::string>& names) {
   std::string out;
-  for (const Var& p : main->params) out += (out.empty() ? "" : ", ") + p->name_hint;
+  for (const std::string& name : names) out += (out.empty() ? "" : ", ") + name;
   return out.empty() ? "none" : out;
 }
 
@@ -57,31 +58,31 @@ Tensor draw(const TensorTypeNode& type, sdk::NumpyRandomState& state) {
 
 std::vector<Value> bind_main_arguments(const Function& main, const std::vector<NamedSource>& sources, uint32_t seed,
                                        std::ostream& notes) {
-  // A name may repeat (lstm's per-step `data` inputs): a tensor given under it
-  // binds every parameter of that name.
-  std::map<std::string, std::vector<size_t>> indices_of;
-  for (size_t i = 0; i < main->params.size(); ++i) indices_of[main->params[i]->name_hint].push_back(i);
+  // Parameters bind by their user-facing names, which are unique (lstm's
+  // per-step inputs, all named `data`, are data, data1, data2, ...).
+  const std::vector<std::string> names = param_names(main);
+  std::map<std::string, size_t> index_of;
+  for (size_t i = 0; i < names.size(); ++i) index_of.emplace(names[i], i);
   std::vector<std::optional<Tensor>> given(main->params.size());
   std::vector<std::string> given_by(main->params.size());
   for (const NamedSource& source : sources) {
     for (const auto& [name, tensor] : source.tensors) {
-      auto it = indices_of.find(name);
-      if (it == indices_of.end())
+      auto it = index_of.find(name);
+      if (it == index_of.end())
         throw Error("'" + name + "' in " + source.label + " is not a parameter of main")
-            .expected("one of: " + parameter_list(main));
-      for (size_t i : it->second) {
-        if (given[i] && given_by[i] != source.label)
-          throw Error("'" + name + "' is given twice, in " + given_by[i] + " and in " + source.label);
-        Type type = param_type(main->params[i]);
-        const TensorTypeNode* tensor_type = as_tensor_type(type);
-        if (!tensor_type)
-          throw Error("parameter '" + name + "' has type " + type_to_text(type) + ", which a tensor file cannot give");
-        if (!matches(*tensor_type, tensor))
-          throw Error("'" + name + "' in " + source.label + " is " + describe(tensor) + ", not main's parameter type")
-              .expected(type_to_text(type));
-        given[i] = tensor;
-        given_by[i] = source.label;
-      }
+            .expected("one of: " + parameter_list(names));
+      size_t i = it->second;
+      if (given[i] && given_by[i] != source.label)
+        throw Error("'" + name + "' is given twice, in " + given_by[i] + " and in " + source.label);
+      Type type = param_type(main->params[i]);
+      const TensorTypeNode* tensor_type = as_tensor_type(type);
+      if (!tensor_type)
+        throw Error("parameter '" + name + "' has type " + type_to_text(type) + ", which a tensor file cannot give");
+      if (!matches(*tensor_type, tensor))
+        throw Error("'" + name + "' in " + source.label + " is " + describe(tensor) + ", not main's parameter type")
+            .expected(type_to_text(type));
+      given[i] = tensor;
+      given_by[i] = source.label;
     }
   }
 
@@ -96,10 +97,10 @@ std::vector<Value> bind_main_arguments(const Function& main, const std::vector<N
     Type type = param_type(p);
     const TensorTypeNode* tensor_type = as_tensor_type(type);
     if (!tensor_type || !tensor_type->is_static())
-      throw Error("parameter '" + p->name_hint + "' of type " + type_to_text(type) +
+      throw Error("parameter '" + names[i] + "' of type " + type_to_text(type) +
                   " is not given and cannot be drawn at random")
           .expected("it in --inputs or --params (random data needs a tensor type with a static shape)");
-    notes << "weft: '" << p->name_hint << "' not given: filled with random " << type_to_text(type) << " (seed " << seed
+    notes << "weft: '" << names[i] << "' not given: filled with random " << type_to_text(type) << " (seed " << seed
           << ")\n";
     args.emplace_back(draw(*tensor_type, state));
   }

@@ -22,9 +22,11 @@ struct NamedSource {
 
 /// One value per parameter of `main` (already type-inferred), in order.
 ///
-/// Each given tensor must name a parameter (otherwise a weft::Error naming the
-/// unknown name and listing the parameters), may be given by one source only,
-/// and must match the parameter's dtype and shape (`?` matches any extent).
+/// Tensors bind by the parameters' user-facing names (param_names in
+/// weft/names.h: lstm's per-step inputs, all named `data`, are data, data1,
+/// data2, ...), one tensor to one parameter. Each given tensor must name a
+/// parameter (otherwise a weft::Error naming the unknown name and listing the
+/// parameters), may be given by one source only, and must match the parameter's dtype and shape (`?` matches any extent).
 /// Parameters not given are drawn from one NumPy-compatible generator seeded
 /// with `seed`, in parameter order, each element in C order:
 ///   float dtypes   np.random.uniform(0, 1, size=shape).astype(dtype)

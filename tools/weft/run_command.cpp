@@ -13,6 +13,7 @@
 #include "program_source.h"
 #include "weft/gradient.h"
 #include "weft/interpreter.h"
+#include "weft/names.h"
 #include "weft/passes.h"
 
 namespace weft::cli {
@@ -35,11 +36,12 @@ NamedTensors name_outputs(const Value& result) {
 }
 
 /// A gradient's result (output, (gradients)): the output as above, then
-/// grad_<parameter> for each parameter of `fn`.
+/// grad_<parameter> for each parameter of `fn`, by its user-facing name.
 NamedTensors name_gradient_outputs(const Value& result, const Function& fn) {
   NamedTensors outputs = name_outputs(result.fields().at(0));
   const auto& grads = result.fields().at(1).fields();
-  for (size_t i = 0; i < grads.size(); ++i) outputs.emplace_back("grad_" + fn->params[i]->name_hint, grads[i].tensor());
+  const std::vector<std::string> names = param_names(fn);
+  for (size_t i = 0; i < grads.size(); ++i) outputs.emplace_back("grad_" + names[i], grads[i].tensor());
   return outputs;
 }
 

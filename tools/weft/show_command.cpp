@@ -11,6 +11,7 @@
 #include "program_source.h"
 #include "weft/error.h"
 #include "weft/functor.h"
+#include "weft/names.h"
 #include "weft/passes.h"
 #include "weft/printer.h"
 #include "weft/type.h"
@@ -23,10 +24,11 @@ namespace {
 // Keys in the order a reader expects them, not sorted.
 using Json = nlohmann::ordered_json;
 
-// {name, shape, dtype} for a tensor (null for a `?` extent), {name, type} otherwise.
-Json param_json(const Var& p) {
+// {name, shape, dtype} for a tensor (null for a `?` extent), {name, type}
+// otherwise; `name` is the parameter's user-facing name.
+Json param_json(const Var& p, const std::string& name) {
   Type type = p->type_annotation.defined() ? p->type_annotation : p->checked_type();
-  Json j{{"name", p->name_hint}};
+  Json j{{"name", name}};
   if (type.defined() && type->kind == TypeKind::kTensor) {
     const auto& t = static_cast<const TensorTypeNode&>(*type);
     Json shape = Json::array();
@@ -59,7 +61,9 @@ Json summary_json(const Program& program, const IRModule& mod) {
   for (const auto& entry : program.params) given.insert(entry.first);
   Json inputs = Json::array(), params = Json::array();
   int64_t param_count = 0;  // elements of the given parameters, as published model sizes count them
-  for (const Var& p : main->params) (given.count(p->name_hint) ? params : inputs).push_back(param_json(p));
+  const std::vector<std::string> names = param_names(main);
+  for (size_t i = 0; i < names.size(); ++i)
+    (given.count(names[i]) ? params : inputs).push_back(param_json(main->params[i], names[i]));
   for (const auto& entry : program.params) param_count += entry.second.numel();
   // infer_type gives every function its return type.
   return {{"inputs", inputs},           {"params", params},

@@ -21,7 +21,8 @@ namespace weft {
 struct Workload {
   /// The module after type inference.
   IRModule mod;
-  /// Every parameter of main but `data`, in parameter order, as CPU tensors.
+  /// Every parameter of main but those named `data`, in parameter order, as
+  /// CPU tensors, under their user-facing names (param_names in names.h).
   std::vector<std::pair<std::string, Tensor>> params;
 };
 
@@ -30,9 +31,8 @@ struct Workload {
 /// from its plugin on first use) made with `seed` and `initializer_params`.
 ///
 /// Throws weft::Error when type inference fails, when a parameter to fill has
-/// a non-tensor or dynamic type, when two parameters share a name, when the
-/// seed is not below 2**32 (NumPy's limit for np.random.seed), or when the
-/// initializer rejects a parameter (e.g. an unknown name suffix, naming it).
+/// a non-tensor or dynamic type, when the seed is not below 2**32 (NumPy's
+/// limit for np.random.seed), or when the initializer rejects a parameter (e.g. an unknown name suffix, naming it).
 Workload create_workload(const Function& fn, std::string_view initializer = "xavier", uint64_t seed = 0,
                          const Attrs& initializer_params = nullptr);
 /// As above for a module's `main`; the other functions are kept and typed too.

@@ -38,7 +38,7 @@ struct GradMismatch {
 };
 
 struct ParamGradCheck {
-  std::string name;        // the parameter's name
+  std::string name;        // the parameter's user-facing name (weft/names.h)
   int64_t elements = 0;    // how many were compared
   int64_t mismatches = 0;  // how many of them disagree
   double max_abs_error = 0.0;

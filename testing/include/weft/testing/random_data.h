@@ -24,8 +24,8 @@ Tensor rand(DataType dtype, const std::vector<int64_t>& shape, sdk::NumpyRandomS
 Tensor rand(DataType dtype, const std::vector<int64_t>& shape, uint32_t seed = 0);
 
 /// Synthetic inputs for `fn`: one tensor per parameter, in parameter order and
-/// under the parameter's name, drawn from one generator seeded with `seed` as
-/// uniform(low, high) in the parameter's type. Types come from the parameters'
+/// under the parameter's user-facing name (weft/names.h), drawn from one
+/// generator seeded with `seed` as uniform(low, high) in the parameter's type. Types come from the parameters'
 /// annotations or, failing those, from type inference of `fn`. A parameter
 /// whose type is not a static float tensor is a weft::Error naming it.
 std::vector<std::pair<std::string, Tensor>> random_inputs(const Function& fn, uint32_t seed = 0, double low = 0.0, double high = 1.0);
