@@ -1,6 +1,7 @@
-// `weft run`: outputs of hand-written programs against NumPy (expected files
-// from gen_cli_data.py), random inputs drawn as documented, and clear errors
-// for wrong input names, shapes, dtypes and files.
+// `weft run`: outputs of hand-written and TVM-printed programs and of the lstm
+// model against NumPy (expected files from gen_cli_data.py, gen_lstm_data.py
+// and gen_tvm_split_data.py), random inputs drawn as documented, and clear
+// errors for wrong input names, shapes, dtypes and files.
 #include "cli_test_util.h"
 
 namespace weft::testing {
@@ -145,6 +146,16 @@ def @main() -> float32 { @spin(1f) }
   EXPECT_THAT(r.err, HasSubstr("deeper than 100 levels"));
   r = run_cli(WEFT_TEST_CLI, "run " + scratch("spin.relay"), dir_.path(), "WEFT_MAX_CALL_DEPTH=lots");
   EXPECT_THAT(r.err, HasSubstr("WEFT_MAX_CALL_DEPTH='lots' is not a positive integer"));
+}
+
+TEST_F(RunCommandTest, ATvmPrintedProgramWithBoxedIntsAndSharedNamesRunsAsTvmReadsIt) {
+  // tvm_split_data.relay as TVM prints it without its metadata section: two
+  // inputs named `data` (%data, %data1) and split's 4 as meta[runtime.BoxInt][0].
+  CliResult r = weft("run " + data_file("tvm_split_data.relay") + " --inputs " +
+                     data_file("tvm_split_data_inputs.npz") + " --output " + scratch("out.npz"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  expect_tensor_files_near(scratch("out.npz"), data_file("tvm_split_data_expected.npz"));
 }
 
 TEST_F(RunCommandTest, BadFilesAndProgramsAreClearErrors) {
