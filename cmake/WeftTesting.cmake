@@ -1,10 +1,16 @@
 # Test helpers shared by tests/ and by plugins' own tests/ folders.
 #
 # weft_add_test_suite(<name> <dir> [libs...]): one GoogleTest executable from
-#   <dir>/*.cpp, linked with the core, registered with CTest (label = name).
+#   <dir>/*.cpp, linked with the core, registered with CTest (label = name),
+#   and built by the target weft_test_suites.
 # weft_add_plugin_tests(<plugin> [DEPENDS plugins...]): the suite in the calling
 #   plugin's tests/ folder, run against the built plugin folder.
 set(WEFT_TESTS_DIR ${CMAKE_SOURCE_DIR}/tests)
+
+# Every GoogleTest suite and what it needs, and nothing else: the sanitized
+# build in tools/dev builds only this and runs every test but the packaging
+# ones (label sdk_package), which install the tree and run in the Release build.
+add_custom_target(weft_test_suites)
 
 function(weft_add_test_suite name dir)
   file(GLOB sources CONFIGURE_DEPENDS ${dir}/*.cpp)
@@ -18,6 +24,7 @@ function(weft_add_test_suite name dir)
     WEFT_GOLDEN_DIR="${WEFT_TESTS_DIR}/golden"
     WEFT_TEST_BUILD_PLUGIN_DIR="${WEFT_PLUGIN_BUILD_DIR}")
   gtest_discover_tests(${name} DISCOVERY_TIMEOUT 60 PROPERTIES LABELS ${name})
+  add_dependencies(weft_test_suites ${name})
 endfunction()
 
 function(weft_add_plugin_tests plugin)
