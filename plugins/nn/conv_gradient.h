@@ -1,7 +1,11 @@
-// Gradients of the convolutions, in IR form, as Relay computes conv2d's: the
-// data's by the transposed convolution (or, for a transposed convolution, the
-// convolution) of the output gradient with the same weight, the weight's by
-// nn.conv2d_backward_weight. 1-D ones are computed as 2-D ones of height 1.
+// Gradients of the convolutions, in IR form, in every layout and grouping the
+// forward ops take: the call is moved to its canonical layout (NC<spatial>
+// data, (O|I)(I|O)<spatial> weight) with layout_transform, differentiated
+// there, and the gradients moved back. As Relay computes conv2d's, the data's
+// gradient is the transposed convolution (for a transposed convolution, the
+// convolution) of the output gradient with the same weight; the weight's is
+// itself a convolution of the data with the output gradient (see
+// conv_gradient.cpp).
 #pragma once
 
 #include <vector>
@@ -9,13 +13,10 @@
 
 namespace weft_nn::conv {
 
-/// nn.conv1d / nn.conv2d with NCW/NCHW data and OIW/OIHW kernels.
+/// nn.conv1d/2d/3d and the blocked nn.contrib_conv2d_NCHWc and
+/// nn.contrib_depthwise_conv2d_NCHWc: any layout, groups, depthwise weights.
 std::vector<weft::sdk::Expr> conv_gradient(const weft::sdk::Expr& call, const weft::sdk::Expr& grad);
-/// nn.conv3d with NCDHW data, an OIDHW kernel and groups=1.
-std::vector<weft::sdk::Expr> conv3d_gradient(const weft::sdk::Expr& call, const weft::sdk::Expr& grad);
-/// nn.conv3d_transpose with NCDHW data, an IODHW kernel and groups=1.
-std::vector<weft::sdk::Expr> conv3d_transpose_gradient(const weft::sdk::Expr& call, const weft::sdk::Expr& grad);
-/// nn.conv1d_transpose / nn.conv2d_transpose with NCW/NCHW data and IOW/IOHW kernels.
+/// nn.conv1d/2d/3d_transpose: any layout and groups.
 std::vector<weft::sdk::Expr> conv_transpose_gradient(const weft::sdk::Expr& call, const weft::sdk::Expr& grad);
 
 }  // namespace weft_nn::conv

@@ -216,7 +216,7 @@ void register_conv_transpose_ops(Registrar& reg) {
   register_transpose(reg, {"nn.conv3d_transpose", 3, "NCDHW", "IODHW"},
                      "Transposed 3D convolution. data (batch, in_channels, depth, height, width) in NCDHW, weight "
                      "(in_channels, channels/groups, kd, kh, kw) in IODHW.")
-      .gradient(conv3d_transpose_gradient);
+      .gradient(conv_transpose_gradient);
 }
 
 }  // namespace weft_nn::conv

@@ -230,7 +230,8 @@ void register_blocked_conv(Registrar& reg, const ConvSpec& spec, bool needs_chan
   op.type_relation([spec, needs_channels](const std::vector<Type>& args, const Attrs& attrs) {
       return needs_channels ? nchwc_relation(spec, args, attrs) : conv_relation(spec, args, attrs);
     })
-      .kernel(conv_kernel(spec));
+      .kernel(conv_kernel(spec))
+      .gradient(conv_gradient);
 }
 
 }  // namespace
@@ -259,7 +260,7 @@ void register_convolution_ops(Registrar& reg) {
                 "3D convolution over volumes. data (batch, in_channels, depth, height, width) in NCDHW, weight "
                 "(channels, in_channels/groups, kd, kh, kw) in OIDHW; out (batch, channels, out_depth, out_height, "
                 "out_width).")
-      .gradient(conv::conv3d_gradient);
+      .gradient(conv::conv_gradient);
   conv::register_conv_transpose_ops(reg);
   conv::register_conv_winograd_ops(reg);
   conv::register_conv_winograd3d_ops(reg);

@@ -12,6 +12,7 @@
 
 #include "weft/expr.h"
 #include "weft/gradient.h"
+#include "weft/passes.h"
 #include "weft/testing/check_grad.h"
 #include "weft/type.h"
 
@@ -60,6 +61,23 @@ inline std::function<Function()> weighted_op_fn(std::string op, std::vector<std:
     Var w = var("w", f64(out_shape));
     params.push_back(w);
     return function(params, call("multiply", {call(op, args, attrs), w}));
+  };
+}
+
+/// weighted_op_fn with the weight shaped as the op's inferred output.
+inline std::function<Function()> seeded_op_fn(std::string op, std::vector<std::vector<int64_t>> shapes,
+                                              std::vector<std::pair<std::string, AttrValue>> attrs = {}) {
+  return [=] {
+    std::vector<Var> params;
+    std::vector<Expr> args;
+    for (size_t i = 0; i < shapes.size(); ++i) {
+      params.push_back(var("x" + std::to_string(i), f64(shapes[i])));
+      args.push_back(params.back());
+    }
+    Expr out = infer_type(call(op, args, attrs));
+    Var w = var("w", out->checked_type());
+    params.push_back(w);
+    return function(params, call("multiply", {out, w}));
   };
 }
 
