@@ -1,6 +1,8 @@
 // nn.pad and nn.mirror_pad: padding every axis by [before, after] widths, as
 // Relay's pad.cc and TOPI's pad/mirror_pad compute it.
+#include <algorithm>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <weft/sdk/gradient.hpp>
@@ -114,17 +116,33 @@ Expr zero_pad_along(const Expr& part, const Expr& like, size_t rank, size_t axis
   return call("nn.pad", {part, grad::scalar_like(like, 0.0)}, {{"pad_width", widths}});
 }
 
-/// The data's gradient through edge, reflect or symmetric padding: axis by
-/// axis, the gradient of the copied core plus each border's gradient sent
-/// back to the elements it copied (mirrored, or summed into the edge element).
-Expr border_gradient(const Expr& padded, const Expr& g, const IntPairs& widths, Border mode, const char* op) {
-  const Expr& data = padded.arg(0);
-  std::vector<int64_t> dims = grad::static_shape(data, std::string(op) + "'s data");
-  std::vector<int64_t> shape = grad::static_shape(padded, std::string(op) + "'s result");
+/// Negative widths crop, each on its own side (a padded side still mirrors
+/// the whole axis), so padding by `widths` is padding by their positive parts
+/// and then cropping. Returns the gradient of that padded tensor, `g` with
+/// zeros where the crop took elements away, and the positive parts.
+std::pair<Expr, IntPairs> uncropped(const Expr& padded, const Expr& g, IntPairs widths) {
+  std::vector<Value> cropped;
+  bool crops = false;
+  for (auto& [before, after] : widths) {
+    cropped.emplace_back(std::vector<int64_t>{std::max<int64_t>(-before, 0), std::max<int64_t>(-after, 0)});
+    crops = crops || before < 0 || after < 0;
+    before = std::max<int64_t>(before, 0);
+    after = std::max<int64_t>(after, 0);
+  }
+  if (!crops) return {g, widths};
+  return {call("nn.pad", {g, grad::scalar_like(padded, 0.0)}, {{"pad_width", cropped}}), widths};
+}
+
+/// The data's gradient through edge, reflect or symmetric padding by widths
+/// >= 0, `g` being the padded result's: axis by axis, the gradient of the
+/// copied core plus each border's gradient sent back to the elements it
+/// copied (mirrored, or summed into the edge element).
+Expr border_gradient(const Expr& data, const Expr& g, const IntPairs& widths, Border mode, const char* op) {
+  std::vector<int64_t> dims = grad::static_shape(data, std::string(op) + "'s data"), shape = dims;
+  for (size_t d = 0; d < dims.size(); ++d) shape[d] += widths[d].first + widths[d].second;
   Expr acc = g;
   for (size_t d = 0; d < dims.size(); ++d) {
     const int64_t before = widths[d].first, after = widths[d].second, n = dims[d];
-    if (before < 0 || after < 0) throw Error(std::string("the gradient of ") + op + " covers widths >= 0");
     if (before == 0 && after == 0) continue;
     Expr dx = slice_along(acc, shape, d, before, before + n, false);
     auto send_back = [&](int64_t begin, int64_t end, bool leading) {
@@ -191,25 +209,23 @@ void register_pad_ops(Registrar& reg) {
         pad_kernel(k.inputs.at(0), out, transform::get_pairs(k.attrs, "pad_width"),
                    pad_border(k.attrs.get_string("pad_mode")), fill);
       })
-      .gradient([](const Expr& c, const Expr& g) {
+      .gradient([](const Expr& c, const Expr& g_result) {
         // The data's gradient is the unpadded window; the pad value's is the rest.
         const std::string mode = c.attrs().get_string("pad_mode");
+        auto [g, widths] = uncropped(c, g_result, transform::get_pairs(c.attrs(), "pad_width"));
         if (mode != "constant") {
-          Expr dx = border_gradient(c, g, transform::get_pairs(c.attrs(), "pad_width"), pad_border(mode),
-                                    "nn.pad");
+          Expr dx = border_gradient(c.arg(0), g, widths, pad_border(mode), "nn.pad");
           return std::vector<Expr>{dx, grad::zeros_like(c.arg(1))};
         }
         std::vector<int64_t> dims = grad::static_shape(c.arg(0), "nn.pad's data"), begin, end;
-        IntPairs widths = transform::get_pairs(c.attrs(), "pad_width");
         for (size_t i = 0; i < dims.size(); ++i) {
-          if (widths[i].first < 0 || widths[i].second < 0) throw Error("the gradient of nn.pad covers widths >= 0");
           begin.push_back(widths[i].first);
           end.push_back(widths[i].first + dims[i]);
         }
         Expr inner = call("strided_slice", {g}, {{"begin", begin}, {"end", end}});
         Expr value = c.arg(1);
-        Expr border = grad::sub(grad::collapse_sum_like(g, grad::cast_like(value, g)),
-                                grad::collapse_sum_like(inner, grad::cast_like(value, g)));
+        Expr border = grad::sub(grad::collapse_sum_like(g, grad::cast_like(value, c)),
+                                grad::collapse_sum_like(inner, grad::cast_like(value, c)));
         return std::vector<Expr>{inner, grad::cast_like(border, value)};
       });
 
@@ -247,7 +263,7 @@ void register_pad_ops(Registrar& reg) {
       .gradient([](const Expr& c, const Expr& g) {
         Border mode = c.attrs().get_string("mode") == "SYMMETRIC" ? Border::kSymmetric : Border::kReflect;
         return std::vector<Expr>{
-            border_gradient(c, g, transform::get_pairs(c.attrs(), "pad_width"), mode, "nn.mirror_pad")};
+            border_gradient(c.arg(0), g, transform::get_pairs(c.attrs(), "pad_width"), mode, "nn.mirror_pad")};
       });
 }
 
