@@ -232,6 +232,36 @@ OpBuilder& out_dtype_attr(OpBuilder& op) {
                           "None or a dtype");
 }
 
+// ---- One conv op's attributes ----------------------------------------------------
+
+ConvAttrs ConvAttrs::read(const ConvKind& kind, const Attrs& attrs) {
+  ConvAttrs a;
+  a.kind = kind;
+  a.data_layout = Layout::parse(attrs.get_string("data_layout"), kind.data_canon, "data_layout");
+  a.kernel_layout = Layout::parse(attrs.get_string("kernel_layout"), kind.kernel_canon, "kernel_layout");
+  std::string out_layout = attrs.get_string("out_layout");
+  a.out_layout = Layout::parse(out_layout.empty() ? a.data_layout.name() : out_layout, kind.data_canon, "out_layout");
+  a.strides = attrs.get_ints("strides");
+  a.padding = attrs.get_ints("padding");
+  a.dilation = attrs.get_ints("dilation");
+  if (kind.transposed) a.output_padding = attrs.get_ints("output_padding");
+  a.groups = attrs.get_int("groups");
+  if (a.groups < 1) throw Error("groups must be positive, got " + std::to_string(a.groups));
+  a.channels = optional_int(attrs, "channels");
+  a.kernel_size = optional_ints(attrs, "kernel_size");
+  return a;
+}
+
+std::vector<int64_t> ConvAttrs::implied_weight(int64_t in_channels, bool depthwise) const {
+  const int64_t per_group = known(in_channels) ? in_channels / groups : WEFT_DIM_ANY;
+  std::vector<int64_t> w;
+  if (kind.transposed) w = {in_channels, *channels / groups};
+  else if (depthwise) w = {in_channels, *channels / in_channels};
+  else w = {*channels, per_group};
+  w.insert(w.end(), kernel_size->begin(), kernel_size->end());
+  return w;
+}
+
 // ---- Shapes ------------------------------------------------------------------------
 
 void expect_tensors(const std::vector<Type>& args, size_t n, const char* names) {

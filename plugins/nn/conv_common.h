@@ -108,6 +108,56 @@ OpBuilder& out_dtype_attr(OpBuilder& op);
 /// The padding total per spatial dim (before + after) from a normalized 2n tuple.
 std::vector<int64_t> pad_totals(const std::vector<int64_t>& padding);
 
+// ---- One conv op's attributes -----------------------------------------------------
+
+/// Which convolution an op computes: its spatial rank and the canonical layouts
+/// its data (NCHW) and weight (OIHW, or IOHW for a transposed conv) convert from.
+struct ConvKind {
+  const char* op = "";
+  size_t dims = 0;
+  const char* data_canon = "";
+  const char* kernel_canon = "";
+  bool transposed = false;
+};
+
+/// The convolutions whose weight type inference can give (weight_inference.cpp).
+inline constexpr ConvKind kConv1d{"nn.conv1d", 1, "NCW", "OIW"};
+inline constexpr ConvKind kConv2d{"nn.conv2d", 2, "NCHW", "OIHW"};
+inline constexpr ConvKind kConv3d{"nn.conv3d", 3, "NCDHW", "OIDHW"};
+inline constexpr ConvKind kConv1dTranspose{"nn.conv1d_transpose", 1, "NCW", "IOW", true};
+inline constexpr ConvKind kConv2dTranspose{"nn.conv2d_transpose", 2, "NCHW", "IOHW", true};
+inline constexpr ConvKind kConv3dTranspose{"nn.conv3d_transpose", 3, "NCDHW", "IODHW", true};
+
+/// A conv op's normalized attrs read once into types: the one place the type
+/// relation, infer_inputs and the kernel of conv{1,2,3}d (and transposes) get
+/// layouts, window and channel attrs from. The kernel ABI hands a kernel only
+/// the call's attrs (no per-call-site state to keep a plan in), so kernels
+/// read this struct again on each call rather than caching it.
+struct ConvAttrs {
+  ConvKind kind;
+  Layout data_layout, kernel_layout, out_layout;  // out_layout defaults to data_layout
+  std::vector<int64_t> strides, padding, dilation;
+  std::vector<int64_t> output_padding;  // transposed convs only; empty otherwise
+  int64_t groups = 1;
+  std::optional<int64_t> channels;
+  std::optional<std::vector<int64_t>> kernel_size;
+
+  /// Reads and checks the attrs (layouts convertible, groups >= 1); Error naming the attr.
+  static ConvAttrs read(const ConvKind& kind, const Attrs& attrs);
+
+  /// The weight shape, in canonical (OI... or IO...) order, that Relay's
+  /// Conv*Rel / Conv*TransposeRel assign when channels and kernel_size are set:
+  /// (channels, in_channels / groups, k...), for a depthwise conv (in_channels,
+  /// channels / in_channels, k...), for a transposed conv (in_channels,
+  /// channels / groups, k...). Requires channels and kernel_size.
+  std::vector<int64_t> implied_weight(int64_t in_channels, bool depthwise) const;
+
+  /// Relay's Conv2DRel and Conv3DRel refuse an untyped weight when groups > 1
+  /// (they tell depthwise from grouped by the weight's shape); conv1d and the
+  /// transposes infer it.
+  bool needs_typed_weight() const { return !kind.transposed && kind.dims > 1 && groups > 1; }
+};
+
 // ---- Shapes --------------------------------------------------------------------
 
 /// Both of two dims are known.

@@ -13,61 +13,41 @@ namespace {
 using namespace weft::sdk;
 using namespace conv;
 
-struct ConvSpec {
-  const char* op;
-  size_t dims;               // spatial axes
-  const char* data_canon;    // NCHW
-  const char* kernel_canon;  // OIHW
-};
-
 /// Everything a conv's relation decides, in canonical (NCHW / OIHW) order.
 struct ConvPlan {
-  Layout data_layout, kernel_layout, out_layout;
+  ConvAttrs a;
   std::vector<int64_t> data, weight, out;  // canonical shapes; weight as the kernel reads it
-  std::vector<int64_t> strides, padding, dilation;
-  int64_t groups = 1;
 };
 
-ConvPlan plan_conv(const ConvSpec& spec, const std::vector<int64_t>& data_shape, const std::vector<int64_t>& weight_shape,
-                   const Attrs& attrs) {
+ConvPlan plan_conv(const ConvAttrs& a, const std::vector<int64_t>& data_shape,
+                   const std::vector<int64_t>& weight_shape) {
   ConvPlan p;
-  p.data_layout = Layout::parse(attrs.get_string("data_layout"), spec.data_canon, "data_layout");
-  p.kernel_layout = Layout::parse(attrs.get_string("kernel_layout"), spec.kernel_canon, "kernel_layout");
-  std::string out_layout = attrs.get_string("out_layout");
-  p.out_layout = Layout::parse(out_layout.empty() ? p.data_layout.name() : out_layout, spec.data_canon, "out_layout");
-  expect_rank(data_shape, p.data_layout, "data");
-  expect_rank(weight_shape, p.kernel_layout, "weight");
-  p.strides = attrs.get_ints("strides");
-  p.padding = attrs.get_ints("padding");
-  p.dilation = attrs.get_ints("dilation");
-  p.groups = attrs.get_int("groups");
-  if (p.groups < 1) throw Error("groups must be positive, got " + std::to_string(p.groups));
-  p.data = p.data_layout.to_canonical(data_shape);
-  std::vector<int64_t> w = p.kernel_layout.to_canonical(weight_shape);
+  p.a = a;
+  expect_rank(data_shape, a.data_layout, "data");
+  expect_rank(weight_shape, a.kernel_layout, "weight");
+  p.data = a.data_layout.to_canonical(data_shape);
+  std::vector<int64_t> w = a.kernel_layout.to_canonical(weight_shape);
   const int64_t in_channels = p.data[1];
-  const std::string shapes = " (data shape " + shape_str(data_shape) + " in " + p.data_layout.name() +
-                             ", weight shape " + shape_str(weight_shape) + " in " + p.kernel_layout.name() + ")";
-  if (known(in_channels) && in_channels % p.groups != 0) {
-    throw Error("groups=" + std::to_string(p.groups) + " does not divide the " + std::to_string(in_channels) +
+  const std::string shapes = " (data shape " + shape_str(data_shape) + " in " + a.data_layout.name() +
+                             ", weight shape " + shape_str(weight_shape) + " in " + a.kernel_layout.name() + ")";
+  if (known(in_channels) && in_channels % a.groups != 0) {
+    throw Error("groups=" + std::to_string(a.groups) + " does not divide the " + std::to_string(in_channels) +
                 " input channels" + shapes);
   }
-  std::optional<int64_t> channels = optional_int(attrs, "channels");
-  std::optional<std::vector<int64_t>> kernel_size = optional_ints(attrs, "kernel_size");
+  const std::optional<int64_t>& channels = a.channels;
+  const std::optional<std::vector<int64_t>>& kernel_size = a.kernel_size;
   // Relay's depthwise case: a weight of (C, multiplier, ...) in OIHW terms.
-  bool depthwise = spec.dims > 1 && p.groups > 1 && p.groups == in_channels && p.groups == w[0];
+  bool depthwise = a.kind.dims > 1 && a.groups > 1 && a.groups == in_channels && a.groups == w[0];
   int64_t out_channels;
   if (channels && kernel_size) {
     // Relay assigns the weight this type; weft checks the given one against it.
-    std::vector<int64_t> expected{depthwise ? in_channels : *channels, known(in_channels) ? in_channels / p.groups
-                                                                                         : WEFT_DIM_ANY};
-    if (depthwise) expected[1] = *channels / in_channels;
-    expected.insert(expected.end(), kernel_size->begin(), kernel_size->end());
-    std::vector<int64_t> expected_shape = p.kernel_layout.from_canonical(expected);
+    std::vector<int64_t> expected = a.implied_weight(in_channels, depthwise);
+    std::vector<int64_t> expected_shape = a.kernel_layout.from_canonical(expected);
     for (size_t i = 0; i < expected_shape.size(); ++i) {
       if (known(expected_shape[i], weight_shape[i]) && expected_shape[i] != weight_shape[i]) {
         throw Error("the weight shape " + shape_str(weight_shape) + " does not match the shape " +
                     shape_str(expected_shape) + " implied by channels=" + std::to_string(*channels) + ", kernel_size=" +
-                    shape_str(*kernel_size) + " and groups=" + std::to_string(p.groups) + shapes);
+                    shape_str(*kernel_size) + " and groups=" + std::to_string(a.groups) + shapes);
       }
     }
     out_channels = *channels;
@@ -76,7 +56,7 @@ ConvPlan plan_conv(const ConvSpec& spec, const std::vector<int64_t>& data_shape,
     w.insert(w.end(), kernel_size->begin(), kernel_size->end());
   } else {
     if (kernel_size) {
-      for (size_t i = 0; i < spec.dims; ++i) {
+      for (size_t i = 0; i < a.kind.dims; ++i) {
         if (known(w[2 + i]) && w[2 + i] != (*kernel_size)[i]) {
           throw Error("the weight's kernel " + shape_str(std::vector<int64_t>(w.begin() + 2, w.end())) +
                       " does not match kernel_size=" + shape_str(*kernel_size) + shapes);
@@ -87,40 +67,47 @@ ConvPlan plan_conv(const ConvSpec& spec, const std::vector<int64_t>& data_shape,
       throw Error("the weight's output channels (" + std::to_string(w[0]) + ") do not match channels=" +
                   std::to_string(*channels) + shapes);
     }
-    if (known(in_channels, w[1]) && in_channels / p.groups != w[1]) {
+    if (known(in_channels, w[1]) && in_channels / a.groups != w[1]) {
       throw Error("the input channels (" + std::to_string(in_channels) + ") divided by groups (" +
-                  std::to_string(p.groups) + ") must equal the weight's input channels (" + std::to_string(w[1]) + ")" +
+                  std::to_string(a.groups) + ") must equal the weight's input channels (" + std::to_string(w[1]) + ")" +
                   shapes);
     }
     out_channels = w[0];
   }
-  if (known(out_channels) && out_channels % p.groups != 0) {
-    throw Error("groups=" + std::to_string(p.groups) + " does not divide the " + std::to_string(out_channels) +
+  if (known(out_channels) && out_channels % a.groups != 0) {
+    throw Error("groups=" + std::to_string(a.groups) + " does not divide the " + std::to_string(out_channels) +
                 " output channels" + shapes);
   }
   p.weight = w;
   p.out = {p.data[0], out_channels};
-  std::vector<int64_t> pads = pad_totals(p.padding);
-  for (size_t i = 0; i < spec.dims; ++i) {
+  std::vector<int64_t> pads = pad_totals(a.padding);
+  for (size_t i = 0; i < a.kind.dims; ++i) {
     int64_t in = p.data[2 + i], k = w[2 + i];
     if (!known(in, k)) {
       p.out.push_back(WEFT_DIM_ANY);
       continue;
     }
-    int64_t dilated = 1 + (k - 1) * p.dilation[i];
+    int64_t dilated = 1 + (k - 1) * a.dilation[i];
     if (in + pads[i] < dilated) {
       throw Error("spatial axis " + std::to_string(i) + ": the dilated kernel (" + std::to_string(dilated) +
                   ") is larger than the padded input (" + std::to_string(in + pads[i]) + ")" + shapes);
     }
-    p.out.push_back((in + pads[i] - dilated) / p.strides[i] + 1);
+    p.out.push_back((in + pads[i] - dilated) / a.strides[i] + 1);
   }
   return p;
 }
 
-Type conv_relation(const ConvSpec& spec, const std::vector<Type>& args, const Attrs& attrs) {
+/// `channels_required`: Relay types contrib_conv2d_NCHWc with Conv2DWinogradRel,
+/// which needs channels and kernel_size given (a layout pass sets them).
+Type conv_relation(const ConvKind& kind, const std::vector<Type>& args, const Attrs& attrs,
+                   bool channels_required = false) {
   expect_tensors(args, 2, "data, weight");
-  ConvPlan p = plan_conv(spec, args[0].shape(), args[1].shape(), attrs);
-  return Type::tensor(p.out_layout.from_canonical(p.out), out_dtype_of(attrs, args[0]));
+  ConvAttrs a = ConvAttrs::read(kind, attrs);
+  if (channels_required && (!a.channels || !a.kernel_size)) {
+    throw Error("channels and kernel_size must be set (data shape " + shape_str(args[0].shape()) + ")");
+  }
+  ConvPlan p = plan_conv(a, args[0].shape(), args[1].shape());
+  return Type::tensor(p.a.out_layout.from_canonical(p.out), out_dtype_of(attrs, args[0]));
 }
 
 /// y[n, o, ...] = sum over the group's input channels c and taps k of
@@ -129,10 +116,10 @@ template <typename T>
 void conv_forward(const ConvPlan& p, const std::vector<T>& x, const std::vector<T>& w, std::vector<T>& y) {
   const size_t dims = p.data.size() - 2;
   auto tail = [](const std::vector<int64_t>& v) { return std::vector<int64_t>(v.begin() + 2, v.end()); };
-  std::vector<int64_t> pad_before(p.padding.begin(), p.padding.begin() + static_cast<std::ptrdiff_t>(dims));
-  std::array<Window, 3> s = windows(tail(p.data), tail(p.weight), tail(p.out), p.strides, pad_before, p.dilation);
+  std::vector<int64_t> pad_before(p.a.padding.begin(), p.a.padding.begin() + static_cast<std::ptrdiff_t>(dims));
+  std::array<Window, 3> s = windows(tail(p.data), tail(p.weight), tail(p.out), p.a.strides, pad_before, p.a.dilation);
   const int64_t batch = p.data[0], in_c = p.data[1], out_c = p.out[1];
-  const int64_t in_per_group = in_c / p.groups, out_per_group = out_c / p.groups;
+  const int64_t in_per_group = in_c / p.a.groups, out_per_group = out_c / p.a.groups;
   const int64_t in_plane = s[0].in * s[1].in * s[2].in, k_plane = s[0].kernel * s[1].kernel * s[2].kernel;
   int64_t yi = 0;
   for (int64_t n = 0; n < batch; ++n) {
@@ -168,55 +155,45 @@ void conv_forward(const ConvPlan& p, const std::vector<T>& x, const std::vector<
   }
 }
 
-Kernel conv_kernel(const ConvSpec& spec) {
-  return [spec](const KernelArgs& k) {
+Kernel conv_kernel(const ConvKind& kind) {
+  return [kind](const KernelArgs& k) {
     const TensorView &data = k.inputs.at(0), &weight = k.inputs.at(1), &out = k.outputs.at(0);
-    ConvPlan p = plan_conv(spec, data.shape(), weight.shape(), k.attrs);
-    dispatch_accumulator(spec.op, out, [&]<typename T>() {
-      std::vector<T> x = to_canonical<T>(data, p.data_layout, p.data);
-      std::vector<T> w = to_canonical<T>(weight, p.kernel_layout, p.kernel_layout.to_canonical(weight.shape()));
+    ConvPlan p = plan_conv(ConvAttrs::read(kind, k.attrs), data.shape(), weight.shape());
+    dispatch_accumulator(kind.op, out, [&]<typename T>() {
+      std::vector<T> x = to_canonical<T>(data, p.a.data_layout, p.data);
+      std::vector<T> w = to_canonical<T>(weight, p.a.kernel_layout, p.a.kernel_layout.to_canonical(weight.shape()));
       std::vector<T> y(static_cast<size_t>(out.numel()));
       conv_forward(p, x, w, y);
-      from_canonical(y, p.out_layout, p.out, out);
+      from_canonical(y, p.a.out_layout, p.out, out);
     });
   };
 }
 
-/// Relay types contrib_conv2d_NCHWc with Conv2DWinogradRel: channels and
-/// kernel_size must be given (a layout pass sets them).
-Type nchwc_relation(const ConvSpec& spec, const std::vector<Type>& args, const Attrs& attrs) {
-  expect_tensors(args, 2, "data, weight");
-  if (!optional_int(attrs, "channels") || !optional_ints(attrs, "kernel_size")) {
-    throw Error("channels and kernel_size must be set (data shape " + shape_str(args[0].shape()) + ")");
-  }
-  return conv_relation(spec, args, attrs);
-}
-
-OpBuilder& register_conv(Registrar& reg, const ConvSpec& spec, const std::string& doc) {
-  OpBuilder& op = reg.op(spec.op)
+OpBuilder& register_conv(Registrar& reg, const ConvKind& kind, const std::string& doc) {
+  OpBuilder& op = reg.op(kind.op)
                       .describe(doc)
-                      .input("data", "Tensor", std::string("The input, in data_layout (default ") + spec.data_canon + ").")
+                      .input("data", "Tensor", std::string("The input, in data_layout (default ") + kind.data_canon + ").")
                       .input("weight", "Tensor",
-                             std::string("The kernel, in kernel_layout (default ") + spec.kernel_canon + ").")
+                             std::string("The kernel, in kernel_layout (default ") + kind.kernel_canon + ").")
                       .support_level(2)
                       .pattern(WEFT_PATTERN_OUT_ELEMWISE_FUSABLE);
-  window_attrs(op, spec.dims);
+  window_attrs(op, kind.dims);
   op.attr("groups", int64_t{1}, "The number of groups: input and output channels are split into this many.",
           "an int >= 1");
-  channel_attrs(op, spec.dims);
-  layout_attrs(op, spec.data_canon, spec.kernel_canon);
+  channel_attrs(op, kind.dims);
+  layout_attrs(op, kind.data_canon, kind.kernel_canon);
   out_dtype_attr(op);
   return op
       .type_relation(
-          [spec](const std::vector<Type>& args, const Attrs& attrs) { return conv_relation(spec, args, attrs); })
-      .kernel(conv_kernel(spec));
+          [kind](const std::vector<Type>& args, const Attrs& attrs) { return conv_relation(kind, args, attrs); })
+      .kernel(conv_kernel(kind));
 }
 
 /// The blocked-layout convs of Relay's AlterOpLayout: contrib_conv2d_NCHWc
 /// (typed as Conv2DWinogradRel types it: channels and kernel_size required)
 /// and contrib_depthwise_conv2d_NCHWc (typed as conv2d).
-void register_blocked_conv(Registrar& reg, const ConvSpec& spec, bool needs_channels, const std::string& doc) {
-  OpBuilder& op = reg.op(spec.op)
+void register_blocked_conv(Registrar& reg, const ConvKind& kind, bool needs_channels, const std::string& doc) {
+  OpBuilder& op = reg.op(kind.op)
                       .describe(doc)
                       .input("data", "Tensor", "The input, in data_layout (default NCHW8c).")
                       .input("weight", "Tensor", "The kernel, in kernel_layout (e.g. OIHW8i8o).")
@@ -227,22 +204,22 @@ void register_blocked_conv(Registrar& reg, const ConvSpec& spec, bool needs_chan
   channel_attrs(op, 2);
   layout_attrs(op, "NCHW8c", "OIHW");
   out_dtype_attr(op);
-  op.type_relation([spec, needs_channels](const std::vector<Type>& args, const Attrs& attrs) {
-      return needs_channels ? nchwc_relation(spec, args, attrs) : conv_relation(spec, args, attrs);
+  op.type_relation([kind, needs_channels](const std::vector<Type>& args, const Attrs& attrs) {
+      return conv_relation(kind, args, attrs, needs_channels);
     })
-      .kernel(conv_kernel(spec))
+      .kernel(conv_kernel(kind))
       .gradient(conv_gradient);
 }
 
 }  // namespace
 
 void register_convolution_ops(Registrar& reg) {
-  register_conv(reg, {"nn.conv1d", 1, "NCW", "OIW"},
+  register_conv(reg, kConv1d,
                 "1D convolution over sequences. data (batch, in_channels, width) in NCW, weight (channels, "
                 "in_channels/groups, kernel_size) in OIW; out (batch, channels, out_width) with out_width = "
                 "(width + pad_left + pad_right - dilated_kernel) / stride + 1.")
       .gradient(conv::conv_gradient);
-  register_conv(reg, {"nn.conv2d", 2, "NCHW", "OIHW"},
+  register_conv(reg, kConv2d,
                 "2D convolution over images. data (batch, in_channels, height, width) in NCHW, weight (channels, "
                 "in_channels/groups, kh, kw) in OIHW; out (batch, channels, out_height, out_width) with out_height = "
                 "(height + pad_top + pad_bottom - dilated_kh) / stride_h + 1. groups == in_channels is a depthwise "
@@ -256,7 +233,7 @@ void register_convolution_ops(Registrar& reg) {
                         "Depthwise conv2d on channel-blocked tensors, e.g. data NCHW8c and weight OIHW1i8o "
                         "(C*multiplier/8, 1, kh, kw, 1, 8) with groups = input channels: output channel c reads "
                         "input channel c / multiplier.");
-  register_conv(reg, {"nn.conv3d", 3, "NCDHW", "OIDHW"},
+  register_conv(reg, kConv3d,
                 "3D convolution over volumes. data (batch, in_channels, depth, height, width) in NCDHW, weight "
                 "(channels, in_channels/groups, kd, kh, kw) in OIDHW; out (batch, channels, out_depth, out_height, "
                 "out_width).")

@@ -22,29 +22,22 @@ int64_t axis_of(int64_t axis, size_t n) {
   return a >= 0 && a < static_cast<int64_t>(n) ? a : -1;
 }
 
-/// conv1d/2d/3d (transposed = false) and their transposes: the weight from
-/// channels and kernel_size, in the canonical OI... (IO... for transposes)
-/// order mapped to kernel_layout. Relay's Conv2DRel requires a typed weight
-/// for grouped (groups > 1) convs, with the error it gives.
-weft::sdk::InputInference conv_weight(std::string data_canon, std::string kernel_canon, bool transposed) {
-  return [=](const std::vector<Type>& args, const Attrs& attrs) -> std::vector<Type> {
-    auto channels = conv::optional_int(attrs, "channels");
-    auto kernel = conv::optional_ints(attrs, "kernel_size");
-    int64_t groups = attrs.get_int("groups");
-    if (!transposed && groups > 1 && kernel_canon == "OIHW" && !is_tensor(args[1])) {
+/// conv1d/2d/3d and their transposes: the weight ConvAttrs::implied_weight
+/// gives (the rule the relation checks a typed weight against), mapped to
+/// kernel_layout, when channels and kernel_size are set.
+weft::sdk::InputInference conv_weight(conv::ConvKind kind) {
+  return [kind](const std::vector<Type>& args, const Attrs& attrs) -> std::vector<Type> {
+    conv::ConvAttrs a = conv::ConvAttrs::read(kind, attrs);
+    if (a.needs_typed_weight() && !is_tensor(args[1])) {
       throw weft::sdk::Error("Weight shape must be specified when groups is greater than 1.");
     }
-    if (!is_tensor(args[0]) || !channels || !kernel) return {};
-    auto data_layout = conv::Layout::parse(attrs.get_string("data_layout"), data_canon, "data_layout");
-    auto kernel_layout = conv::Layout::parse(attrs.get_string("kernel_layout"), kernel_canon, "kernel_layout");
+    if (!is_tensor(args[0]) || !a.channels || !a.kernel_size) return {};
     std::vector<int64_t> data = args[0].shape();
-    if (data.size() != data_layout.rank()) return {};  // the relation reports the rank
-    int64_t in_channels = data_layout.to_canonical(data)[1];
+    if (data.size() != a.data_layout.rank()) return {};  // the relation reports the rank
+    int64_t in_channels = a.data_layout.to_canonical(data)[1];
     if (!conv::known(in_channels)) return {};
-    std::vector<int64_t> weight = transposed ? std::vector<int64_t>{in_channels, *channels / groups}
-                                             : std::vector<int64_t>{*channels, in_channels / groups};
-    weight.insert(weight.end(), kernel->begin(), kernel->end());
-    return {Type(), Type::tensor(kernel_layout.from_canonical(weight), args[0].dtype())};
+    std::vector<int64_t> weight = a.implied_weight(in_channels, false);
+    return {Type(), Type::tensor(a.kernel_layout.from_canonical(weight), args[0].dtype())};
   };
 }
 
@@ -70,12 +63,10 @@ std::vector<Type> per_channel(const std::vector<Type>& args, const Attrs& attrs)
 }  // namespace
 
 void register_weight_inference(weft::sdk::Registrar& reg) {
-  reg.declared_op("nn.conv1d").infer_inputs(conv_weight("NCW", "OIW", false));
-  reg.declared_op("nn.conv2d").infer_inputs(conv_weight("NCHW", "OIHW", false));
-  reg.declared_op("nn.conv3d").infer_inputs(conv_weight("NCDHW", "OIDHW", false));
-  reg.declared_op("nn.conv1d_transpose").infer_inputs(conv_weight("NCW", "IOW", true));
-  reg.declared_op("nn.conv2d_transpose").infer_inputs(conv_weight("NCHW", "IOHW", true));
-  reg.declared_op("nn.conv3d_transpose").infer_inputs(conv_weight("NCDHW", "IODHW", true));
+  for (const conv::ConvKind& kind : {conv::kConv1d, conv::kConv2d, conv::kConv3d, conv::kConv1dTranspose,
+                                     conv::kConv2dTranspose, conv::kConv3dTranspose}) {
+    reg.declared_op(kind.op).infer_inputs(conv_weight(kind));
+  }
   reg.declared_op("nn.dense").infer_inputs(dense_weight);
   reg.declared_op("nn.bias_add").infer_inputs(per_channel);
   reg.declared_op("nn.batch_norm").infer_inputs(per_channel);

@@ -55,6 +55,28 @@ TEST(WeightInference, GroupedConv2dNeedsItsWeightTyped) {
   }
 }
 
+TEST(WeightInference, GroupedConv3dNeedsItsWeightTyped) {
+  // Conv3DRel refuses an untyped weight when groups > 1, as Conv2DRel does;
+  // grouped conv1d (Conv1DRel) and grouped transposes infer it.
+  auto attrs = conv_attrs(8, {1, 3, 3}, "NCDHW", "OIDHW");
+  attrs.emplace_back("groups", 2);
+  try {
+    inferred(call("nn.conv3d", {var("x", f32({1, 4, 4, 8, 8})), var("w")}, attrs));
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("Weight shape must be specified when groups is greater than 1."));
+    EXPECT_THAT(e.what(), HasSubstr("nn.conv3d"));
+  }
+  auto attrs1d = conv_attrs(8, {3}, "NCW", "OIW");
+  attrs1d.emplace_back("groups", 2);
+  EXPECT_EQ(inferred(call("nn.conv1d", {var("x", f32({1, 4, 8})), var("w")}, attrs1d))[1],
+            "Tensor[(8, 2, 3), float32]");
+  auto transposed = conv_attrs(8, {3, 3}, "NCHW", "IOHW");
+  transposed.emplace_back("groups", 2);
+  EXPECT_EQ(inferred(call("nn.conv2d_transpose", {var("x", f32({1, 4, 8, 8})), var("w")}, transposed))[1],
+            "Tensor[(4, 4, 3, 3), float32]");
+}
+
 TEST(WeightInference, Conv3dAndTransposedConvWeights) {
   EXPECT_EQ(inferred(call("nn.conv3d", {var("x", f32({1, 3, 4, 8, 8})), var("w")},
                           conv_attrs(8, {1, 3, 3}, "NCDHW", "OIDHW")))[1],
