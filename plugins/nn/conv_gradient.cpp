@@ -53,6 +53,27 @@ Shape concat(Shape head, const Shape& tail) {
 
 Shape spatial_of(const Shape& shape) { return Shape(shape.begin() + 2, shape.end()); }
 
+/// For the transposed convolution that maps an output of extents `out` back
+/// to data of extents `data`: the data's tail that the strides skipped, which
+/// its output_padding gives back. An Error when `out` is not the extent a
+/// convolution of `data` by `kernel` has.
+Shape skipped_tail(const Shape& data, const Shape& out, const Shape& kernel, const Shape& strides,
+                   const Shape& padding, const Shape& dilation) {
+  const size_t dims = strides.size();
+  Shape tail(dims);
+  for (size_t i = 0; i < dims; ++i) {
+    const int64_t covered =
+        (out[i] - 1) * strides[i] - padding[i] - padding[i + dims] + (kernel[i] - 1) * dilation[i] + 1;
+    tail[i] = data[i] - covered;
+    if (tail[i] < 0 || tail[i] >= strides[i]) {
+      throw Error("output extent " + std::to_string(out[i]) + " along spatial axis " + std::to_string(i) +
+                  " is not a convolution's of data extent " + std::to_string(data[i]) + " by kernel extent " +
+                  std::to_string(kernel[i]));
+    }
+  }
+  return tail;
+}
+
 /// A (transposed) convolution call in canonical terms: data, output and the
 /// output's gradient as NC<spatial>; the weight as the op reads it,
 /// (out, in / groups, kernel...) for a convolution and (in, out / groups,
@@ -142,13 +163,8 @@ Expr weight_gradient(const CanonicalConv& v, const Expr& data, const Shape& data
 
 std::vector<Expr> conv_gradient(const Expr& c, const Expr& g) {
   CanonicalConv v = canonical_view(c, g, false);
-  // The data's tail that the strides skipped: output_padding gives it back.
-  Shape output_padding(v.dims);
-  for (size_t i = 0; i < v.dims; ++i) {
-    const int64_t covered = (v.out[2 + i] - 1) * v.strides[i] - v.padding[i] - v.padding[i + v.dims] +
-                            (v.weight[2 + i] - 1) * v.dilation[i] + 1;
-    output_padding[i] = v.data[2 + i] - covered;
-  }
+  Shape output_padding = skipped_tail(spatial_of(v.data), spatial_of(v.out), spatial_of(v.weight), v.strides,
+                                      v.padding, v.dilation);
   Expr ddata = call(conv_op(v.dims, true), {v.g, v.w},
                     {{"strides", v.strides},
                      {"padding", v.padding},
@@ -166,6 +182,42 @@ std::vector<Expr> conv_transpose_gradient(const Expr& c, const Expr& g) {
   Expr ddata = call(conv_op(v.dims, false), {v.g, v.w},
                     {{"strides", v.strides}, {"padding", v.padding}, {"dilation", v.dilation}, {"groups", v.groups}});
   return in_call_layouts(v, ddata, weight_gradient(v, v.g, v.out, v.x, v.data));
+}
+
+std::vector<Expr> conv2d_backward_weight_gradient(const Expr& c, const Expr& g) {
+  // w = conv2d_backward_weight(e, x) is bilinear: <w, g> = <e, conv2d(x, g)>, so e's
+  // gradient is conv2d(x, g) and x's is conv2d's data gradient for weight g and output gradient e.
+  // Relay's attrs: data_layout is e's layout, kernel_layout x's and out_layout w's.
+  Attrs a = c.attrs();
+  const std::string e_layout = a.get_string("data_layout"), x_layout = a.get_string("kernel_layout"),
+                    w_layout = a.get_string("out_layout");
+  const Shape e_shape = Layout::parse(e_layout, "NCHW", "data_layout")
+                            .to_canonical(grad::static_shape(c.arg(0), "conv2d_backward_weight's grad"));
+  const Shape x_shape = Layout::parse(x_layout, "NCHW", "kernel_layout")
+                            .to_canonical(grad::static_shape(c.arg(1), "conv2d_backward_weight's data"));
+  const Shape w_shape = Layout::parse(w_layout, "OIHW", "out_layout")
+                            .to_canonical(grad::static_shape(c, "conv2d_backward_weight's result"));
+  const Shape strides = a.get_ints("strides"), padding = a.get_ints("padding"), dilation = a.get_ints("dilation");
+  const int64_t groups = a.get_int("groups");
+  Shape output_padding;
+  try {
+    output_padding = skipped_tail(spatial_of(x_shape), spatial_of(e_shape), spatial_of(w_shape), strides, padding,
+                                  dilation);
+  } catch (const Error& e) {
+    throw Error(std::string("the gradient of nn.conv2d_backward_weight needs grad shaped as conv2d's output: ") +
+                e.what());
+  }
+  Expr e = relayout(c.arg(0), e_layout, "NCHW"), x = relayout(c.arg(1), x_layout, "NCHW"),
+       w = relayout(g, w_layout, "OIHW");
+  Expr de = call("nn.conv2d", {x, w},
+                 {{"strides", strides}, {"padding", padding}, {"dilation", dilation}, {"groups", groups}});
+  Expr dx = call("nn.conv2d_transpose", {e, w},
+                 {{"strides", strides},
+                  {"padding", padding},
+                  {"output_padding", output_padding},
+                  {"dilation", dilation},
+                  {"groups", groups}});
+  return {relayout(de, "NCHW", e_layout), relayout(dx, "NCHW", x_layout)};
 }
 
 }  // namespace weft_nn::conv

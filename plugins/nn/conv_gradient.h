@@ -18,5 +18,9 @@ namespace weft_nn::conv {
 std::vector<weft::sdk::Expr> conv_gradient(const weft::sdk::Expr& call, const weft::sdk::Expr& grad);
 /// nn.conv1d/2d/3d_transpose: any layout and groups.
 std::vector<weft::sdk::Expr> conv_transpose_gradient(const weft::sdk::Expr& call, const weft::sdk::Expr& grad);
+/// nn.conv2d_backward_weight (a double backward): with respect to the output
+/// gradient and the data it takes, in any of its layouts.
+std::vector<weft::sdk::Expr> conv2d_backward_weight_gradient(const weft::sdk::Expr& call,
+                                                             const weft::sdk::Expr& grad);
 
 }  // namespace weft_nn::conv

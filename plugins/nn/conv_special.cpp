@@ -6,6 +6,7 @@
 #include <type_traits>
 
 #include "conv_common.h"
+#include "conv_gradient.h"
 
 namespace weft_nn::conv {
 
@@ -361,7 +362,9 @@ void register_conv_special_ops(Registrar& reg) {
       .attr("kernel_layout", std::string("NCHW"), "The data's layout.", "a layout such as NCHW")
       .attr("out_layout", std::string("OIHW"), "The weight's (the result's) layout.", "a layout such as OIHW");
   out_dtype_attr(bw);
-  bw.type_relation(backward_weight_relation).kernel(backward_weight_kernel);
+  bw.type_relation(backward_weight_relation)
+      .kernel(backward_weight_kernel)
+      .gradient(conv2d_backward_weight_gradient);
 
   OpBuilder& dc = reg.op("nn.deformable_conv2d")
                       .describe("Deformable 2D convolution (arXiv:1703.06211): each kernel tap samples the data "

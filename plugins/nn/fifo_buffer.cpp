@@ -3,6 +3,7 @@
 // fifo_buffer define it.
 #include <string>
 #include <vector>
+#include <weft/sdk/gradient.hpp>
 
 #include "transform.h"
 
@@ -67,6 +68,25 @@ void register_fifo_buffer_op(Registrar& reg) {
             std::memcpy(o + ((p * length + j) * inner) * es, from, inner * es);
           }
         }
+      })
+      .gradient([](const Expr& c, const Expr& g) {
+        // The result is concatenate(buffer, data)[shift:] along axis: its gradient with zeros for the
+        // shift entries dropped splits back into the buffer's first length entries and data's last shift.
+        std::vector<int64_t> shape = grad::static_shape(c.arg(1), "nn.fifo_buffer's buffer");
+        const int64_t rank = static_cast<int64_t>(shape.size());
+        int64_t axis = c.attrs().get_int("axis");
+        if (axis < 0) axis += rank;
+        const int64_t shift = grad::static_shape(c.arg(0), "nn.fifo_buffer's data")[axis], length = shape[axis];
+        std::vector<Value> widths(shape.size(), Value(std::vector<int64_t>{0, 0}));
+        widths[axis] = Value(std::vector<int64_t>{shift, 0});
+        Expr whole = call("nn.pad", {g, grad::scalar_like(c, 0.0)}, {{"pad_width", widths}});
+        auto entries = [&](int64_t begin, int64_t end) {
+          std::vector<int64_t> b(shape.size(), 0), e = shape;
+          b[axis] = begin;
+          e[axis] = end;
+          return call("strided_slice", {whole}, {{"begin", b}, {"end", e}});
+        };
+        return std::vector<Expr>{entries(length, length + shift), entries(0, length)};
       });
 }
 

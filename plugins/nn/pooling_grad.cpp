@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <limits>
 
+#include <weft/sdk/gradient.hpp>
+
 #include "pooling.h"
 
 namespace weft_nn::pooling {
@@ -89,6 +91,26 @@ void grad_kernel(const GradOp& p, const KernelArgs& k) {
   });
 }
 
+/// avg_pool2d_grad is linear in out_grad and constant in data: out_grad's
+/// gradient applies the transposed scatter, which is average pooling with the
+/// same divisors. Where this op divides by the whole window (ceil_mode with
+/// count_include_pad), that is average pooling of a tail padded by strides - 1
+/// more, without ceil_mode, so that every window lies inside the padding.
+std::vector<weft::sdk::Expr> avg_grad_gradient(const weft::sdk::Expr& c, const weft::sdk::Expr& g) {
+  Attrs given = c.attrs();
+  std::vector<int64_t> padding = given.get_ints("padding"), strides = given.get_ints("strides");
+  bool ceil_mode = given.get_bool("ceil_mode");
+  if (ceil_mode && given.get_bool("count_include_pad")) {
+    for (size_t i = 0; i < 2; ++i) padding[2 + i] += strides[i] - 1;
+    ceil_mode = false;
+  }
+  weft::sdk::AttrList attrs = {{"padding", padding}, {"ceil_mode", ceil_mode}};
+  for (const char* name : {"pool_size", "strides", "dilation", "layout", "out_layout", "count_include_pad"}) {
+    attrs.emplace_back(name, given.get_value(name));
+  }
+  return {weft::sdk::call("nn.avg_pool2d", {g}, attrs), weft::sdk::grad::zeros_like(c.arg(1))};
+}
+
 }  // namespace
 
 void register_pool_grad_ops(Registrar& reg) {
@@ -114,6 +136,7 @@ void register_pool_grad_ops(Registrar& reg) {
     op.type_relation(grad_relation).kernel([p](const KernelArgs& k) {
       dispatch_float(k, [&](auto t) { grad_kernel<decltype(t)>(p, k); });
     });
+    if (!p.is_max) op.gradient(avg_grad_gradient);
   }
 }
 
