@@ -30,17 +30,37 @@ inline std::ostream& operator<<(std::ostream& os, const GradCase& c) { return os
 
 inline Type f64(std::vector<int64_t> shape) { return tensor_type(std::move(shape), DataType::Float(64)); }
 
+using OpAttrs = std::vector<std::pair<std::string, AttrValue>>;
+
+/// The parameters %x0: shapes[0], ... and the call op(%x0, ..., attrs).
+struct OpCall {
+  std::vector<Var> params;
+  Expr call;
+};
+
+inline OpCall op_call(const std::string& op, const std::vector<std::vector<int64_t>>& shapes, const OpAttrs& attrs) {
+  OpCall c;
+  std::vector<Expr> args;
+  for (size_t i = 0; i < shapes.size(); ++i) {
+    c.params.push_back(var("x" + std::to_string(i), f64(shapes[i])));
+    args.push_back(c.params.back());
+  }
+  c.call = call(op, args, attrs);
+  return c;
+}
+
+/// fn(<c's parameters>, %w: weight) { c's call * %w }.
+inline Function weighted(OpCall c, Type weight) {
+  Var w = var("w", std::move(weight));
+  c.params.push_back(w);
+  return function(c.params, call("multiply", {c.call, w}));
+}
+
 /// fn(%x0: shapes[0], ...) { op(%x0, ..., attrs) }.
-inline std::function<Function()> op_fn(std::string op, std::vector<std::vector<int64_t>> shapes,
-                                       std::vector<std::pair<std::string, AttrValue>> attrs = {}) {
+inline std::function<Function()> op_fn(std::string op, std::vector<std::vector<int64_t>> shapes, OpAttrs attrs = {}) {
   return [=] {
-    std::vector<Var> params;
-    std::vector<Expr> args;
-    for (size_t i = 0; i < shapes.size(); ++i) {
-      params.push_back(var("x" + std::to_string(i), f64(shapes[i])));
-      args.push_back(params.back());
-    }
-    return function(params, call(op, args, attrs));
+    OpCall c = op_call(op, shapes, attrs);
+    return function(c.params, c.call);
   };
 }
 
@@ -49,35 +69,18 @@ inline std::function<Function()> op_fn(std::string op, std::vector<std::vector<i
 /// to the wrong place (a permutation, a slice) fails the check, which
 /// op_fn's all-ones seed cannot show for such ops.
 inline std::function<Function()> weighted_op_fn(std::string op, std::vector<std::vector<int64_t>> shapes,
-                                                std::vector<int64_t> out_shape,
-                                                std::vector<std::pair<std::string, AttrValue>> attrs = {}) {
-  return [=] {
-    std::vector<Var> params;
-    std::vector<Expr> args;
-    for (size_t i = 0; i < shapes.size(); ++i) {
-      params.push_back(var("x" + std::to_string(i), f64(shapes[i])));
-      args.push_back(params.back());
-    }
-    Var w = var("w", f64(out_shape));
-    params.push_back(w);
-    return function(params, call("multiply", {call(op, args, attrs), w}));
-  };
+                                                std::vector<int64_t> out_shape, OpAttrs attrs = {}) {
+  return [=] { return weighted(op_call(op, shapes, attrs), f64(out_shape)); };
 }
 
 /// weighted_op_fn with the weight shaped as the op's inferred output.
 inline std::function<Function()> seeded_op_fn(std::string op, std::vector<std::vector<int64_t>> shapes,
-                                              std::vector<std::pair<std::string, AttrValue>> attrs = {}) {
+                                              OpAttrs attrs = {}) {
   return [=] {
-    std::vector<Var> params;
-    std::vector<Expr> args;
-    for (size_t i = 0; i < shapes.size(); ++i) {
-      params.push_back(var("x" + std::to_string(i), f64(shapes[i])));
-      args.push_back(params.back());
-    }
-    Expr out = infer_type(call(op, args, attrs));
-    Var w = var("w", out->checked_type());
-    params.push_back(w);
-    return function(params, call("multiply", {out, w}));
+    OpCall c = op_call(op, shapes, attrs);
+    c.call = infer_type(c.call);
+    Type out = c.call->checked_type();
+    return weighted(std::move(c), std::move(out));
   };
 }
 
