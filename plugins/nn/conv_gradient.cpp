@@ -81,7 +81,6 @@ Shape skipped_tail(const Shape& data, const Shape& out, const Shape& kernel, con
 /// multiplier, ...) is read as (C * multiplier, 1, ...): the same elements).
 struct CanonicalConv {
   size_t dims = 0;
-  bool transposed = false;
   std::string data_layout, kernel_layout, out_layout;  // the call's
   std::string data_canonical, kernel_canonical;
   Shape data, out, weight;
@@ -94,7 +93,6 @@ struct CanonicalConv {
 CanonicalConv canonical_view(const Expr& c, const Expr& g, bool is_transposed) {
   Attrs a = c.attrs();
   CanonicalConv v;
-  v.transposed = is_transposed;
   v.strides = a.get_ints("strides");
   v.padding = a.get_ints("padding");
   v.dilation = a.get_ints("dilation");
