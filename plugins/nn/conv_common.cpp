@@ -262,6 +262,28 @@ std::vector<int64_t> ConvAttrs::implied_weight(int64_t in_channels, bool depthwi
   return w;
 }
 
+void ConvAttrs::require_channels_and_kernel_size(const std::string& why) const {
+  if (!channels || !kernel_size) throw Error("channels and kernel_size must be set (" + why + ")");
+}
+
+std::vector<int64_t> ConvAttrs::out_extents(const std::vector<int64_t>& in, const std::vector<int64_t>& kernel,
+                                            const std::string& shapes) const {
+  std::vector<int64_t> pads = pad_totals(padding), out;
+  for (size_t i = 0; i < in.size(); ++i) {
+    if (!known(in[i], kernel[i])) {
+      out.push_back(WEFT_DIM_ANY);
+      continue;
+    }
+    int64_t dilated = 1 + (kernel[i] - 1) * dilation[i];
+    if (in[i] + pads[i] < dilated) {
+      throw Error("spatial axis " + std::to_string(i) + ": the dilated kernel (" + std::to_string(dilated) +
+                  ") is larger than the padded input (" + std::to_string(in[i] + pads[i]) + ")" + shapes);
+    }
+    out.push_back((in[i] + pads[i] - dilated) / strides[i] + 1);
+  }
+  return out;
+}
+
 // ---- Shapes ------------------------------------------------------------------------
 
 void expect_tensors(const std::vector<Type>& args, size_t n, const char* names) {

@@ -152,6 +152,17 @@ struct ConvAttrs {
   /// channels / groups, k...). Requires channels and kernel_size.
   std::vector<int64_t> implied_weight(int64_t in_channels, bool depthwise) const;
 
+  /// Error unless channels and kernel_size are set; `why` says what needs them.
+  void require_channels_and_kernel_size(const std::string& why) const;
+
+  /// The output's spatial extents from the input's and the kernel's, as
+  /// Relay's relations compute them: (in + pad_before + pad_after -
+  /// dilated_kernel) / stride + 1 with dilated_kernel = 1 + (kernel - 1) *
+  /// dilation; ? where in or kernel is ?. Error, ending in `shapes`, where the
+  /// dilated kernel is larger than the padded input.
+  std::vector<int64_t> out_extents(const std::vector<int64_t>& in, const std::vector<int64_t>& kernel,
+                                   const std::string& shapes) const;
+
   /// Relay's Conv2DRel and Conv3DRel refuse an untyped weight when groups > 1
   /// (they tell depthwise from grouped by the weight's shape); conv1d and the
   /// transposes infer it.
@@ -165,6 +176,11 @@ inline bool known(int64_t a, int64_t b = 0) { return a != WEFT_DIM_ANY && b != W
 
 /// The data and weight tensor types of a two-input conv; Error otherwise.
 void expect_tensors(const std::vector<Type>& args, size_t n, const char* names);
+
+/// The spatial extents of a canonical NC... shape: all but its first two.
+inline std::vector<int64_t> spatial(const std::vector<int64_t>& canonical) {
+  return std::vector<int64_t>(canonical.begin() + 2, canonical.end());
+}
 
 /// Checks a shape's rank against its layout.
 void expect_rank(const std::vector<int64_t>& shape, const Layout& layout, const char* what);

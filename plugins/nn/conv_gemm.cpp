@@ -81,43 +81,25 @@ void transform_kernel(const KernelArgs& a) {
 // ---- Convolution with a transformed weight ------------------------------------------
 
 struct GemmConvPlan {
-  Layout data_layout, out_layout;
+  ConvAttrs a;
   std::vector<int64_t> data, out;  // canonical NHWC shapes
-  std::vector<int64_t> kernel, strides, padding, dilation;
+  std::vector<int64_t> kernel;
 };
+
+constexpr ConvKind kGemmConv{"nn.contrib_conv2d_gemm_without_weight_transform", 2, "NHWC", "HWIO"};
 
 GemmConvPlan plan_gemm_conv(const std::vector<int64_t>& data_shape, const Attrs& attrs) {
   GemmConvPlan p;
-  p.data_layout = Layout::parse(attrs.get_string("data_layout"), "NHWC", "data_layout");
-  Layout::parse(attrs.get_string("kernel_layout"), "HWIO", "kernel_layout");
-  std::string out_layout = attrs.get_string("out_layout");
-  p.out_layout = Layout::parse(out_layout.empty() ? p.data_layout.name() : out_layout, "NHWC", "out_layout");
-  expect_rank(data_shape, p.data_layout, "data");
-  std::optional<int64_t> channels = optional_int(attrs, "channels");
-  std::optional<std::vector<int64_t>> kernel_size = optional_ints(attrs, "kernel_size");
-  if (!channels || !kernel_size) throw Error("channels and kernel_size must be set (the weight is pre-transformed)");
-  if (attrs.get_int("groups") != 1) {
-    throw Error("GEMM convolution computes groups 1 only, got groups " + std::to_string(attrs.get_int("groups")));
-  }
-  p.kernel = *kernel_size;
-  p.strides = attrs.get_ints("strides");
-  p.padding = attrs.get_ints("padding");
-  p.dilation = attrs.get_ints("dilation");
-  p.data = p.data_layout.to_canonical(data_shape);
-  p.out = {p.data[0], 0, 0, *channels};
-  for (size_t i = 0; i < 2; ++i) {
-    int64_t in = p.data[1 + i], dilated = 1 + (p.kernel[i] - 1) * p.dilation[i];
-    int64_t padded = in + p.padding[i] + p.padding[2 + i];
-    if (!known(in)) {
-      p.out[1 + i] = WEFT_DIM_ANY;
-      continue;
-    }
-    if (padded < dilated) {
-      throw Error("the dilated kernel (" + std::to_string(dilated) + ") is larger than the padded input (data shape " +
-                  shape_str(data_shape) + ")");
-    }
-    p.out[1 + i] = (padded - dilated) / p.strides[i] + 1;
-  }
+  p.a = ConvAttrs::read(kGemmConv, attrs);
+  const ConvAttrs& a = p.a;
+  expect_rank(data_shape, a.data_layout, "data");
+  a.require_channels_and_kernel_size("the weight is pre-transformed");
+  if (a.groups != 1) throw Error("GEMM convolution computes groups 1 only, got groups " + std::to_string(a.groups));
+  p.kernel = *a.kernel_size;
+  p.data = a.data_layout.to_canonical(data_shape);
+  std::vector<int64_t> hw =
+      a.out_extents({p.data[1], p.data[2]}, p.kernel, " (data shape " + shape_str(data_shape) + ")");
+  p.out = {p.data[0], hw[0], hw[1], *a.channels};
   return p;
 }
 
@@ -153,7 +135,7 @@ Type gemm_conv_relation(const std::vector<Type>& args, const Attrs& attrs) {
   expect_tensors(args, 2, "data, weight");
   GemmConvPlan p = plan_gemm_conv(args[0].shape(), attrs);
   weight_tiles(p, args[1].shape(), args[1].dtype());
-  return Type::tensor(p.out_layout.from_canonical(p.out), out_dtype_of(attrs, args[0]));
+  return Type::tensor(p.a.out_layout.from_canonical(p.out), out_dtype_of(attrs, args[0]));
 }
 
 /// out[b, y, x, n] = sum over (kh, kw, ic) of data[b, y*s + kh*d - pad, x*s + kw*d - pad, ic]
@@ -163,7 +145,7 @@ void gemm_conv_kernel(const KernelArgs& a) {
   GemmConvPlan p = plan_gemm_conv(data.shape(), a.attrs);
   GemmTiles t = weight_tiles(p, weight.shape(), weight.dtype());
   dispatch_accumulator("nn.contrib_conv2d_gemm_without_weight_transform", out, [&]<typename T>() {
-    std::vector<T> x = to_canonical<T>(data, p.data_layout, p.data);
+    std::vector<T> x = to_canonical<T>(data, p.a.data_layout, p.data);
     std::vector<T> w = read_as<T>(weight);
     const int64_t batch = p.data[0], h = p.data[1], wd = p.data[2], ic_n = p.data[3];
     const int64_t oh = p.out[1], ow = p.out[2], oc_n = p.out[3], kh_n = p.kernel[0], kw_n = p.kernel[1];
@@ -173,10 +155,10 @@ void gemm_conv_kernel(const KernelArgs& a) {
         for (int64_t ox = 0; ox < ow; ++ox) {
           T* yo = y.data() + ((b * oh + oy) * ow + ox) * oc_n;
           for (int64_t kh = 0; kh < kh_n; ++kh) {
-            int64_t iy = oy * p.strides[0] + kh * p.dilation[0] - p.padding[0];
+            int64_t iy = oy * p.a.strides[0] + kh * p.a.dilation[0] - p.a.padding[0];
             if (iy < 0 || iy >= h) continue;
             for (int64_t kw = 0; kw < kw_n; ++kw) {
-              int64_t ix = ox * p.strides[1] + kw * p.dilation[1] - p.padding[1];
+              int64_t ix = ox * p.a.strides[1] + kw * p.a.dilation[1] - p.a.padding[1];
               if (ix < 0 || ix >= wd) continue;
               const T* xi = x.data() + ((b * h + iy) * wd + ix) * ic_n;
               for (int64_t ic = 0; ic < ic_n; ++ic) {
@@ -188,7 +170,7 @@ void gemm_conv_kernel(const KernelArgs& a) {
         }
       }
     }
-    from_canonical(y, p.out_layout, p.out, out);
+    from_canonical(y, p.a.out_layout, p.out, out);
   });
 }
 

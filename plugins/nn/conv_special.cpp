@@ -110,43 +110,37 @@ void backward_weight_kernel(const KernelArgs& k) {
 // ---- deformable_conv2d ------------------------------------------------------------
 
 struct DeformablePlan {
-  Layout data_layout, kernel_layout, out_layout;
+  ConvAttrs a;
   std::vector<int64_t> data, offset, weight, out;  // canonical NCHW, NCHW, OIHW, NCHW
-  std::vector<int64_t> strides, padding, dilation;
-  int64_t deformable_groups = 1, groups = 1;
+  int64_t deformable_groups = 1;
 };
+
+constexpr ConvKind kDeformable{"nn.deformable_conv2d", 2, "NCHW", "OIHW"};
 
 DeformablePlan plan_deformable(const std::vector<int64_t>& data_shape, const std::vector<int64_t>& offset_shape,
                                const std::vector<int64_t>& weight_shape, const Attrs& attrs) {
   DeformablePlan p;
-  p.data_layout = Layout::parse(attrs.get_string("data_layout"), "NCHW", "data_layout");
-  p.kernel_layout = Layout::parse(attrs.get_string("kernel_layout"), "OIHW", "kernel_layout");
-  std::string out_layout = attrs.get_string("out_layout");
-  p.out_layout = Layout::parse(out_layout.empty() ? p.data_layout.name() : out_layout, "NCHW", "out_layout");
-  expect_rank(data_shape, p.data_layout, "data");
-  expect_rank(offset_shape, p.data_layout, "offset");
-  expect_rank(weight_shape, p.kernel_layout, "weight");
-  p.strides = attrs.get_ints("strides");
-  p.padding = attrs.get_ints("padding");
-  p.dilation = attrs.get_ints("dilation");
+  p.a = ConvAttrs::read(kDeformable, attrs);
+  const ConvAttrs& a = p.a;
+  expect_rank(data_shape, a.data_layout, "data");
+  expect_rank(offset_shape, a.data_layout, "offset");
+  expect_rank(weight_shape, a.kernel_layout, "weight");
   p.deformable_groups = attrs.get_int("deformable_groups");
-  p.groups = attrs.get_int("groups");
-  p.data = p.data_layout.to_canonical(data_shape);
-  std::vector<int64_t> w = p.kernel_layout.to_canonical(weight_shape);
+  p.data = a.data_layout.to_canonical(data_shape);
+  std::vector<int64_t> w = a.kernel_layout.to_canonical(weight_shape);
   const std::string shapes = " (data shape " + shape_str(data_shape) + ", offset shape " + shape_str(offset_shape) +
                              ", weight shape " + shape_str(weight_shape) + ")";
   const int64_t in_channels = p.data[1];
-  if (p.groups < 1 || (known(in_channels) && in_channels % p.groups != 0)) {
-    throw Error("groups=" + std::to_string(p.groups) + " must divide the input channels" + shapes);
+  if (known(in_channels) && in_channels % a.groups != 0) {
+    throw Error("groups=" + std::to_string(a.groups) + " must divide the input channels" + shapes);
   }
   if (p.deformable_groups < 1 || (known(in_channels) && in_channels % p.deformable_groups != 0)) {
     throw Error("deformable_groups=" + std::to_string(p.deformable_groups) + " must divide the input channels" + shapes);
   }
-  std::optional<int64_t> channels = optional_int(attrs, "channels");
-  std::optional<std::vector<int64_t>> kernel_size = optional_ints(attrs, "kernel_size");
+  const std::optional<int64_t>& channels = a.channels;
+  const std::optional<std::vector<int64_t>>& kernel_size = a.kernel_size;
   if (channels && kernel_size) {
-    std::vector<int64_t> expected{*channels, known(in_channels) ? in_channels / p.groups : WEFT_DIM_ANY,
-                                  (*kernel_size)[0], (*kernel_size)[1]};
+    std::vector<int64_t> expected = a.implied_weight(in_channels, false);
     for (size_t i = 0; i < 4; ++i) {
       if (known(expected[i], w[i]) && expected[i] != w[i]) {
         throw Error("the weight (OIHW " + shape_str(w) + ") does not match the shape " + shape_str(expected) +
@@ -159,23 +153,17 @@ DeformablePlan plan_deformable(const std::vector<int64_t>& data_shape, const std
       throw Error("the weight's kernel does not match kernel_size=" + shape_str(*kernel_size) + shapes);
     }
     if (channels && w[0] != *channels) throw Error("the weight's output channels do not match channels" + shapes);
-    if (known(in_channels, w[1]) && in_channels / p.groups != w[1]) {
+    if (known(in_channels, w[1]) && in_channels / a.groups != w[1]) {
       throw Error("the input channels divided by groups must equal the weight's input channels" + shapes);
     }
   }
   p.weight = w;
   p.out = {p.data[0], w[0]};
-  std::vector<int64_t> pads = pad_totals(p.padding);
-  for (size_t i = 0; i < 2; ++i) {
-    int64_t in = p.data[2 + i], dilated = 1 + (w[2 + i] - 1) * p.dilation[i];
-    if (known(in) && in + pads[i] < dilated) {
-      throw Error("the dilated kernel is larger than the padded input" + shapes);
-    }
-    p.out.push_back(known(in) ? (in + pads[i] - dilated) / p.strides[i] + 1 : WEFT_DIM_ANY);
-  }
+  std::vector<int64_t> out = a.out_extents(spatial(p.data), spatial(w), shapes);
+  p.out.insert(p.out.end(), out.begin(), out.end());
   // Relay assigns the offset this type; weft checks the given one against it.
   p.offset = {p.data[0], 2 * w[2] * w[3] * p.deformable_groups, p.out[2], p.out[3]};
-  std::vector<int64_t> expected_offset = p.data_layout.from_canonical(p.offset);
+  std::vector<int64_t> expected_offset = p.a.data_layout.from_canonical(p.offset);
   for (size_t i = 0; i < expected_offset.size(); ++i) {
     if (known(expected_offset[i], offset_shape[i]) && expected_offset[i] != offset_shape[i]) {
       throw Error("the offset should have shape " + shape_str(expected_offset) + shapes);
@@ -187,7 +175,7 @@ DeformablePlan plan_deformable(const std::vector<int64_t>& data_shape, const std
 Type deformable_relation(const std::vector<Type>& args, const Attrs& attrs) {
   expect_tensors(args, 3, "data, offset, weight");
   DeformablePlan p = plan_deformable(args[0].shape(), args[1].shape(), args[2].shape(), attrs);
-  return Type::tensor(p.out_layout.from_canonical(p.out), out_dtype_of(attrs, args[0]));
+  return Type::tensor(p.a.out_layout.from_canonical(p.out), out_dtype_of(attrs, args[0]));
 }
 
 /// TOPI's sample: zero outside [0, H) x [0, W); otherwise bilinear, with
@@ -211,14 +199,14 @@ T bilinear(const T* plane, int64_t h, int64_t w, T y, T x) {
 void deformable_kernel(const KernelArgs& k) {
   const TensorView &data = k.inputs.at(0), &offset = k.inputs.at(1), &weight = k.inputs.at(2), &out = k.outputs.at(0);
   DeformablePlan p = plan_deformable(data.shape(), offset.shape(), weight.shape(), k.attrs);
-  if (p.groups != 1) throw Error("the reference computes groups 1 only, got groups=" + std::to_string(p.groups));
+  if (p.a.groups != 1) throw Error("the reference computes groups 1 only, got groups=" + std::to_string(p.a.groups));
   dispatch_accumulator("nn.deformable_conv2d", out, [&]<typename T>() {
     if constexpr (std::is_integral_v<T>) {
       throw Error("bilinear sampling needs a float out_dtype");
     } else {
-      std::vector<T> x = to_canonical<T>(data, p.data_layout, p.data);
-      std::vector<T> off = to_canonical<T>(offset, p.data_layout, p.offset);
-      std::vector<T> w = to_canonical<T>(weight, p.kernel_layout, p.weight);
+      std::vector<T> x = to_canonical<T>(data, p.a.data_layout, p.data);
+      std::vector<T> off = to_canonical<T>(offset, p.a.data_layout, p.offset);
+      std::vector<T> w = to_canonical<T>(weight, p.a.kernel_layout, p.weight);
       const int64_t batch = p.data[0], c_in = p.data[1], h = p.data[2], wd = p.data[3];
       const int64_t c_out = p.out[1], oh = p.out[2], ow = p.out[3], kh_n = p.weight[2], kw_n = p.weight[3];
       const int64_t per_dgroup = p.weight[1] / p.deformable_groups, off_c = p.offset[1];
@@ -233,8 +221,10 @@ void deformable_kernel(const KernelArgs& k) {
               const T* off_x = off_y + oh * ow;
               for (int64_t yy = 0; yy < oh; ++yy) {
                 for (int64_t xx = 0; xx < ow; ++xx) {
-                  T sy = static_cast<T>(yy * p.strides[0] - p.padding[0] + kh * p.dilation[0]) + off_y[yy * ow + xx];
-                  T sx = static_cast<T>(xx * p.strides[1] - p.padding[1] + kw * p.dilation[1]) + off_x[yy * ow + xx];
+                  T sy = static_cast<T>(yy * p.a.strides[0] - p.a.padding[0] + kh * p.a.dilation[0]) +
+                         off_y[yy * ow + xx];
+                  T sx = static_cast<T>(xx * p.a.strides[1] - p.a.padding[1] + kw * p.a.dilation[1]) +
+                         off_x[yy * ow + xx];
                   T v = bilinear(plane, h, wd, sy, sx);
                   if (v == T(0)) continue;
                   for (int64_t f = 0; f < c_out; ++f) {
@@ -246,7 +236,7 @@ void deformable_kernel(const KernelArgs& k) {
           }
         }
       }
-      from_canonical(y, p.out_layout, p.out, out);
+      from_canonical(y, p.a.out_layout, p.out, out);
     }
   });
 }

@@ -102,9 +102,9 @@ Type transpose_relation(const ConvKind& kind, const std::vector<Type>& args, con
 template <typename T>
 void conv_transpose(const TransposePlan& p, const std::vector<T>& x, const std::vector<T>& w, std::vector<T>& y) {
   const size_t dims = p.data.size() - 2;
-  auto tail = [](const std::vector<int64_t>& v) { return std::vector<int64_t>(v.begin() + 2, v.end()); };
   std::vector<int64_t> pad_before(p.a.padding.begin(), p.a.padding.begin() + static_cast<std::ptrdiff_t>(dims));
-  std::array<Window, 3> s = windows(tail(p.data), tail(p.weight), tail(p.out), p.a.strides, pad_before, p.a.dilation);
+  std::array<Window, 3> s =
+      windows(spatial(p.data), spatial(p.weight), spatial(p.out), p.a.strides, pad_before, p.a.dilation);
   const int64_t batch = p.data[0], in_c = p.data[1], out_c = p.out[1];
   const int64_t in_per_group = in_c / p.a.groups, out_per_group = out_c / p.a.groups;
   const int64_t in_plane = s[0].in * s[1].in * s[2].in, out_plane = s[0].out * s[1].out * s[2].out;

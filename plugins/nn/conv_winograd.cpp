@@ -131,48 +131,34 @@ void weight_transform_kernel(const KernelArgs& k) {
 // ---- Convolution with a transformed weight ------------------------------------------
 
 struct WinogradPlan {
-  Layout data_layout, out_layout;
+  ConvAttrs a;
   std::vector<int64_t> data, out;  // canonical NCHW shapes
-  std::vector<int64_t> padding;
   int64_t tile = 2, kernel = 3;
 };
 
+constexpr ConvKind kWinograd{"nn.contrib_conv2d_winograd_without_weight_transform", 2, "NCHW", "OIHW"};
+
 WinogradPlan plan_winograd(const std::vector<int64_t>& data_shape, const Attrs& attrs) {
   WinogradPlan p;
-  p.data_layout = Layout::parse(attrs.get_string("data_layout"), "NCHW", "data_layout");
-  Layout::parse(attrs.get_string("kernel_layout"), "OIHW", "kernel_layout");
-  std::string out_layout = attrs.get_string("out_layout");
-  p.out_layout = Layout::parse(out_layout.empty() ? p.data_layout.name() : out_layout, "NCHW", "out_layout");
-  expect_rank(data_shape, p.data_layout, "data");
-  std::optional<int64_t> channels = optional_int(attrs, "channels");
-  std::optional<std::vector<int64_t>> kernel_size = optional_ints(attrs, "kernel_size");
-  if (!channels || !kernel_size) throw Error("channels and kernel_size must be set (the weight is pre-transformed)");
-  std::vector<int64_t> strides = attrs.get_ints("strides"), dilation = attrs.get_ints("dilation");
-  p.padding = attrs.get_ints("padding");
+  p.a = ConvAttrs::read(kWinograd, attrs);
+  const ConvAttrs& a = p.a;
+  expect_rank(data_shape, a.data_layout, "data");
+  a.require_channels_and_kernel_size("the weight is pre-transformed");
   p.tile = attrs.get_int("tile_size");
-  p.data = p.data_layout.to_canonical(data_shape);
-  p.out = {p.data[0], *channels};
-  std::vector<int64_t> pads = pad_totals(p.padding);
-  for (size_t i = 0; i < 2; ++i) {
-    int64_t in = p.data[2 + i], dilated = 1 + ((*kernel_size)[i] - 1) * dilation[i];
-    if (!known(in)) {
-      p.out.push_back(WEFT_DIM_ANY);
-      continue;
-    }
-    if (in + pads[i] < dilated) {
-      throw Error("the dilated kernel (" + std::to_string(dilated) + ") is larger than the padded input (data shape " +
-                  shape_str(data_shape) + ")");
-    }
-    p.out.push_back((in + pads[i] - dilated) / strides[i] + 1);
-  }
+  p.data = a.data_layout.to_canonical(data_shape);
+  p.out = {p.data[0], *a.channels};
+  std::vector<int64_t> out =
+      a.out_extents(spatial(p.data), *a.kernel_size, " (data shape " + shape_str(data_shape) + ")");
+  p.out.insert(p.out.end(), out.begin(), out.end());
   // TOPI's Winograd computes only this case.
-  if (strides != std::vector<int64_t>{1, 1} || dilation != std::vector<int64_t>{1, 1} || attrs.get_int("groups") != 1) {
+  if (a.strides != std::vector<int64_t>{1, 1} || a.dilation != std::vector<int64_t>{1, 1} || a.groups != 1) {
     throw Error("winograd convolution computes strides (1, 1), dilation (1, 1) and groups 1 only, got strides " +
-                shape_str(strides) + ", dilation " + shape_str(dilation) + ", groups " +
-                std::to_string(attrs.get_int("groups")));
+                shape_str(a.strides) + ", dilation " + shape_str(a.dilation) + ", groups " + std::to_string(a.groups));
   }
-  if ((*kernel_size)[0] != (*kernel_size)[1]) throw Error("winograd needs a square kernel_size, got " + shape_str(*kernel_size));
-  p.kernel = (*kernel_size)[0];
+  if ((*a.kernel_size)[0] != (*a.kernel_size)[1]) {
+    throw Error("winograd needs a square kernel_size, got " + shape_str(*a.kernel_size));
+  }
+  p.kernel = (*a.kernel_size)[0];
   check_winograd_tile(p.tile, p.kernel);
   return p;
 }
@@ -180,7 +166,7 @@ WinogradPlan plan_winograd(const std::vector<int64_t>& data_shape, const Attrs& 
 Type winograd_relation(const std::vector<Type>& args, const Attrs& attrs) {
   expect_tensors(args, 2, "data, weight");
   WinogradPlan p = plan_winograd(args[0].shape(), attrs);
-  return Type::tensor(p.out_layout.from_canonical(p.out), out_dtype_of(attrs, args[0]));
+  return Type::tensor(p.a.out_layout.from_canonical(p.out), out_dtype_of(attrs, args[0]));
 }
 
 void winograd_kernel(const KernelArgs& k) {
@@ -192,7 +178,7 @@ void winograd_kernel(const KernelArgs& k) {
   const int64_t co_n = p.out[1], oh = p.out[2], ow = p.out[3];
   // The transformed weight is (alpha, alpha, CO, CI) beside NCHW data and
   // (alpha, alpha, CI, CO) beside NHWC, as the reference's layout rewrites make it.
-  const bool ci_last = p.data_layout.name() != "NHWC";
+  const bool ci_last = p.a.data_layout.name() != "NHWC";
   std::vector<int64_t> expected_w = ci_last ? std::vector<int64_t>{alpha, alpha, co_n, ci_n}
                                             : std::vector<int64_t>{alpha, alpha, ci_n, co_n};
   if (weight.shape() != expected_w) {
@@ -201,7 +187,7 @@ void winograd_kernel(const KernelArgs& k) {
   }
   const int64_t n_h = (oh + m - 1) / m, n_w = (ow + m - 1) / m;
   dispatch_accumulator("nn.contrib_conv2d_winograd_without_weight_transform", out, [&]<typename T>() {
-    std::vector<T> x = to_canonical<T>(data, p.data_layout, p.data);
+    std::vector<T> x = to_canonical<T>(data, p.a.data_layout, p.data);
     std::vector<T> u = read_as<T>(weight);
     auto u_at = [&](int64_t eps, int64_t nu, int64_t co, int64_t ci) {
       int64_t base = (eps * alpha + nu) * co_n * ci_n;
@@ -218,7 +204,7 @@ void winograd_kernel(const KernelArgs& k) {
             const T* xc = x.data() + (n * ci_n + ci) * h * w;
             for (int64_t i = 0; i < alpha; ++i) {
               for (int64_t j = 0; j < alpha; ++j) {
-                int64_t row = th * m + i - p.padding[0], col = tw * m + j - p.padding[1];
+                int64_t row = th * m + i - p.a.padding[0], col = tw * m + j - p.a.padding[1];
                 if (row >= 0 && row < h && col >= 0 && col < w) patch[i * alpha + j] = xc[row * w + col];
               }
             }
@@ -241,7 +227,7 @@ void winograd_kernel(const KernelArgs& k) {
         }
       }
     }
-    from_canonical(y, p.out_layout, p.out, out);
+    from_canonical(y, p.a.out_layout, p.out, out);
   });
 }
 

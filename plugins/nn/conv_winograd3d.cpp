@@ -67,44 +67,36 @@ void weight_transform_kernel(const KernelArgs& k) {
 // ---- Convolution with a transformed weight ----------------------------------------
 
 struct Winograd3dPlan {
-  Layout out_layout;
-  std::vector<int64_t> data, out, strides, padding;  // canonical NCDHW shapes
+  ConvAttrs a;
+  std::vector<int64_t> data, out;  // canonical NCDHW shapes
   int64_t tile = 2, kernel = 3, kernel_depth = 3;
 };
 
+constexpr ConvKind kWinograd3d{"nn.contrib_conv3d_winograd_without_weight_transform", 3, "NCDHW", "OIDHW"};
+
 Winograd3dPlan plan_winograd3d(const std::vector<int64_t>& data_shape, const Attrs& attrs) {
   Winograd3dPlan p;
-  Layout data_layout = Layout::parse(attrs.get_string("data_layout"), "NCDHW", "data_layout");
-  Layout::parse(attrs.get_string("kernel_layout"), "OIDHW", "kernel_layout");
-  std::string out_layout = attrs.get_string("out_layout");
-  p.out_layout = Layout::parse(out_layout.empty() ? data_layout.name() : out_layout, "NCDHW", "out_layout");
-  expect_rank(data_shape, data_layout, "data");
-  std::optional<int64_t> channels = optional_int(attrs, "channels");
-  std::optional<std::vector<int64_t>> kernel_size = optional_ints(attrs, "kernel_size");
-  if (!channels || !kernel_size) throw Error("channels and kernel_size must be set (the weight is pre-transformed)");
-  std::vector<int64_t> dilation = attrs.get_ints("dilation");
-  p.strides = attrs.get_ints("strides");
-  p.padding = attrs.get_ints("padding");
+  p.a = ConvAttrs::read(kWinograd3d, attrs);
+  const ConvAttrs& a = p.a;
+  expect_rank(data_shape, a.data_layout, "data");
+  a.require_channels_and_kernel_size("the weight is pre-transformed");
   p.tile = attrs.get_int("tile_size");
-  p.data = data_layout.to_canonical(data_shape);
-  p.out = {p.data[0], *channels};
-  std::vector<int64_t> pads = pad_totals(p.padding);
-  for (size_t i = 0; i < 3; ++i) {
-    int64_t in = p.data[2 + i], dilated = 1 + ((*kernel_size)[i] - 1) * dilation[i];
-    if (known(in) && in + pads[i] < dilated) {
-      throw Error("the dilated kernel is larger than the padded input (data shape " + shape_str(data_shape) + ")");
-    }
-    p.out.push_back(known(in) ? (in + pads[i] - dilated) / p.strides[i] + 1 : WEFT_DIM_ANY);
+  p.data = a.data_layout.to_canonical(data_shape);
+  p.out = {p.data[0], *a.channels};
+  std::vector<int64_t> out =
+      a.out_extents(spatial(p.data), *a.kernel_size, " (data shape " + shape_str(data_shape) + ")");
+  p.out.insert(p.out.end(), out.begin(), out.end());
+  if (a.data_layout.name() != "NCDHW") {
+    throw Error("the reference computes NCDHW data only, got " + a.data_layout.name());
   }
-  if (data_layout.name() != "NCDHW") throw Error("the reference computes NCDHW data only, got " + data_layout.name());
-  if (dilation != std::vector<int64_t>{1, 1, 1} || attrs.get_int("groups") != 1 || p.strides[1] != 1 ||
-      p.strides[2] != 1) {
+  if (a.dilation != std::vector<int64_t>{1, 1, 1} || a.groups != 1 || a.strides[1] != 1 || a.strides[2] != 1) {
     throw Error("winograd conv3d computes dilation (1, 1, 1), groups 1 and height/width strides 1 only, got strides " +
-                shape_str(p.strides) + ", dilation " + shape_str(dilation));
+                shape_str(a.strides) + ", dilation " + shape_str(a.dilation));
   }
-  if ((*kernel_size)[1] != (*kernel_size)[2]) throw Error("winograd needs kh == kw, got " + shape_str(*kernel_size));
-  p.kernel = (*kernel_size)[1];
-  p.kernel_depth = (*kernel_size)[0];
+  const std::vector<int64_t>& kernel_size = *a.kernel_size;
+  if (kernel_size[1] != kernel_size[2]) throw Error("winograd needs kh == kw, got " + shape_str(kernel_size));
+  p.kernel = kernel_size[1];
+  p.kernel_depth = kernel_size[0];
   check_winograd_tile(p.tile, p.kernel);
   return p;
 }
@@ -112,7 +104,7 @@ Winograd3dPlan plan_winograd3d(const std::vector<int64_t>& data_shape, const Att
 Type winograd3d_relation(const std::vector<Type>& args, const Attrs& attrs) {
   expect_tensors(args, 2, "data, weight");
   Winograd3dPlan p = plan_winograd3d(args[0].shape(), attrs);
-  return Type::tensor(p.out_layout.from_canonical(p.out), out_dtype_of(attrs, args[0]));
+  return Type::tensor(p.a.out_layout.from_canonical(p.out), out_dtype_of(attrs, args[0]));
 }
 
 void winograd3d_kernel(const KernelArgs& k) {
@@ -127,7 +119,7 @@ void winograd3d_kernel(const KernelArgs& k) {
   const bool depth = ws.size() == 5 && ws[1] == alpha && ws[2] == alpha;
   const int64_t r = alpha + 1 - m, kd = depth ? r : (ws.size() == 5 ? ws[2] : 0);
   if (ws.size() != 5 || ws[1] != alpha || ws[3] != co_n || ws[4] != ci_n || r != p.kernel || kd != p.kernel_depth ||
-      (depth && p.strides[0] != 1)) {
+      (depth && p.a.strides[0] != 1)) {
     throw Error("the transformed weight has shape " + shape_str(ws) + "; expected (alpha, alpha, alpha or KD, " +
                 std::to_string(co_n) + ", " + std::to_string(ci_n) + ") with alpha = tile_size + kernel - 1" +
                 (depth ? " and depth stride 1" : ""));
@@ -150,13 +142,13 @@ void winograd3d_kernel(const KernelArgs& k) {
             for (int64_t ci = 0; ci < ci_n; ++ci) {
               std::vector<T> patch(static_cast<size_t>(rows * alpha * alpha), T(0));
               for (int64_t a = 0; a < rows; ++a) {
-                int64_t z = (depth ? td * m : td * p.strides[0]) + a - p.padding[0];
+                int64_t z = (depth ? td * m : td * p.a.strides[0]) + a - p.a.padding[0];
                 if (z < 0 || z >= d_in) continue;
                 for (int64_t b = 0; b < alpha; ++b) {
-                  int64_t yy = th * m + b - p.padding[1];
+                  int64_t yy = th * m + b - p.a.padding[1];
                   if (yy < 0 || yy >= h) continue;
                   for (int64_t c = 0; c < alpha; ++c) {
-                    int64_t xx = tw * m + c - p.padding[2];
+                    int64_t xx = tw * m + c - p.a.padding[2];
                     if (xx >= 0 && xx < w) patch[(a * alpha + b) * alpha + c] = x[(((n * ci_n + ci) * d_in + z) * h + yy) * w + xx];
                   }
                 }
@@ -198,7 +190,7 @@ void winograd3d_kernel(const KernelArgs& k) {
         }
       }
     }
-    from_canonical(y, p.out_layout, p.out, out);
+    from_canonical(y, p.a.out_layout, p.out, out);
   });
 }
 

@@ -80,20 +80,8 @@ ConvPlan plan_conv(const ConvAttrs& a, const std::vector<int64_t>& data_shape,
   }
   p.weight = w;
   p.out = {p.data[0], out_channels};
-  std::vector<int64_t> pads = pad_totals(a.padding);
-  for (size_t i = 0; i < a.kind.dims; ++i) {
-    int64_t in = p.data[2 + i], k = w[2 + i];
-    if (!known(in, k)) {
-      p.out.push_back(WEFT_DIM_ANY);
-      continue;
-    }
-    int64_t dilated = 1 + (k - 1) * a.dilation[i];
-    if (in + pads[i] < dilated) {
-      throw Error("spatial axis " + std::to_string(i) + ": the dilated kernel (" + std::to_string(dilated) +
-                  ") is larger than the padded input (" + std::to_string(in + pads[i]) + ")" + shapes);
-    }
-    p.out.push_back((in + pads[i] - dilated) / a.strides[i] + 1);
-  }
+  std::vector<int64_t> out = a.out_extents(spatial(p.data), spatial(w), shapes);
+  p.out.insert(p.out.end(), out.begin(), out.end());
   return p;
 }
 
@@ -103,9 +91,7 @@ Type conv_relation(const ConvKind& kind, const std::vector<Type>& args, const At
                    bool channels_required = false) {
   expect_tensors(args, 2, "data, weight");
   ConvAttrs a = ConvAttrs::read(kind, attrs);
-  if (channels_required && (!a.channels || !a.kernel_size)) {
-    throw Error("channels and kernel_size must be set (data shape " + shape_str(args[0].shape()) + ")");
-  }
+  if (channels_required) a.require_channels_and_kernel_size("data shape " + shape_str(args[0].shape()));
   ConvPlan p = plan_conv(a, args[0].shape(), args[1].shape());
   return Type::tensor(p.a.out_layout.from_canonical(p.out), out_dtype_of(attrs, args[0]));
 }
@@ -115,9 +101,9 @@ Type conv_relation(const ConvKind& kind, const std::vector<Type>& args, const At
 template <typename T>
 void conv_forward(const ConvPlan& p, const std::vector<T>& x, const std::vector<T>& w, std::vector<T>& y) {
   const size_t dims = p.data.size() - 2;
-  auto tail = [](const std::vector<int64_t>& v) { return std::vector<int64_t>(v.begin() + 2, v.end()); };
   std::vector<int64_t> pad_before(p.a.padding.begin(), p.a.padding.begin() + static_cast<std::ptrdiff_t>(dims));
-  std::array<Window, 3> s = windows(tail(p.data), tail(p.weight), tail(p.out), p.a.strides, pad_before, p.a.dilation);
+  std::array<Window, 3> s =
+      windows(spatial(p.data), spatial(p.weight), spatial(p.out), p.a.strides, pad_before, p.a.dilation);
   const int64_t batch = p.data[0], in_c = p.data[1], out_c = p.out[1];
   const int64_t in_per_group = in_c / p.a.groups, out_per_group = out_c / p.a.groups;
   const int64_t in_plane = s[0].in * s[1].in * s[2].in, k_plane = s[0].kernel * s[1].kernel * s[2].kernel;
