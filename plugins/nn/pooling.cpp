@@ -24,15 +24,7 @@ struct PoolOp {
 
 Type pool_relation(const PoolOp& p, const std::vector<Type>& args, const Attrs& attrs) {
   Type data = data_arg(args, 1);
-  check_out_layout(attrs);
-  std::string spatial = p.spatial;
-  std::vector<size_t> axes = pooled_axes(attrs.get_string("layout"), spatial, data);
-  Window w = read_window(attrs, axes.size());
-  std::vector<int64_t> shape = data.shape();
-  for (size_t i = 0; i < axes.size(); ++i) {
-    shape[axes[i]] = pooled_extent(shape[axes[i]], w, i, std::string(1, spatial[i]), data);
-  }
-  return Type::tensor(shape, data.dtype());
+  return Type::tensor(PoolAttrs::read(attrs, p.spatial, p.is_max, data).pooled_shape(data), data.dtype());
 }
 
 /// TOPI's divisor of an average window that starts at `start` (padding
@@ -65,9 +57,9 @@ template <typename T>
 void pool_kernel(const PoolOp& p, const KernelArgs& k) {
   const TensorView& in = k.inputs.at(0);
   const TensorView& out = k.outputs.at(0);
-  std::vector<size_t> axes = pooled_axes(k.attrs.get_string("layout"), p.spatial, Type::tensor(in.shape(), in.dtype()));
-  Window w = read_window(k.attrs, axes.size());
-  bool count_include_pad = !p.is_max && k.attrs.get_bool("count_include_pad");
+  const PoolAttrs a = PoolAttrs::read(k.attrs, p.spatial, p.is_max, Type::tensor(in.shape(), in.dtype()));
+  const std::vector<size_t>& axes = a.axes;
+  const Window& w = a.window;
   std::vector<int64_t> in_shape = in.shape(), in_strides = strides_of(in_shape);
   std::vector<int64_t> extent, axis_stride;
   for (size_t a : axes) {
@@ -95,7 +87,7 @@ void pool_kernel(const PoolOp& p, const KernelArgs& k) {
       }
       acc = p.is_max ? std::max(acc, x[offset]) : acc + x[offset];
     });
-    y[o++] = p.is_max ? acc : acc / static_cast<T>(avg_divisor(w, start, extent, count_include_pad));
+    y[o++] = p.is_max ? acc : acc / static_cast<T>(avg_divisor(w, start, extent, a.count_include_pad));
   });
 }
 
@@ -163,9 +155,9 @@ std::vector<weft::sdk::Expr> box_window_gradient(const PoolOp& p, const weft::sd
                                                  const weft::sdk::Expr& grad) {
   namespace ad = weft::sdk::grad;
   weft::sdk::Expr data = call.arg(0);
-  std::vector<size_t> axes = pooled_axes(call.attrs().get_string("layout"), p.spatial, data.type());
-  const Window w = read_window(call.attrs(), axes.size());
-  const bool count_include_pad = !p.is_max && call.attrs().get_bool("count_include_pad");
+  const PoolAttrs a = PoolAttrs::read(call.attrs(), p.spatial, p.is_max, data.type());
+  const std::vector<size_t>& axes = a.axes;
+  const Window& w = a.window;
   // Row o of axis i: the members of output o's window and its divisor along that axis.
   auto matrix = [&](size_t i, int64_t oe, int64_t ie) {
     Window axis{{w.size[i]}, {w.strides[i]}, {w.dilation[i]}, {w.pad_head[i]}, {w.pad_tail[i]}, w.ceil_mode};
@@ -173,7 +165,7 @@ std::vector<weft::sdk::Expr> box_window_gradient(const PoolOp& p, const weft::sd
     for (int64_t o = 0; o < oe; ++o) {
       const int64_t start = o * w.strides[i] - w.pad_head[i];
       const double share =
-          p.is_max ? 1.0 : 1.0 / static_cast<double>(avg_divisor(axis, {start}, {ie}, count_include_pad));
+          p.is_max ? 1.0 : 1.0 / static_cast<double>(avg_divisor(axis, {start}, {ie}, a.count_include_pad));
       for (int64_t k = 0; k < w.size[i]; ++k) {
         const int64_t pos = start + k * w.dilation[i];
         if (pos >= 0 && pos < ie) m[static_cast<size_t>(o * ie + pos)] = share;

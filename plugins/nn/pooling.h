@@ -82,4 +82,23 @@ Window read_window(const Attrs& attrs, size_t n, bool has_dilation = true);
 /// axis and the data type).
 int64_t pooled_extent(int64_t extent, const Window& w, size_t i, const std::string& axis_name, const Type& data);
 
+/// A windowed pooling's normalized attrs read once against its data's type:
+/// the type relation, kernel and gradient of max/avg pooling and of their
+/// _grad ops all take layout, window and divisor rule from here. The kernel
+/// ABI hands a kernel only the call's attrs (no per-call-site state to keep
+/// this in), so kernels read it again on each call.
+struct PoolAttrs {
+  std::string spatial;       // the pooled axes' letters, e.g. "HW"
+  std::vector<size_t> axes;  // their positions in the layout, in `spatial`'s order
+  Window window;
+  bool count_include_pad = false;  // average pooling's divisor rule; false for max pooling
+
+  /// Reads layout (which must have `spatial`, see pooled_axes), out_layout,
+  /// the window and, unless `is_max`, count_include_pad.
+  static PoolAttrs read(const Attrs& attrs, const std::string& spatial, bool is_max, const Type& data);
+
+  /// The pooled output shape of `data`: pooled_extent on each pooled axis.
+  std::vector<int64_t> pooled_shape(const Type& data) const;
+};
+
 }  // namespace weft_nn::pooling

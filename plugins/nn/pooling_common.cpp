@@ -158,4 +158,22 @@ int64_t pooled_extent(int64_t extent, const Window& w, size_t i, const std::stri
   return (padded - window) / w.strides[i] + 1;
 }
 
+PoolAttrs PoolAttrs::read(const Attrs& attrs, const std::string& spatial, bool is_max, const Type& data) {
+  check_out_layout(attrs);
+  PoolAttrs p;
+  p.spatial = spatial;
+  p.axes = pooled_axes(attrs.get_string("layout"), spatial, data);
+  p.window = read_window(attrs, p.axes.size());
+  p.count_include_pad = !is_max && attrs.get_bool("count_include_pad");
+  return p;
+}
+
+std::vector<int64_t> PoolAttrs::pooled_shape(const Type& data) const {
+  std::vector<int64_t> shape = data.shape();
+  for (size_t i = 0; i < axes.size(); ++i) {
+    shape[axes[i]] = pooled_extent(shape[axes[i]], window, i, std::string(1, spatial[i]), data);
+  }
+  return shape;
+}
+
 }  // namespace weft_nn::pooling

@@ -18,18 +18,15 @@ struct GradOp {
   bool is_max;
 };
 
-Type grad_relation(const std::vector<Type>& args, const Attrs& attrs) {
+Type grad_relation(const GradOp& p, const std::vector<Type>& args, const Attrs& attrs) {
   Type data = data_arg(args, 2);
   const Type& out_grad = args[0];
-  check_out_layout(attrs);
-  std::vector<size_t> axes = pooled_axes(attrs.get_string("layout"), "HW", data);
-  Window w = read_window(attrs, 2);
-  if (w.dilation != std::vector<int64_t>{1, 1}) {
+  const PoolAttrs a = PoolAttrs::read(attrs, "HW", p.is_max, data);
+  if (a.window.dilation != std::vector<int64_t>{1, 1}) {
     throw Error("dilation must be 1: the reference's pooling gradient has no dilation, got dilation " +
-                shape_str(w.dilation));
+                shape_str(a.window.dilation));
   }
-  std::vector<int64_t> pooled = data.shape();
-  for (size_t i = 0; i < 2; ++i) pooled[axes[i]] = pooled_extent(pooled[axes[i]], w, i, i ? "W" : "H", data);
+  std::vector<int64_t> pooled = a.pooled_shape(data);
   std::vector<int64_t> got = out_grad.shape();
   bool agree = got.size() == pooled.size() && out_grad.dtype() == data.dtype();
   for (size_t d = 0; agree && d < got.size(); ++d) {
@@ -51,9 +48,9 @@ void grad_kernel(const GradOp& p, const KernelArgs& k) {
   const TensorView& dy = k.inputs.at(0);
   const TensorView& in = k.inputs.at(1);
   const TensorView& dx = k.outputs.at(0);
-  std::vector<size_t> axes = pooled_axes(k.attrs.get_string("layout"), "HW", Type::tensor(in.shape(), in.dtype()));
-  Window w = read_window(k.attrs, 2);
-  bool count_include_pad = !p.is_max && k.attrs.get_bool("count_include_pad");
+  const PoolAttrs a = PoolAttrs::read(k.attrs, "HW", p.is_max, Type::tensor(in.shape(), in.dtype()));
+  const std::vector<size_t>& axes = a.axes;
+  const Window& w = a.window;
   std::vector<int64_t> in_shape = in.shape(), in_strides = strides_of(in_shape);
   const int64_t extent[2] = {in_shape[axes[0]], in_shape[axes[1]]};
   const T* x = in.data<T>();
@@ -69,7 +66,7 @@ void grad_kernel(const GradOp& p, const KernelArgs& k) {
       start[i] = index[axes[i]] * w.strides[i] - w.pad_head[i];
       count *= std::min(start[i] + w.size[i], extent[i]) - std::max<int64_t>(start[i], 0);
     }
-    T divisor = static_cast<T>(count_include_pad ? w.size[0] * w.size[1] : std::max<int64_t>(count, 1));
+    T divisor = static_cast<T>(a.count_include_pad ? w.size[0] * w.size[1] : std::max<int64_t>(count, 1));
     T best = std::numeric_limits<T>::lowest();
     int64_t best_offset = -1;
     for_each_index(w.size, [&](const std::vector<int64_t>& r) {
@@ -133,7 +130,8 @@ void register_pool_grad_ops(Registrar& reg) {
     op.attr("out_layout", std::string(""), "Empty or equal to layout.");
     op.attr("ceil_mode", false, "Round the pooled extent up instead of down.");
     if (!p.is_max) op.attr("count_include_pad", false, "Divide by the whole window, padding included.");
-    op.type_relation(grad_relation).kernel([p](const KernelArgs& k) {
+    op.type_relation([p](const std::vector<Type>& args, const Attrs& attrs) { return grad_relation(p, args, attrs); });
+    op.kernel([p](const KernelArgs& k) {
       dispatch_float(k, [&](auto t) { grad_kernel<decltype(t)>(p, k); });
     });
     if (!p.is_max) op.gradient(avg_grad_gradient);
