@@ -39,31 +39,47 @@ std::vector<std::optional<int64_t>> requested_extents(const Attrs& attrs, size_t
   return items;
 }
 
-std::vector<int64_t> output_extents(const Attrs& attrs, size_t n, bool global, const std::vector<int64_t>& in_shape,
-                                    const std::vector<size_t>& axes) {
-  std::vector<std::optional<int64_t>> req = requested_extents(attrs, n, global);
-  std::vector<int64_t> out;
-  for (size_t i = 0; i < n; ++i) out.push_back(req[i] ? *req[i] : in_shape[axes[i]]);
-  return out;
-}
+/// An adaptive pooling's attrs read once against its data's type: its
+/// relation, kernel and gradients share them.
+struct AdaptiveAttrs {
+  std::vector<size_t> axes;                       // the pooled axes' positions in the layout
+  std::vector<std::optional<int64_t>> requested;  // per pooled axis; nullopt keeps the input's extent
+
+  static AdaptiveAttrs read(const AdaptiveOp& p, const Attrs& attrs, const Type& data) {
+    check_out_layout(attrs);
+    AdaptiveAttrs a;
+    a.axes = pooled_axes(attrs.get_string("layout"), p.spatial, data);
+    a.requested = requested_extents(attrs, a.axes.size(), p.global);
+    return a;
+  }
+
+  std::vector<int64_t> pooled_shape(const Type& data) const {
+    std::vector<int64_t> shape = data.shape();
+    for (size_t i = 0; i < axes.size(); ++i) {
+      if (requested[i]) shape[axes[i]] = *requested[i];
+    }
+    return shape;
+  }
+};
 
 Type adaptive_relation(const AdaptiveOp& p, const std::vector<Type>& args, const Attrs& attrs) {
   Type data = data_arg(args, 1);
-  check_out_layout(attrs);
-  std::vector<size_t> axes = pooled_axes(attrs.get_string("layout"), p.spatial, data);
-  std::vector<int64_t> shape = data.shape();
-  std::vector<int64_t> extents = output_extents(attrs, axes.size(), p.global, shape, axes);
-  for (size_t i = 0; i < axes.size(); ++i) shape[axes[i]] = extents[i];
-  return Type::tensor(shape, data.dtype());
+  return Type::tensor(AdaptiveAttrs::read(p, attrs, data).pooled_shape(data), data.dtype());
 }
 
-/// Output index o of an axis pooled from `in` to `out` elements reads
-/// [floor(o * in / out), ceil((o + 1) * in / out)).
+/// The inputs [begin, end) that output o of an axis pooled from `in` to `out`
+/// elements reads: [floor(o * in / out), ceil((o + 1) * in / out)).
+struct Span {
+  int64_t begin, end;
+};
+Span adaptive_span(int64_t o, int64_t in, int64_t out) { return {o * in / out, ((o + 1) * in + out - 1) / out}; }
+
+/// Each output takes the max or mean of its adaptive_span along every pooled axis.
 template <typename T>
 void adaptive_kernel(const AdaptiveOp& p, const KernelArgs& k) {
   const TensorView& in = k.inputs.at(0);
   const TensorView& out = k.outputs.at(0);
-  std::vector<size_t> axes = pooled_axes(k.attrs.get_string("layout"), p.spatial, Type::tensor(in.shape(), in.dtype()));
+  const std::vector<size_t> axes = AdaptiveAttrs::read(p, k.attrs, Type::tensor(in.shape(), in.dtype())).axes;
   std::vector<int64_t> in_shape = in.shape(), out_shape = out.shape(), in_strides = strides_of(in_shape);
   const T* x = in.data<T>();
   T* y = out.data<T>();
@@ -76,8 +92,9 @@ void adaptive_kernel(const AdaptiveOp& p, const KernelArgs& k) {
     for (size_t i = 0; i < axes.size(); ++i) {
       const int64_t a = static_cast<int64_t>(axes[i]), idx = index[a], ie = in_shape[a], oe = out_shape[a];
       base -= idx * in_strides[a];
-      begin[i] = idx * ie / oe;
-      window[i] = ((idx + 1) * ie + oe - 1) / oe - begin[i];
+      const Span span = adaptive_span(idx, ie, oe);
+      begin[i] = span.begin;
+      window[i] = span.end - span.begin;
       count *= window[i];
     }
     T acc = p.is_max ? std::numeric_limits<T>::lowest() : T(0);
@@ -149,19 +166,19 @@ std::vector<Expr> global_max_gradient(const Expr& c, const Expr& g) {
 }
 
 /// Adaptive average pooling is separable: along each pooled axis, output o
-/// averages [floor(o * in / out), ceil((o + 1) * in / out)), an (out x in)
-/// matrix; the gradient applies the transposed matrices axis by axis.
+/// averages its adaptive_span, an (out x in) matrix; the gradient applies the
+/// transposed matrices axis by axis.
 std::vector<Expr> adaptive_avg_gradient(const AdaptiveOp& p, const Expr& c, const Expr& g) {
   Expr x = c.arg(0);
   std::vector<int64_t> in = grad::static_shape(x, "the pooled data"), current = grad::static_shape(c, "the output");
   Expr result = g;
-  for (size_t axis : pooled_axes(c.attrs().get_string("layout"), p.spatial, x.type())) {
+  for (size_t axis : AdaptiveAttrs::read(p, c.attrs(), x.type()).axes) {
     const int64_t ie = in[axis], oe = current[axis];
     std::vector<double> matrix(static_cast<size_t>(oe * ie), 0.0);
     for (int64_t o = 0; o < oe; ++o) {
-      int64_t begin = o * ie / oe, end = ((o + 1) * ie + oe - 1) / oe;
-      const double share = 1.0 / static_cast<double>(end - begin);
-      for (int64_t i = begin; i < end; ++i) matrix[static_cast<size_t>(o * ie + i)] = share;
+      const Span span = adaptive_span(o, ie, oe);
+      const double share = 1.0 / static_cast<double>(span.end - span.begin);
+      for (int64_t i = span.begin; i < span.end; ++i) matrix[static_cast<size_t>(o * ie + i)] = share;
     }
     result = grad::transpose_matrix_along_axis(result, current, axis, ie, matrix, x.type().dtype());
     current[axis] = ie;
@@ -169,14 +186,14 @@ std::vector<Expr> adaptive_avg_gradient(const AdaptiveOp& p, const Expr& c, cons
   return {result};
 }
 
-/// Adaptive windows: output o of an axis pooled from ie to oe elements covers
-/// [floor(o * ie / oe), ceil((o + 1) * ie / oe)).
+/// Adaptive windows are boxes: output o of an axis covers its adaptive_span.
 std::vector<Expr> adaptive_max_gradient(const AdaptiveOp& p, const Expr& c, const Expr& g) {
-  return {window_max_gradient(c, g, pooled_axes(c.attrs().get_string("layout"), p.spatial, c.arg(0).type()),
+  return {window_max_gradient(c, g, AdaptiveAttrs::read(p, c.attrs(), c.arg(0).type()).axes,
                               [](size_t, int64_t oe, int64_t ie) {
                                 std::vector<double> member(static_cast<size_t>(oe * ie), 0.0);
                                 for (int64_t o = 0; o < oe; ++o) {
-                                  for (int64_t i = o * ie / oe, end = ((o + 1) * ie + oe - 1) / oe; i < end; ++i) {
+                                  const Span span = adaptive_span(o, ie, oe);
+                                  for (int64_t i = span.begin; i < span.end; ++i) {
                                     member[static_cast<size_t>(o * ie + i)] = 1.0;
                                   }
                                 }
