@@ -44,6 +44,21 @@ TEST_F(ManifestTest, ReadsEveryField) {
   EXPECT_EQ(m.description, "Neural nets");
 }
 
+TEST_F(ManifestTest, TextInMemoryReadsAsTheFileWouldAndErrorsNameTheGivenPath) {
+  const fs::path where = "/plugins/mem/weft-plugin.yaml";
+  PluginManifest m = parse_plugin_manifest(
+      "name: mem\nversion: 1\nabi: 1\nkind: model\nlibrary: lib/libmem.so\nprovides: {models: [m]}\n", where);
+  EXPECT_EQ(m.path, where);
+  EXPECT_EQ(m.library_path, fs::path("/plugins/mem/lib/libmem.so"));
+  EXPECT_EQ(m.provided(ProvidedKind::kModel), std::vector<std::string>{"m"});
+  try {
+    parse_plugin_manifest("name: mem\nversion: [1\n", where);
+    FAIL() << "malformed YAML was accepted";
+  } catch (const Error& e) {
+    EXPECT_THAT(e.what(), ::testing::ContainsRegex("/plugins/mem/weft-plugin.yaml:[0-9]+:[0-9]+: malformed YAML"));
+  }
+}
+
 TEST_F(ManifestTest, MalformedYamlNamesFileLineAndColumn) {
   std::string e = error_for("name: x\nversion: 1\nprovides: {ops: [a, b\n");
   EXPECT_THAT(e, HasSubstr(path().string() + ":"));

@@ -46,4 +46,9 @@ struct PluginManifest {
 /// leaves the manifest's folder. Does not look at the library file itself.
 PluginManifest read_plugin_manifest(const std::filesystem::path& path);
 
+/// Checks a manifest's text as read_plugin_manifest does; `path` is where the
+/// manifest would live (errors name it, `library:` resolves against its
+/// folder). The text is untrusted: anything malformed is a weft::Error.
+PluginManifest parse_plugin_manifest(std::string_view text, const std::filesystem::path& path);
+
 }  // namespace weft

@@ -5,8 +5,10 @@
 
 #include <algorithm>
 #include <cctype>
+#include <fstream>
 #include <map>
 #include <set>
+#include <sstream>
 
 #include "weft/error.h"
 #include "weft/plugin_manifest.h"
@@ -104,12 +106,10 @@ class ManifestReader {
     });
   }
 
-  PluginManifest read() const {
+  PluginManifest read(std::string_view text) const {
     YAML::Node root;
     try {
-      root = YAML::LoadFile(path_.string());
-    } catch (const YAML::BadFile&) {
-      throw error("cannot read plugin manifest");
+      root = YAML::Load(std::string(text));
     } catch (const YAML::Exception& e) {
       throw error_at(e.mark, "malformed YAML: " + e.msg);
     }
@@ -193,6 +193,16 @@ class ManifestReader {
 
 }  // namespace
 
-PluginManifest read_plugin_manifest(const fs::path& path) { return ManifestReader(path).read(); }
+PluginManifest read_plugin_manifest(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  if (in) text << in.rdbuf();
+  if (!in || in.bad()) throw Error("cannot read plugin manifest").at(SourceLoc{path.string(), 0, 0});
+  return ManifestReader(path).read(text.str());
+}
+
+PluginManifest parse_plugin_manifest(std::string_view text, const fs::path& path) {
+  return ManifestReader(path).read(text);
+}
 
 }  // namespace weft
