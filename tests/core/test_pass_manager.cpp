@@ -239,10 +239,10 @@ TEST_F(PassManagerTest, RegistryHoldsTheCorePassesByName) {
   register_core_passes();  // idempotent
   for (const char* name : {"InferType", "DeadCodeElimination", "EliminateCommonSubexpr", "WellFormedCheck"}) {
     ASSERT_TRUE(PassRegistry::global().contains(name)) << name;
-    EXPECT_EQ(PassRegistry::global().get(name).info().name, name);
+    EXPECT_EQ(PassRegistry::global().create(name).info().name, name);
   }
-  EXPECT_EQ(PassRegistry::global().get("EliminateCommonSubexpr").info().opt_level, 3);
-  EXPECT_EQ(PassRegistry::global().get("DeadCodeElimination").info().opt_level, 1);
+  EXPECT_EQ(PassRegistry::global().create("EliminateCommonSubexpr").info().opt_level, 3);
+  EXPECT_EQ(PassRegistry::global().create("DeadCodeElimination").info().opt_level, 1);
 }
 
 TEST_F(PassManagerTest, RegistryRefusesDuplicatesAndReportsUnknownNames) {
@@ -250,7 +250,7 @@ TEST_F(PassManagerTest, RegistryRefusesDuplicatesAndReportsUnknownNames) {
   registry.add("X", [] { return InferType(); });
   std::string msg = error_of([&] { registry.add("X", [] { return InferType(); }); });
   EXPECT_NE(msg.find("'X' is already registered"), std::string::npos) << msg;
-  msg = error_of([&] { registry.get("Y"); });
+  msg = error_of([&] { registry.create("Y"); });
   EXPECT_NE(msg.find("unknown pass 'Y'"), std::string::npos) << msg;
   EXPECT_NE(msg.find("X"), std::string::npos) << msg;
 }
@@ -264,8 +264,8 @@ TEST_F(PassManagerTest, RegistryAsksItsResolverOnAMiss) {
     registry.add("Lazy", [] { return WellFormedCheck(); });
     return true;
   });
-  EXPECT_EQ(registry.get("Lazy").info().name, "WellFormedCheck");
-  EXPECT_THROW(registry.get("Missing"), Error);
+  EXPECT_EQ(registry.create("Lazy").info().name, "WellFormedCheck");
+  EXPECT_THROW(registry.create("Missing"), Error);
   EXPECT_EQ(asked, (std::vector<std::string>{"Lazy", "Missing"}));
 }
 

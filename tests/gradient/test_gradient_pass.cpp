@@ -280,7 +280,7 @@ TEST(GradientPass, RunsAsARegisteredPassWithTheModeFromTheContext) {
   PassContext ctx;
   ctx.set_config("weft.gradient.mode", "first_order");
   PassContext::Scope scope(ctx);
-  IRModule out = PassRegistry::global().get("Gradient")(mod);
+  IRModule out = PassRegistry::global().create("Gradient")(mod);
   Value result = Interpreter(out).run_main({values({0, 0, 0})});
   EXPECT_EQ(read(result.fields().at(1).fields().at(0)), (std::vector<double>{1, 1, 1}));
 }

@@ -151,10 +151,12 @@ TEST_F(SdkPluginTest, InitializerKeepsStateAcrossParameters) {
 TEST_F(SdkPluginTest, PassRunsOnModules) {
   Var x = var("x", tensor_type({1}));
   IRModule mod = IRModule::from_function(function({x}, x));
-  IRModule out = PassRegistry::global().get("sdk.RenameMain")(mod);
+  IRModule out = PassRegistry::global().create("sdk.RenameMain")(mod);
   EXPECT_TRUE(out.contains("renamed"));
   EXPECT_TRUE(out.contains("main"));
-  EXPECT_EQ(PassRegistry::global().get("sdk.RenameMain").info().opt_level, 1);
+  EXPECT_EQ(PassRegistry::global().create("sdk.RenameMain").info().opt_level, 1);
+  // A plugin's pass is a definition like its ops: it names the plugin that registered it.
+  EXPECT_EQ(PassRegistry::global().get("sdk.RenameMain").plugin, "sdk");
 }
 
 TEST_F(SdkPluginTest, TargetAnswersCapabilityAndRunsItsDeviceApi) {

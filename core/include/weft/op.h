@@ -6,7 +6,6 @@
 #include <functional>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <span>
 #include <string>
 #include <string_view>
@@ -15,6 +14,7 @@
 
 #include "weft/attrs.h"
 #include "weft/expr.h"
+#include "weft/registry.h"
 #include "weft/tensor.h"
 #include "weft/type.h"
 
@@ -83,40 +83,20 @@ struct OpDef {
   mutable Op expr_;
 };
 
-class OpRegistry {
+/// Ops by name (see weft/registry.h for the semantics every registry shares).
+class OpRegistry : public NamedRegistry<OpDef> {
  public:
+  OpRegistry() : NamedRegistry("op") {}
   /// The process-wide registry.
   static OpRegistry& global();
 
-  /// Registers a definition. Throws weft::Error if the name is taken (naming the
-  /// plugin that has it) or the definition is incomplete (no relation).
-  const OpDef& add(OpDef def);
-  /// The op named `name`, asking the resolver (the plugin loader) to load the
-  /// plugin that provides it on a miss. nullptr if nobody provides it.
-  const OpDef* find(std::string_view name);
-  /// Like find, but an unknown op is a weft::Error naming it.
-  const OpDef& get(std::string_view name);
-  /// Only what is registered now; loads nothing.
-  const OpDef* find_loaded(std::string_view name) const;
-  /// Every op registered now, by name.
-  std::vector<const OpDef*> list() const;
-
-  /// Called with an unknown op name; returns true if it registered the op.
-  using Resolver = std::function<bool(std::string_view name)>;
-  void set_resolver(Resolver resolver) { resolver_ = std::move(resolver); }
-  /// The resolver in use (so a test can put it back after replacing it).
-  const Resolver& resolver() const { return resolver_; }
-
-  /// Removes an op (tests that register temporary ops use this).
-  void remove(std::string_view name);
-
- private:
-  std::map<std::string, std::unique_ptr<OpDef>, std::less<>> ops_;
-  /// Removed definitions, kept alive because Op nodes may still point at them.
-  std::vector<std::unique_ptr<OpDef>> retired_;
-  /// Guards ops_ and retired_; not held while the resolver runs (it calls add()).
-  mutable std::mutex mu_;
-  Resolver resolver_;
+ protected:
+  /// An op needs a type relation.
+  void check(const OpDef& def) const override;
+  /// Gives the definition its Op expression.
+  void adopted(OpDef& def) override;
+  Error located(Error error, std::string_view name) const override;
+  Error unknown(std::string_view name) const override;
 };
 
 }  // namespace weft

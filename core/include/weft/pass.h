@@ -15,6 +15,7 @@
 
 #include "weft/attrs.h"
 #include "weft/module.h"
+#include "weft/registry.h"
 
 namespace weft {
 
@@ -176,30 +177,32 @@ class WellFormedInstrument : public PassInstrument {
 
 // ---- Registry -----------------------------------------------------------------
 
-/// Passes by name. Thread-safe. The global registry starts with the core
-/// passes (see passes.h); plugins add theirs.
-class PassRegistry {
+/// A pass as registered: a factory for fresh instances of it.
+struct PassDef {
+  std::string name;
+  std::function<Pass()> create;
+  std::string plugin;  // who registered it ("" for the core's and in-process passes)
+};
+
+/// Passes by name (see weft/registry.h for the semantics every registry
+/// shares). The global registry starts with the core passes (see passes.h);
+/// plugins add theirs.
+class PassRegistry : public NamedRegistry<PassDef> {
  public:
+  PassRegistry() : NamedRegistry("pass") {}
   static PassRegistry& global();
   using Factory = std::function<Pass()>;
-  /// Registers a pass by name; a duplicate name is a weft::Error.
-  void add(const std::string& name, Factory factory);
+  /// Registers an in-process pass by name; a duplicate name is a weft::Error.
+  void add(const std::string& name, Factory factory) { NamedRegistry::add(PassDef{name, std::move(factory), ""}); }
+  using NamedRegistry::add;
   /// A new instance of the pass named `name` (asking the resolver, i.e. the
   /// plugin loader, on a miss); an unknown name is a weft::Error listing the
   /// known ones.
-  Pass get(std::string_view name);
-  /// Only what is registered now; loads nothing.
-  bool contains(std::string_view name) const;
-  /// Every registered name, sorted.
-  std::vector<std::string> names() const;
-  /// Called with an unknown name; returns true if it registered the pass.
-  using Resolver = std::function<bool(std::string_view name)>;
-  void set_resolver(Resolver r);
+  Pass create(std::string_view name) { return get(name).create(); }
 
- private:
-  mutable std::mutex mutex_;
-  std::map<std::string, Factory, std::less<>> factories_;
-  Resolver resolver_;
+ protected:
+  void check(const PassDef& def) const override;
+  Error unknown(std::string_view name) const override;
 };
 
 }  // namespace weft

@@ -39,7 +39,7 @@ struct PluginRecord {
   /// Why it failed (or which plugin shadows it), with the manifest's path.
   std::string error;
   /// Names it registered, by kind, once loaded.
-  std::array<std::vector<std::string>, 6> registered;
+  PerProvidedKind<std::vector<std::string>> registered;
 
   /// The plugin's name, or the manifest's path when it did not parse.
   std::string display_name() const;

@@ -14,9 +14,20 @@ namespace weft {
 /// The kinds of thing a plugin provides, in the order of the manifest's
 /// `provides:` keys.
 enum class ProvidedKind : int { kOp, kModel, kInitializer, kPass, kTarget, kFrontend };
-inline constexpr std::array<ProvidedKind, 6> kAllProvidedKinds = {
-    ProvidedKind::kOp,     ProvidedKind::kModel,  ProvidedKind::kInitializer,
-    ProvidedKind::kPass,   ProvidedKind::kTarget, ProvidedKind::kFrontend};
+/// Every kind, in enum order: the one list the number of kinds comes from.
+inline constexpr std::array kAllProvidedKinds = {ProvidedKind::kOp,   ProvidedKind::kModel,  ProvidedKind::kInitializer,
+                                                 ProvidedKind::kPass, ProvidedKind::kTarget, ProvidedKind::kFrontend};
+static_assert(
+    [] {
+      for (size_t i = 0; i < kAllProvidedKinds.size(); ++i) {
+        if (static_cast<size_t>(kAllProvidedKinds[i]) != i) return false;
+      }
+      return true;
+    }(),
+    "kAllProvidedKinds must list the ProvidedKinds in enum order");
+/// One T per kind, indexed by static_cast<int>(kind).
+template <typename T>
+using PerProvidedKind = std::array<T, kAllProvidedKinds.size()>;
 /// The manifest key: "ops", "models", "initializers", "passes", "targets", "frontends".
 std::string_view provided_kind_key(ProvidedKind kind);
 /// The singular, for messages: "op", "model", ...
@@ -33,7 +44,7 @@ struct PluginManifest {
   std::vector<std::string> requires_;  // plugin names
   std::string description;
   /// provides[ProvidedKind] = declared names.
-  std::array<std::vector<std::string>, 6> provides;
+  PerProvidedKind<std::vector<std::string>> provides;
 
   const std::vector<std::string>& provided(ProvidedKind kind) const {
     return provides[static_cast<int>(kind)];

@@ -117,7 +117,7 @@ Pass sequential(std::vector<Pass> passes, std::string name, int opt_level) {
       for (const std::string& req : pass.info().required) {
         Pass required;
         try {
-          required = PassRegistry::global().get(req);
+          required = PassRegistry::global().create(req);
         } catch (Error& e) {
           e.note("required by pass " + pass.info().name);
           throw;

@@ -1,6 +1,4 @@
 // The registry of passes by name, seeded with the core passes.
-#include <utility>
-
 #include "weft/error.h"
 #include "weft/pass.h"
 #include "weft/passes.h"
@@ -18,49 +16,14 @@ PassRegistry& PassRegistry::global() {
   return registry;
 }
 
-void PassRegistry::add(const std::string& name, Factory factory) {
-  if (!factory) throw Error("pass '" + name + "' registered without a factory");
-  std::lock_guard lock(mutex_);
-  if (factories_.count(name)) throw Error("a pass named '" + name + "' is already registered");
-  factories_.emplace(name, std::move(factory));
+void PassRegistry::check(const PassDef& def) const {
+  if (!def.create) throw Error("pass '" + def.name + "' registered without a factory");
 }
 
-Pass PassRegistry::get(std::string_view name) {
-  Factory factory;
-  Resolver resolver;
-  {
-    std::lock_guard lock(mutex_);
-    if (auto it = factories_.find(name); it != factories_.end()) factory = it->second;
-    resolver = resolver_;
-  }
-  // The resolver (the plugin loader) registers through add(), so it runs unlocked.
-  if (!factory && resolver && resolver(name)) {
-    std::lock_guard lock(mutex_);
-    if (auto it = factories_.find(name); it != factories_.end()) factory = it->second;
-  }
-  if (!factory) {
-    std::string known;
-    for (const std::string& n : names()) known += (known.empty() ? "" : ", ") + n;
-    throw Error("unknown pass '" + std::string(name) + "'").expected("a registered pass: " + known);
-  }
-  return factory();
-}
-
-bool PassRegistry::contains(std::string_view name) const {
-  std::lock_guard lock(mutex_);
-  return factories_.find(name) != factories_.end();
-}
-
-std::vector<std::string> PassRegistry::names() const {
-  std::lock_guard lock(mutex_);
-  std::vector<std::string> out;
-  for (const auto& [name, factory] : factories_) out.push_back(name);
-  return out;
-}
-
-void PassRegistry::set_resolver(Resolver r) {
-  std::lock_guard lock(mutex_);
-  resolver_ = std::move(r);
+Error PassRegistry::unknown(std::string_view name) const {
+  std::string known;
+  for (const std::string& n : names()) known += (known.empty() ? "" : ", ") + n;
+  return Error("unknown pass '" + std::string(name) + "'").expected("a registered pass: " + known);
 }
 
 }  // namespace weft

@@ -1,0 +1,285 @@
+// A plugin's C descriptors turned into the core's definitions (see definitions.h).
+#include "definitions.h"
+
+#include <optional>
+
+#include "weft/plugin_te_compute.h"
+
+namespace weft::plugin_host {
+
+namespace {
+
+std::string str(const char* s) { return s ? s : ""; }
+
+/// The plugin's user data, destroyed with the last definition that uses it.
+std::shared_ptr<void> own_user_data(void* user_data, weft_destroy_fn destroy) {
+  return std::shared_ptr<void>(user_data, [destroy](void* p) {
+    if (destroy && p) destroy(p);
+  });
+}
+
+template <typename F>
+void require(F* fn, const std::string& what) {
+  if (!fn) throw StatusError{WEFT_STATUS_INVALID_ARGUMENT, what + " is required"};
+}
+
+weft_attrs_t* borrow_attrs(const Attrs& a) { return borrow_handle<weft_attrs_t>(a ? a : empty_attrs()); }
+
+AttrSchema schema_of(const weft_attr_field_t* fields, size_t n, const std::string& owner) {
+  AttrSchema schema;
+  for (size_t i = 0; i < n; ++i) {
+    weft_attr_field_t f = read_element(fields, i, "weft_attr_field_t");
+    if (!f.name) throw StatusError{WEFT_STATUS_INVALID_ARGUMENT, owner + ": attribute field " + std::to_string(i) + " has no name"};
+    AttrField field;
+    field.name = f.name;
+    field.type = static_cast<AttrType>(f.type);
+    if (f.default_value) field.default_value = value_of(f.default_value);
+    field.doc = str(f.doc);
+    field.expected = str(f.expected);
+    if (f.normalize) {
+      auto fn = f.normalize;
+      void* ud = f.normalize_user_data;
+      field.normalize = [fn, ud](const AttrValue& v) -> std::optional<AttrValue> {
+        Ref<const AttrValueBox> in = make_ref<AttrValueBox>(v);
+        weft_attr_value_t* out = nullptr;
+        if (take_error(fn(ud, borrow_handle<weft_attr_value_t>(in), &out)) || !out) return std::nullopt;
+        return adopt<AttrValueBox>(out, "an attribute value")->value;
+      };
+    }
+    schema.add(std::move(field));
+  }
+  return schema;
+}
+
+}  // namespace
+
+OpDef op_definition(const weft_op_desc_t& d, const std::string& plugin) {
+  auto ud = own_user_data(d.user_data, d.destroy_user_data);
+  std::string name = str(d.name);
+  require(d.type_relation, "op '" + name + "': type_relation");
+
+  OpDef def;
+  def.name = name;
+  def.description = str(d.description);
+  for (size_t i = 0; i < d.num_inputs; ++i) {
+    weft_op_input_t in = read_element(d.inputs, i, "weft_op_input_t");
+    def.inputs.push_back(OpInput{str(in.name), str(in.type_desc), str(in.doc)});
+  }
+  def.variadic = d.variadic != 0;
+  def.attrs = schema_of(d.attrs, d.num_attrs, "op '" + name + "'");
+  def.pattern = static_cast<OpPattern>(d.pattern);
+  def.support_level = d.support_level > 0 ? d.support_level : 10;
+  def.plugin = plugin;
+
+  auto relation = d.type_relation;
+  def.relation = [relation, ud, name](std::span<const Type> args, const Attrs& attrs) -> Type {
+    std::vector<weft_type_t*> handles;
+    for (const Type& t : args) handles.push_back(borrow_handle<weft_type_t>(t));
+    weft_type_t* out = nullptr;
+    if (auto err = take_error(relation(ud.get(), handles.data(), handles.size(), borrow_attrs(attrs), &out))) {
+      throw Error(*err).op(name);
+    }
+    if (!out) throw Error("the type relation returned no type").op(name);
+    return adopt<TypeNode>(out, "a type");
+  };
+  if (auto kernel = d.kernel) {
+    def.kernel = [kernel, ud, name](std::span<const Tensor> inputs, std::span<const Tensor> outputs,
+                                    const Attrs& attrs) {
+      std::vector<DLTensor> in, out;
+      for (const Tensor& t : inputs) in.push_back(t.dlpack_view());
+      for (const Tensor& t : outputs) out.push_back(t.dlpack_view());
+      if (auto err = take_error(kernel(ud.get(), in.data(), in.size(), out.data(), out.size(), borrow_attrs(attrs)))) {
+        throw Error(*err).op(name);
+      }
+    };
+  }
+  if (auto gradient = d.gradient) {
+    def.gradient = [gradient, ud, name](const Call& call, const Expr& output_grad) {
+      size_t n = call->args.size();
+      std::vector<weft_expr_t*> outs(n, nullptr);
+      auto err = take_error(gradient(ud.get(), borrow_handle<weft_expr_t>(call),
+                                     borrow_handle<weft_expr_t>(output_grad), outs.data(), n));
+      std::vector<Expr> grads;
+      for (weft_expr_t* h : outs) grads.push_back(h ? adopt<ExprNode>(h, "an expression") : Expr());
+      if (err) throw Error(*err).op(name).note("in its gradient");
+      for (size_t i = 0; i < n; ++i) {
+        if (!grads[i]) throw Error("the gradient left input " + std::to_string(i) + " unset").op(name);
+      }
+      return grads;
+    };
+  }
+  if (d.te_compute) def.te_compute = PluginTeCompute{d.te_compute, ud};
+  if (auto infer = d.infer_inputs) {
+    def.infer_inputs = [infer, ud, name](std::span<const Type> args, const Attrs& attrs) {
+      std::vector<weft_type_t*> handles;
+      for (const Type& t : args) handles.push_back(borrow_handle<weft_type_t>(t));
+      std::vector<weft_type_t*> outs(args.size(), nullptr);
+      auto err = take_error(infer(ud.get(), handles.data(), handles.size(), borrow_attrs(attrs), outs.data()));
+      std::vector<Type> given;
+      for (weft_type_t* h : outs) given.push_back(h ? adopt<TypeNode>(h, "a type") : Type());
+      if (err) throw Error(*err).op(name);
+      return given;
+    };
+  }
+  return def;
+}
+
+ModelDef model_definition(const weft_model_desc_t& d, const std::string& plugin) {
+  auto ud = own_user_data(d.user_data, d.destroy_user_data);
+  std::string name = str(d.name);
+  require(d.build, "model '" + name + "': build");
+  ModelDef def;
+  def.name = name;
+  def.description = str(d.description);
+  def.params = schema_of(d.params, d.num_params, "model '" + name + "'");
+  def.plugin = plugin;
+  for (size_t i = 0; i < d.num_variants; ++i) {
+    weft_model_variant_t v = read_element(d.variants, i, "weft_model_variant_t");
+    def.variants.push_back(ModelVariant{str(v.suffix), attrs_of(v.fixed), str(v.doc)});
+  }
+  if (d.initializer) def.initializer = d.initializer;
+  auto build = d.build;
+  def.build = [build, ud, name](const Attrs& params) -> Function {
+    weft_expr_t* out = nullptr;
+    if (auto err = take_error(build(ud.get(), borrow_attrs(params), &out))) throw Error("model " + name + ": " + *err);
+    if (!out) throw Error("model " + name + ": the builder returned no function");
+    Expr e = adopt<ExprNode>(out, "an expression");
+    Function fn = downcast<FunctionNode>(e);
+    if (!fn) throw Error("model " + name + ": the builder returned a " + std::string(expr_kind_name(e->kind)) + ", not a function");
+    return fn;
+  };
+  return def;
+}
+
+InitializerDef initializer_definition(const weft_initializer_desc_t& d, const std::string& plugin) {
+  auto ud = own_user_data(d.user_data, d.destroy_user_data);
+  std::string name = str(d.name);
+  require(d.create_state, "initializer '" + name + "': create_state");
+  require(d.fill, "initializer '" + name + "': fill");
+  require(d.destroy_state, "initializer '" + name + "': destroy_state");
+  InitializerDef def;
+  def.name = name;
+  def.description = str(d.description);
+  def.params = schema_of(d.params, d.num_params, "initializer '" + name + "'");
+  def.plugin = plugin;
+  auto create = d.create_state;
+  auto fill = d.fill;
+  auto destroy = d.destroy_state;
+  def.create = [=](const Attrs& params, uint64_t seed) -> InitializerFill {
+    void* raw = nullptr;
+    if (auto err = take_error(create(ud.get(), borrow_attrs(params), seed, &raw))) {
+      throw Error("initializer " + name + ": " + *err);
+    }
+    std::shared_ptr<void> state(raw, [ud, destroy](void* s) { destroy(ud.get(), s); });
+    return [state, ud, fill, name](std::string_view param, const Tensor& out) {
+      DLTensor view = out.dlpack_view();
+      std::string param_name(param);
+      if (auto err = take_error(fill(ud.get(), state.get(), param_name.c_str(), &view))) {
+        throw Error("initializer " + name + ", parameter " + param_name + ": " + *err);
+      }
+    };
+  };
+  return def;
+}
+
+PassDef pass_definition(const weft_pass_desc_t& d, const std::string& plugin) {
+  auto ud = own_user_data(d.user_data, d.destroy_user_data);
+  std::string name = str(d.name);
+  require(d.run, "pass '" + name + "': run");
+  PassInfo info{name, d.opt_level, {}};
+  for (size_t i = 0; i < d.num_required; ++i) info.required.push_back(str(d.required[i]));
+  auto run = d.run;
+  Pass::ModuleFn fn = [run, ud, name](IRModule mod, const PassContext&) -> IRModule {
+    Ref<const ModuleBox> in = make_ref<ModuleBox>(std::move(mod));
+    weft_module_t* out = nullptr;
+    if (auto err = take_error(run(ud.get(), borrow_handle<weft_module_t>(in), &out))) {
+      throw Error("pass " + name + ": " + *err);
+    }
+    if (!out) throw Error("pass " + name + ": returned no module");
+    return adopt<ModuleBox>(out, "a module")->module;
+  };
+  return PassDef{name, [info, fn] { return create_module_pass(info, fn); }, plugin};
+}
+
+TargetDef target_definition(const weft_target_desc_t& d, const std::string& plugin) {
+  auto ud = own_user_data(d.user_data, d.destroy_user_data);
+  std::string name = str(d.name);
+  for (auto [fn, what] : {std::pair<const void*, const char*>{reinterpret_cast<const void*>(d.supports), "supports"},
+                          {reinterpret_cast<const void*>(d.compile), "compile"},
+                          {reinterpret_cast<const void*>(d.run_kernel), "run_kernel"},
+                          {reinterpret_cast<const void*>(d.release_kernel), "release_kernel"},
+                          {reinterpret_cast<const void*>(d.alloc), "alloc"},
+                          {reinterpret_cast<const void*>(d.free), "free"},
+                          {reinterpret_cast<const void*>(d.copy), "copy"},
+                          {reinterpret_cast<const void*>(d.sync), "sync"}}) {
+    if (!fn) throw StatusError{WEFT_STATUS_INVALID_ARGUMENT, "target '" + name + "': " + what + " is required"};
+  }
+  TargetDef def;
+  def.name = name;
+  def.description = str(d.description);
+  def.device_type = d.device_type;
+  def.plugin = plugin;
+  auto fail = [name](const std::string& what, const std::string& message) {
+    return Error("target " + name + ", " + what + ": " + message);
+  };
+  def.supports = [d, ud, fail](std::string_view op, const Attrs& attrs, std::span<const Type> args,
+                               const Type& out_type) {
+    std::vector<weft_type_t*> handles;
+    for (const Type& t : args) handles.push_back(borrow_handle<weft_type_t>(t));
+    std::string op_name(op);
+    int supported = 0;
+    if (auto err = take_error(d.supports(ud.get(), op_name.c_str(), borrow_attrs(attrs), handles.data(),
+                                         handles.size(), borrow_handle<weft_type_t>(out_type), &supported))) {
+      throw fail("supports(" + op_name + ")", *err);
+    }
+    return supported != 0;
+  };
+  def.compile = [d, ud, fail](const Function& primitive) -> TargetKernel {
+    void* raw = nullptr;
+    if (auto err = take_error(d.compile(ud.get(), borrow_handle<weft_expr_t>(primitive), &raw))) {
+      throw fail("compile", *err);
+    }
+    auto release = d.release_kernel;
+    std::shared_ptr<void> kernel(raw, [ud, release](void* k) { release(ud.get(), k); });
+    return [d, ud, kernel, fail](std::span<DLTensor> args) {
+      if (auto err = take_error(d.run_kernel(ud.get(), kernel.get(), args.data(), args.size()))) throw fail("run", *err);
+    };
+  };
+  def.device.alloc = [d, ud, fail](int device_id, size_t nbytes, size_t alignment) {
+    void* ptr = nullptr;
+    if (auto err = take_error(d.alloc(ud.get(), device_id, nbytes, alignment, &ptr))) throw fail("alloc", *err);
+    return ptr;
+  };
+  def.device.free = [d, ud](int device_id, void* ptr) { d.free(ud.get(), device_id, ptr); };
+  def.device.copy = [d, ud, fail](const DLTensor& src, DLTensor& dst) {
+    if (auto err = take_error(d.copy(ud.get(), &src, &dst))) throw fail("copy", *err);
+  };
+  def.device.sync = [d, ud, fail](int device_id) {
+    if (auto err = take_error(d.sync(ud.get(), device_id))) throw fail("sync", *err);
+  };
+  return def;
+}
+
+FrontendDef frontend_definition(const weft_frontend_desc_t& d, const std::string& plugin) {
+  auto ud = own_user_data(d.user_data, d.destroy_user_data);
+  std::string name = str(d.name);
+  require(d.import_file, "frontend '" + name + "': import_file");
+  FrontendDef def;
+  def.name = name;
+  def.description = str(d.description);
+  for (size_t i = 0; i < d.num_extensions; ++i) def.extensions.push_back(str(d.extensions[i]));
+  def.options = schema_of(d.options, d.num_options, "frontend '" + name + "'");
+  def.plugin = plugin;
+  auto import_file = d.import_file;
+  def.import_file = [import_file, ud, name](const std::string& path, const Attrs& options) -> IRModule {
+    weft_module_t* out = nullptr;
+    if (auto err = take_error(import_file(ud.get(), path.c_str(), borrow_attrs(options), &out))) {
+      throw Error("frontend " + name + ": " + *err).at(SourceLoc{path, 0, 0});
+    }
+    if (!out) throw Error("frontend " + name + ": returned no module").at(SourceLoc{path, 0, 0});
+    return adopt<ModuleBox>(out, "a module")->module;
+  };
+  return def;
+}
+
+}  // namespace weft::plugin_host
