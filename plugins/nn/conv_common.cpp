@@ -167,11 +167,6 @@ std::vector<int64_t> pad_totals(const std::vector<int64_t>& padding) {
   return out;
 }
 
-DLDataType out_dtype_of(const Attrs& attrs, const Type& data) {
-  Value v = attrs.get_value("out_dtype");
-  return v.is_none() ? data.dtype() : v.as_dtype();
-}
-
 std::optional<std::vector<int64_t>> optional_ints(const Attrs& attrs, const std::string& name) {
   Value v = attrs.get_value(name);
   if (v.is_none()) return std::nullopt;
@@ -249,7 +244,12 @@ ConvAttrs ConvAttrs::read(const ConvKind& kind, const Attrs& attrs) {
   if (a.groups < 1) throw Error("groups must be positive, got " + std::to_string(a.groups));
   a.channels = optional_int(attrs, "channels");
   a.kernel_size = optional_ints(attrs, "kernel_size");
+  if (Value v = attrs.get_value("out_dtype"); !v.is_none()) a.out_dtype = v.as_dtype();
   return a;
+}
+
+Type ConvAttrs::output_type(const std::vector<int64_t>& canonical_out, const Type& data) const {
+  return Type::tensor(out_layout.from_canonical(canonical_out), out_dtype.value_or(data.dtype()));
 }
 
 std::vector<int64_t> ConvAttrs::implied_weight(int64_t in_channels, bool depthwise) const {

@@ -85,8 +85,6 @@ Value int_tuple(const Value& v, size_t n, int64_t min);
 /// Relay's get_pad_tuple{1,2,3}d: an int, `n` ints (both sides) or `2n` ints
 /// (all befores, then all afters) -> 2n ints. A single int in a list counts as the int.
 Value pad_tuple(const Value& v, size_t n);
-/// The output dtype: out_dtype when set, else the data's dtype.
-DLDataType out_dtype_of(const Attrs& attrs, const Type& data);
 /// The optional int-list attr `name` (kernel_size), or nullopt when None.
 std::optional<std::vector<int64_t>> optional_ints(const Attrs& attrs, const std::string& name);
 /// The optional int attr `name` (channels), or nullopt when None.
@@ -141,6 +139,7 @@ struct ConvAttrs {
   int64_t groups = 1;
   std::optional<int64_t> channels;
   std::optional<std::vector<int64_t>> kernel_size;
+  std::optional<DLDataType> out_dtype;  // None: the data's dtype
 
   /// Reads and checks the attrs (layouts convertible, groups >= 1); Error naming the attr.
   static ConvAttrs read(const ConvKind& kind, const Attrs& attrs);
@@ -151,6 +150,10 @@ struct ConvAttrs {
   /// channels / in_channels, k...), for a transposed conv (in_channels,
   /// channels / groups, k...). Requires channels and kernel_size.
   std::vector<int64_t> implied_weight(int64_t in_channels, bool depthwise) const;
+
+  /// The output type for a canonical output shape: laid out as out_layout,
+  /// of out_dtype or else the data's dtype.
+  Type output_type(const std::vector<int64_t>& canonical_out, const Type& data) const;
 
   /// Error unless channels and kernel_size are set; `why` says what needs them.
   void require_channels_and_kernel_size(const std::string& why) const;

@@ -135,7 +135,7 @@ Type gemm_conv_relation(const std::vector<Type>& args, const Attrs& attrs) {
   expect_tensors(args, 2, "data, weight");
   GemmConvPlan p = plan_gemm_conv(args[0].shape(), attrs);
   weight_tiles(p, args[1].shape(), args[1].dtype());
-  return Type::tensor(p.a.out_layout.from_canonical(p.out), out_dtype_of(attrs, args[0]));
+  return p.a.output_type(p.out, args[0]);
 }
 
 /// out[b, y, x, n] = sum over (kh, kw, ic) of data[b, y*s + kh*d - pad, x*s + kw*d - pad, ic]

@@ -175,7 +175,7 @@ DeformablePlan plan_deformable(const std::vector<int64_t>& data_shape, const std
 Type deformable_relation(const std::vector<Type>& args, const Attrs& attrs) {
   expect_tensors(args, 3, "data, offset, weight");
   DeformablePlan p = plan_deformable(args[0].shape(), args[1].shape(), args[2].shape(), attrs);
-  return Type::tensor(p.a.out_layout.from_canonical(p.out), out_dtype_of(attrs, args[0]));
+  return p.a.output_type(p.out, args[0]);
 }
 
 /// TOPI's sample: zero outside [0, H) x [0, W); otherwise bilinear, with

@@ -94,7 +94,7 @@ TransposePlan plan_transpose(const ConvAttrs& a, const std::vector<int64_t>& dat
 Type transpose_relation(const ConvKind& kind, const std::vector<Type>& args, const Attrs& attrs) {
   expect_tensors(args, 2, "data, weight");
   TransposePlan p = plan_transpose(ConvAttrs::read(kind, attrs), args[0].shape(), args[1].shape());
-  return Type::tensor(p.a.out_layout.from_canonical(p.out), out_dtype_of(attrs, args[0]));
+  return p.a.output_type(p.out, args[0]);
 }
 
 /// Each input element x[n, c, pos] adds x * w[c, o', k] to

@@ -166,7 +166,7 @@ WinogradPlan plan_winograd(const std::vector<int64_t>& data_shape, const Attrs& 
 Type winograd_relation(const std::vector<Type>& args, const Attrs& attrs) {
   expect_tensors(args, 2, "data, weight");
   WinogradPlan p = plan_winograd(args[0].shape(), attrs);
-  return Type::tensor(p.a.out_layout.from_canonical(p.out), out_dtype_of(attrs, args[0]));
+  return p.a.output_type(p.out, args[0]);
 }
 
 void winograd_kernel(const KernelArgs& k) {

@@ -104,7 +104,7 @@ Winograd3dPlan plan_winograd3d(const std::vector<int64_t>& data_shape, const Att
 Type winograd3d_relation(const std::vector<Type>& args, const Attrs& attrs) {
   expect_tensors(args, 2, "data, weight");
   Winograd3dPlan p = plan_winograd3d(args[0].shape(), attrs);
-  return Type::tensor(p.a.out_layout.from_canonical(p.out), out_dtype_of(attrs, args[0]));
+  return p.a.output_type(p.out, args[0]);
 }
 
 void winograd3d_kernel(const KernelArgs& k) {

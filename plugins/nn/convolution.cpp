@@ -93,7 +93,7 @@ Type conv_relation(const ConvKind& kind, const std::vector<Type>& args, const At
   ConvAttrs a = ConvAttrs::read(kind, attrs);
   if (channels_required) a.require_channels_and_kernel_size("data shape " + shape_str(args[0].shape()));
   ConvPlan p = plan_conv(a, args[0].shape(), args[1].shape());
-  return Type::tensor(p.a.out_layout.from_canonical(p.out), out_dtype_of(attrs, args[0]));
+  return p.a.output_type(p.out, args[0]);
 }
 
 /// y[n, o, ...] = sum over the group's input channels c and taps k of
