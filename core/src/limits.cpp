@@ -6,7 +6,10 @@
 #include <cstdlib>
 #include <string>
 
+#include <weft/sdk/integer_math.hpp>
+
 #include "weft/error.h"
+#include "weft/type.h"
 
 namespace weft {
 
@@ -47,12 +50,50 @@ class Limit {
   std::atomic<int64_t> value_{0};
 };
 
+Limit& tensor_bytes_limit() {
+  static Limit limit("WEFT_MAX_TENSOR_BYTES", int64_t{16} << 30);
+  return limit;
+}
+
 Limit& call_depth_limit() {
   static Limit limit("WEFT_MAX_CALL_DEPTH", 10000);
   return limit;
 }
 
 }  // namespace
+
+int64_t max_tensor_bytes() { return tensor_bytes_limit().get(); }
+void set_max_tensor_bytes(int64_t bytes) { tensor_bytes_limit().set(bytes); }
+
+int64_t checked_tensor_bytes(std::span<const int64_t> shape, DataType dtype) {
+  auto describe = [&] {
+    std::string text = "Tensor[(";
+    for (size_t i = 0; i < shape.size(); ++i)
+      text += (i ? ", " : "") + (shape[i] == kAnyDim ? std::string("?") : std::to_string(shape[i]));
+    return text + "), " + dtype.str() + "]";
+  };
+  int64_t elements = 1;
+  bool overflow = false;
+  for (int64_t d : shape) {
+    if (d == kAnyDim) continue;
+    if (d < 0)
+      throw Error("negative dimension " + std::to_string(d) + " in " + describe())
+          .expected("a non-negative extent or ? (kAnyDim)");
+    auto product = sdk::checked_mul(elements, d);
+    overflow = overflow || !product;
+    elements = product.value_or(0);
+  }
+  // An extent of 0 makes the tensor empty whatever the others are.
+  for (int64_t d : shape)
+    if (d == 0) return 0;
+  auto bytes = overflow ? std::nullopt : sdk::checked_mul(elements, static_cast<int64_t>(dtype.bytes()));
+  if (!bytes) throw Error(describe() + " has more bytes than int64 can count");
+  if (*bytes > max_tensor_bytes())
+    throw Error(describe() + " takes " + std::to_string(*bytes) + " bytes, more than the limit of " +
+                std::to_string(max_tensor_bytes()))
+        .note("WEFT_MAX_TENSOR_BYTES (or weft::set_max_tensor_bytes) raises the limit");
+  return *bytes;
+}
 
 int64_t max_call_depth() { return call_depth_limit().get(); }
 void set_max_call_depth(int64_t depth) { call_depth_limit().set(depth); }

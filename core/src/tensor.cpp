@@ -1,6 +1,7 @@
 // Runtime tensors: aligned storage, element conversion and DLPack views.
 #include "weft/tensor.h"
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdlib>
@@ -8,6 +9,7 @@
 #include <new>
 
 #include "weft/error.h"
+#include "weft/limits.h"
 
 namespace weft {
 
@@ -78,15 +80,19 @@ Error not_cpu(const char* what) {
 Tensor Tensor::empty(std::vector<int64_t> shape, DataType dtype) {
   for (int64_t d : shape)
     if (d < 0) throw Error("negative dimension " + std::to_string(d) + " in a tensor shape");
+  const auto checked_bytes = static_cast<size_t>(checked_tensor_bytes(shape, dtype));
   Tensor t;
   t.dtype_ = dtype;
   t.shape_ = std::move(shape);
   auto storage = std::make_shared<Storage>();
   // aligned_alloc wants a multiple of the alignment; a 0-byte tensor still gets
   // a block so data() is a valid, aligned pointer.
-  size_t bytes = (t.nbytes() + kAlignment - 1) / kAlignment * kAlignment;
+  size_t bytes = (checked_bytes + kAlignment - 1) / kAlignment * kAlignment;
   storage->buffer = std::aligned_alloc(kAlignment, bytes == 0 ? kAlignment : bytes);
-  if (!storage->buffer) throw std::bad_alloc();
+  if (!storage->buffer) {
+    t.storage_ = storage;  // defined, so describe() shows its shape
+    throw Error("out of memory: cannot allocate " + std::to_string(checked_bytes) + " bytes for " + describe(t));
+  }
   storage->shape = t.shape_;
   t.data_ = storage->buffer;
   t.storage_ = std::move(storage);
@@ -145,6 +151,9 @@ Tensor Tensor::scalar(double value, DataType dtype) {
 Tensor Tensor::from_dlpack(const DLTensor& view, std::shared_ptr<void> keep_alive) {
   DataType dtype{view.dtype.code, view.dtype.bits, view.dtype.lanes};
   std::vector<int64_t> shape(view.shape, view.shape + view.ndim);
+  for (int64_t d : shape)
+    if (d < 0) throw Error("negative dimension " + std::to_string(d) + " in a DLPack tensor");
+  checked_tensor_bytes(shape, dtype);  // nbytes() and numel() below must not overflow
   if (view.strides) {
     // Compact C order: the innermost stride is 1, each outer one the product of
     // the extents inside it (extent-1 dims may carry any stride).
@@ -173,6 +182,8 @@ Tensor Tensor::from_dlpack(const DLTensor& view, std::shared_ptr<void> keep_aliv
 }
 
 int64_t Tensor::numel() const {
+  // The shape was checked when the tensor was made; see TensorTypeNode::numel.
+  if (std::find(shape_.begin(), shape_.end(), 0) != shape_.end()) return 0;
   int64_t n = 1;
   for (int64_t d : shape_) n *= d;
   return n;

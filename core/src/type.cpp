@@ -1,9 +1,11 @@
 // Relay types: builders, structural equality, hashing and text.
 #include "weft/type.h"
 
+#include <algorithm>
 #include <functional>
 
 #include "weft/error.h"
+#include "weft/limits.h"
 
 namespace weft {
 
@@ -18,6 +20,9 @@ bool TensorTypeNode::is_static() const {
 }
 
 int64_t TensorTypeNode::numel() const {
+  // tensor_type checked the product; an extent of 0 may sit after extents
+  // whose product alone would not fit, so it is looked for first.
+  if (std::find(shape.begin(), shape.end(), 0) != shape.end()) return 0;
   int64_t n = 1;
   for (Dim d : shape) {
     if (d == kAnyDim) return kAnyDim;
@@ -27,10 +32,9 @@ int64_t TensorTypeNode::numel() const {
 }
 
 TensorType tensor_type(std::vector<Dim> shape, DataType dtype) {
-  for (Dim d : shape)
-    if (d < 0 && d != kAnyDim)
-      throw Error("negative dimension " + std::to_string(d) + " in a tensor type")
-          .expected("a non-negative extent or kAnyDim (?)");
+  // Every tensor type (parsed, built, or returned by a type relation) passes
+  // here, so no element count downstream can overflow.
+  checked_tensor_bytes(shape, dtype);
   return make_ref<TensorTypeNode>(std::move(shape), dtype);
 }
 

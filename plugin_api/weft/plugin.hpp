@@ -31,6 +31,7 @@
 
 #include <weft/plugin.h>
 #include <weft/sdk/host.hpp>
+#include <weft/sdk/integer_math.hpp>
 #include <weft/sdk/ir.hpp>
 #include <weft/sdk/layers.hpp>
 #include <weft/sdk/registration.hpp>

@@ -301,7 +301,7 @@ ConvPlan plan_conv(const std::vector<int64_t>& data_shape, const std::vector<int
       p.out[2 + i] = WEFT_DIM_ANY;
       continue;
     }
-    int64_t padded = in + p.padding[i] + p.padding[2 + i];
+    int64_t padded = conv::padded_extent(conv::padded_extent(in, p.padding[i]), p.padding[2 + i]);
     if (padded < ks[i]) {
       throw Error("kernel_size " + shape_str(ks) + " is larger than the padded input (data " +
                   shape_str(data_shape) + ")");

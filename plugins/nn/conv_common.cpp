@@ -153,8 +153,8 @@ Value pad_tuple(const Value& v, size_t n) {
   // Relay splits a total of 2p as ceil before, floor after: p each side.
   std::vector<int64_t> out(2 * n);
   for (size_t i = 0; i < n; ++i) {
-    int64_t total = 2 * (*ints)[i];
-    out[i] = (total + 1) / 2;
+    int64_t total = (CheckedInt(2) * (*ints)[i]).value();
+    out[i] = total / 2 + total % 2;
     out[n + i] = total - out[i];
   }
   return Value(out);
@@ -163,7 +163,7 @@ Value pad_tuple(const Value& v, size_t n) {
 std::vector<int64_t> pad_totals(const std::vector<int64_t>& padding) {
   size_t n = padding.size() / 2;
   std::vector<int64_t> out(n);
-  for (size_t i = 0; i < n; ++i) out[i] = padding[i] + padding[n + i];
+  for (size_t i = 0; i < n; ++i) out[i] = (CheckedInt(padding[i]) + padding[n + i]).value();
   return out;
 }
 
@@ -274,12 +274,12 @@ std::vector<int64_t> ConvAttrs::out_extents(const std::vector<int64_t>& in, cons
       out.push_back(WEFT_DIM_ANY);
       continue;
     }
-    int64_t dilated = 1 + (kernel[i] - 1) * dilation[i];
-    if (in[i] + pads[i] < dilated) {
+    int64_t dilated = dilated_extent(kernel[i], dilation[i]), padded = padded_extent(in[i], pads[i]);
+    if (padded < dilated) {
       throw Error("spatial axis " + std::to_string(i) + ": the dilated kernel (" + std::to_string(dilated) +
-                  ") is larger than the padded input (" + std::to_string(in[i] + pads[i]) + ")" + shapes);
+                  ") is larger than the padded input (" + std::to_string(padded) + ")" + shapes);
     }
-    out.push_back((in[i] + pads[i] - dilated) / strides[i] + 1);
+    out.push_back((padded - dilated) / strides[i] + 1);
   }
   return out;
 }

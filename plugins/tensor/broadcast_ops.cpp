@@ -100,7 +100,7 @@ Type tile_relation(const std::vector<Type>& args, const Attrs& attrs) {
   }
   auto [d, r] = tile_dims(data.shape(), reps);
   Shape out(d.size());
-  for (size_t i = 0; i < d.size(); ++i) out[i] = d[i] == WEFT_DIM_ANY ? WEFT_DIM_ANY : d[i] * r[i];
+  for (size_t i = 0; i < d.size(); ++i) out[i] = d[i] == WEFT_DIM_ANY ? WEFT_DIM_ANY : (CheckedInt(d[i]) * r[i]).value();
   return Type::tensor(out, data.dtype());
 }
 
@@ -123,7 +123,7 @@ Type repeat_relation(const std::vector<Type>& args, const Attrs& attrs) {
   if (repeats < 1) throw Error("repeats must be >= 1, got " + std::to_string(repeats));
   Shape out = data.shape();
   int64_t axis = repeat_axis(attrs, static_cast<int64_t>(out.size()));
-  if (out[axis] != WEFT_DIM_ANY) out[axis] *= repeats;
+  if (out[axis] != WEFT_DIM_ANY) out[axis] = (CheckedInt(out[axis]) * repeats).value();
   return Type::tensor(out, data.dtype());
 }
 

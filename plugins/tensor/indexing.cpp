@@ -151,8 +151,10 @@ std::vector<SliceAxis> slice_plan(const Shape& shape, const Attrs& attrs) {
                   " select nothing valid along axis " + std::to_string(axes[i]) + " of extent " +
                   std::to_string(dim) + " with stride " + std::to_string(stride));
     }
-    int64_t step = stride < 0 ? -stride : stride;
-    plan.push_back({axes[i], b, stride, ((b > e ? b - e : e - b) + step - 1) / step});
+    // ceil(distance / |stride|), unsigned: |INT64_MIN| and distance + step - 1 overflow int64.
+    const uint64_t step = stride < 0 ? 0 - static_cast<uint64_t>(stride) : static_cast<uint64_t>(stride);
+    const auto distance = static_cast<uint64_t>(b > e ? b - e : e - b);
+    plan.push_back({axes[i], b, stride, distance == 0 ? 0 : static_cast<int64_t>((distance - 1) / step + 1)});
   }
   return plan;
 }

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <weft/plugin.hpp>
+#include <weft/sdk/integer_math.hpp>
 
 #include <algorithm>
 #include <cstdint>
@@ -22,11 +23,12 @@ inline std::string shape_str(const Shape& s) {
   return out + ")";
 }
 
-/// Number of elements of a tensor of shape `s`.
+/// Number of elements of a tensor of shape `s`; Error when it overflows int64
+/// (an attr such as reshape's newshape can ask for that).
 inline int64_t product(const Shape& s) {
-  int64_t n = 1;
-  for (int64_t d : s) n *= d;
-  return n;
+  auto n = weft::sdk::checked_product(s.data(), s.size());
+  if (!n) throw weft::sdk::Error("shape " + shape_str(s) + " has more elements than int64 can count");
+  return *n;
 }
 
 /// Row-major element strides of `shape`.

@@ -158,6 +158,29 @@ TEST_F(RunCommandTest, ATvmPrintedProgramWithBoxedIntsAndSharedNamesRunsAsTvmRea
   expect_tensor_files_near(scratch("out.npz"), data_file("tvm_split_data_expected.npz"));
 }
 
+TEST_F(RunCommandTest, TensorsPastInt64OrTheSizeLimitAreRefusedNamingShapeAndSize) {
+  // (2^32, 2^32, 4) elements wrap to 0 in int64: this used to "run" and print an empty output.
+  std::ofstream(scratch("huge.relay")) << R"(#[version = "0.0.5"]
+def @main(%x: Tensor[(4294967296, 4294967296, 4), float32]) { negative(%x) }
+)";
+  CliResult r = weft("run " + scratch("huge.relay"));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("Tensor[(4294967296, 4294967296, 4), float32] has more bytes than"));
+
+  r = weft("show mlp:num_classes=4611686018427387904");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("4611686018427387904"));
+
+  std::ofstream(scratch("big.relay")) << R"(#[version = "0.0.5"]
+def @main(%x: Tensor[(1000), float32]) { negative(%x) }
+)";
+  r = run_cli(WEFT_TEST_CLI, "run " + scratch("big.relay"), dir_.path(), "WEFT_MAX_TENSOR_BYTES=1000");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("Tensor[(1000), float32] takes 4000 bytes, more than the limit of 1000"));
+  r = run_cli(WEFT_TEST_CLI, "run " + scratch("big.relay"), dir_.path(), "WEFT_MAX_TENSOR_BYTES=4000");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+}
+
 TEST_F(RunCommandTest, BadFilesAndProgramsAreClearErrors) {
   CliResult r = weft("run " + scratch("nope.relay"));
   EXPECT_EQ(r.exit_code, 1);

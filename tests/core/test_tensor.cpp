@@ -3,7 +3,10 @@
 
 #include <cstring>
 
+#include <limits>
+
 #include "weft/error.h"
+#include "weft/limits.h"
 #include "weft/tensor.h"
 
 namespace weft {
@@ -38,6 +41,36 @@ TEST(Tensor, ZerosAreZero) {
 
 TEST(Tensor, NegativeDimensionIsAnError) {
   EXPECT_THROW(Tensor::empty({2, -1}, DataType::Float(32)), Error);
+}
+
+TEST(Tensor, AllocationsPastInt64OrTheSizeLimitAreErrorsNamingTheShape) {
+  // (2^32, 2^32, 4) bytes wrap to 0: it used to allocate a 64-byte block.
+  try {
+    Tensor::empty({int64_t{1} << 32, int64_t{1} << 32, 4}, DataType::Float(32));
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("Tensor[(4294967296, 4294967296, 4), float32]"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_THROW(Tensor::zeros({int64_t{1} << 40}, DataType::Float(32)), Error);  // 4 TiB > 16 GiB
+  EXPECT_EQ(Tensor::empty({int64_t{1} << 40, int64_t{1} << 40, 0}, DataType::Float(32)).numel(), 0);
+}
+
+TEST(Tensor, AFailedAllocationNamesTheTensorAndItsSize) {
+#if defined(__SANITIZE_ADDRESS__)
+  GTEST_SKIP() << "ASan aborts on a request this large instead of failing it";
+#endif
+  const int64_t saved = max_tensor_bytes();
+  set_max_tensor_bytes(std::numeric_limits<int64_t>::max());
+  try {
+    Tensor::empty({int64_t{1} << 56}, DataType::UInt(8));  // 64 PiB: no machine has it
+    ADD_FAILURE() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("cannot allocate 72057594037927936 bytes for Tensor[(72057594037927936), uint8]"),
+              std::string::npos)
+        << e.what();
+  }
+  set_max_tensor_bytes(saved);
 }
 
 TEST(Tensor, FromBytesCopiesAndChecksTheSize) {

@@ -4,8 +4,22 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
+
+#include "weft/dtype.h"
 
 namespace weft {
+
+/// The largest tensor, in bytes, that types, type relations, readers and
+/// allocation accept (WEFT_MAX_TENSOR_BYTES; default 16 GiB).
+int64_t max_tensor_bytes();
+void set_max_tensor_bytes(int64_t bytes);
+
+/// The bytes a tensor of `shape` x `dtype` takes, checked: weft::Error naming
+/// the shape and dtype when its element or byte count does not fit in int64
+/// or the bytes pass max_tensor_bytes(). Unknown extents (kAnyDim) are left
+/// out of the count.
+int64_t checked_tensor_bytes(std::span<const int64_t> shape, DataType dtype);
 
 /// The deepest nesting of function calls the interpreter runs
 /// (WEFT_MAX_CALL_DEPTH; default 10,000). Deeper means runaway recursion.

@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <functional>
+#include <limits>
 
 #include "support/op_test.h"
 
@@ -122,6 +123,30 @@ TEST(TensorRelations, IndexingRejectsBadIndicesAndSlices) {
             "Tensor[(2, 4, 5), float32]");
   EXPECT_EQ(infer_op_type("strided_slice", {f32({4, 5})}, {{"begin", ints({1})}, {"end", ints({-1})}}),
             "Tensor[(2, 5), float32]");
+}
+
+constexpr int64_t k2e62 = int64_t{1} << 62;
+
+TEST(TensorRelations, ShapeArithmeticThatOverflowsInt64IsAnError) {
+  EXPECT_THAT(error_of([] { infer_op_type("reshape", {f32({8})}, {{"newshape", ints({k2e62, 4})}}); }),
+              AllOf(HasSubstr("reshape"), HasSubstr("(4611686018427387904, 4)"), HasSubstr("int64")));
+  EXPECT_THAT(error_of([] { infer_op_type("tile", {f32({int64_t{1} << 31})}, {{"reps", ints({int64_t{1} << 33})}}); }),
+              AllOf(HasSubstr("tile"), HasSubstr("integer overflow")));
+  EXPECT_THAT(error_of([] { infer_op_type("repeat", {f32({4})}, {{"repeats", k2e62}, {"axis", 0}}); }),
+              AllOf(HasSubstr("repeat"), HasSubstr("integer overflow")));
+  // Shapes an attr asks for directly are checked too, and a too-large one names its size.
+  EXPECT_THAT(error_of([] {
+                infer_op_type("zeros", {}, {{"shape", ints({int64_t{1} << 32, int64_t{1} << 32, 4})}, {"dtype", "float32"}});
+              }),
+              HasSubstr("Tensor[(4294967296, 4294967296, 4), float32] has more bytes than"));
+}
+
+TEST(TensorRelations, StridedSliceWithTheMostNegativeStrideKeepsOneElement) {
+  // NumPy: len(range(4, 0, -2**63)) == 1; |INT64_MIN| does not fit in int64.
+  EXPECT_EQ(infer_op_type("strided_slice", {f32({5})},
+                          {{"begin", ints({4})}, {"end", ints({0})},
+                           {"strides", ints({std::numeric_limits<int64_t>::min()})}}),
+            "Tensor[(1), float32]");
 }
 
 TEST(TensorRelations, ComparisonsGiveBoolAndArgReductionsInt32) {

@@ -1,0 +1,59 @@
+// Attr arithmetic in the nn relations (pad widths, convolution and pooling
+// padding, dilation) that overflows int64 is an error naming the op, not a
+// wrapped extent; and a padded result larger than the tensor size limit is
+// refused with its shape and size.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "support/op_test.h"
+
+namespace weft::testing {
+namespace {
+
+using ::testing::AllOf;
+using ::testing::HasSubstr;
+
+constexpr int64_t k2e62 = int64_t{1} << 62;
+const DataType f32 = DataType::Float(32);
+
+AttrValue pairs(std::vector<std::vector<int64_t>> p) {
+  std::vector<AttrValue> items;
+  for (auto& pair : p) items.emplace_back(std::move(pair));
+  return AttrValue(std::move(items));
+}
+
+TEST(NnAttrOverflow, PadWidthsWhoseSumOverflowsAreAnError) {
+  // 2 + 2^62 + 2^62 passes 2^63 - 1.
+  EXPECT_THAT(type_error("nn.pad", {tensor_type({2, 3}, f32), tensor_type({}, f32)},
+                         {{"pad_width", pairs({{k2e62, k2e62}, {0, 0}})}}),
+              AllOf(HasSubstr("nn.pad"), HasSubstr("integer overflow")));
+}
+
+TEST(NnAttrOverflow, APaddedTensorOverTheSizeLimitNamesItsShapeAndSize) {
+  // (2^40 + 2, 3) float32 is 12 TiB: well past the 16 GiB default.
+  EXPECT_THAT(type_error("nn.pad", {tensor_type({2, 3}, f32), tensor_type({}, f32)},
+                         {{"pad_width", pairs({{int64_t{1} << 40, 0}, {0, 0}})}}),
+              AllOf(HasSubstr("Tensor[(1099511627778, 3), float32]"), HasSubstr("13194139533336 bytes"),
+                    HasSubstr("WEFT_MAX_TENSOR_BYTES")));
+}
+
+TEST(NnAttrOverflow, ConvolutionPaddingAndDilationThatOverflowAreAnError) {
+  const std::vector<Type> args = {tensor_type({1, 1, 4, 4}, f32), tensor_type({1, 1, 3, 3}, f32)};
+  EXPECT_THAT(type_error("nn.conv2d", args, {{"padding", AttrValue(std::vector<int64_t>{k2e62, 0, k2e62, 0})}}),
+              HasSubstr("integer overflow"));
+  // 2p per axis overflows in padding's normalizer, whose error names the attr.
+  EXPECT_THAT(type_error("nn.conv2d", args, {{"padding", AttrValue(std::vector<int64_t>{k2e62, 0})}}),
+              AllOf(HasSubstr("nn.conv2d"), HasSubstr("padding")));
+  EXPECT_THAT(type_error("nn.conv2d", args, {{"dilation", AttrValue(std::vector<int64_t>{k2e62, 1})}}),
+              HasSubstr("integer overflow"));  // (3 - 1) * 2^62
+}
+
+TEST(NnAttrOverflow, PoolingPaddingThatOverflowsIsAnError) {
+  EXPECT_THAT(type_error("nn.max_pool2d", {tensor_type({1, 1, 4, 4}, f32)},
+                         {{"pool_size", AttrValue(std::vector<int64_t>{2, 2})},
+                          {"padding", AttrValue(std::vector<int64_t>{k2e62, 0, k2e62, 0})}}),
+              HasSubstr("integer overflow"));
+}
+
+}  // namespace
+}  // namespace weft::testing
