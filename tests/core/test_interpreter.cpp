@@ -125,23 +125,6 @@ TEST_F(InterpreterTest, CallsGlobalFunctions) {
   EXPECT_EQ(values_of(interp.run_main({f32({2}, {0.5f, 1.0f})})), (std::vector<float>{2.0f, 4.0f}));
 }
 
-TEST_F(InterpreterTest, RecursiveGlobalCountsDown) {
-  // @count(%n) = if (positive(%n)) { @count(dec(%n)) } else { %n }
-  IRModule mod;
-  TensorType scalar = scalar_type(DataType::Float(32));
-  GlobalVar count = global_var("count");
-  Var n = var("n", scalar);
-  mod.add(count, function({n},
-                          if_then_else(call("interp.positive", {n}),
-                                       call_function(count, {call("interp.dec", {n})}), n),
-                          scalar));
-  Var m = var("m", scalar);
-  mod.add("main", function({m}, call_function(count, {m})));
-  Interpreter interp(mod);
-  EXPECT_EQ(values_of(interp.run_main({Tensor::scalar(5.0, DataType::Float(32))})), std::vector<float>{0.0f});
-  EXPECT_EQ(values_of(interp.run_main({Tensor::scalar(-2.5, DataType::Float(32))})), std::vector<float>{-2.5f});
-}
-
 /// @count(%n) = if (positive(%n)) { @count(dec(%n)) } else { %n }, called by main.
 IRModule countdown_module() {
   IRModule mod;
@@ -155,6 +138,12 @@ IRModule countdown_module() {
   Var m = var("m", scalar);
   mod.add("main", function({m}, call_function(count, {m})));
   return mod;
+}
+
+TEST_F(InterpreterTest, RecursiveGlobalCountsDown) {
+  Interpreter interp(countdown_module());
+  EXPECT_EQ(values_of(interp.run_main({Tensor::scalar(5.0, DataType::Float(32))})), std::vector<float>{0.0f});
+  EXPECT_EQ(values_of(interp.run_main({Tensor::scalar(-2.5, DataType::Float(32))})), std::vector<float>{-2.5f});
 }
 
 /// The limit in force for one test, restored after it.

@@ -72,22 +72,13 @@ TEST(Type, NegativeDimensionIsAnError) {
   EXPECT_THROW(tensor_type({2, -3}), Error);
 }
 
-/// The message of the weft::Error `fn` throws ("" and a test failure if none).
-template <typename F>
-std::string error_text(F fn) {
-  try {
-    fn();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "expected a weft::Error";
-  return "";
-}
+using ::testing::HasSubstr;
+using ::testing::ThrowsMessage;
 
 TEST(Type, ElementCountsThatPassInt64AreAnErrorNamingTheShape) {
   // 2^32 * 2^32 * 4 wraps to 0 in int64: it used to read as an empty tensor.
-  EXPECT_THAT(error_text([] { tensor_type({int64_t{1} << 32, int64_t{1} << 32, 4}); }),
-              ::testing::HasSubstr("Tensor[(4294967296, 4294967296, 4), float32] has more bytes than"));
+  EXPECT_THAT([] { tensor_type({int64_t{1} << 32, int64_t{1} << 32, 4}); },
+              ThrowsMessage<Error>(HasSubstr("Tensor[(4294967296, 4294967296, 4), float32] has more bytes than")));
   // Unknown extents are left out of the count; an empty tensor is empty whatever the rest.
   EXPECT_EQ(tensor_type({kAnyDim, int64_t{1} << 20})->numel(), kAnyDim);
   EXPECT_EQ(tensor_type({0, int64_t{1} << 40, int64_t{1} << 40})->numel(), 0);
@@ -96,10 +87,9 @@ TEST(Type, ElementCountsThatPassInt64AreAnErrorNamingTheShape) {
 TEST(Type, TensorsOverTheSizeLimitAreRefusedWithTheirShapeAndSize) {
   const int64_t saved = max_tensor_bytes();
   EXPECT_EQ(saved, int64_t{16} << 30);  // the documented default
-  EXPECT_THAT(error_text([] { tensor_type({int64_t{1} << 20, int64_t{1} << 20}, DataType::Float(64)); }),
-              ::testing::AllOf(::testing::HasSubstr("Tensor[(1048576, 1048576), float64] takes 8796093022208 bytes"),
-                               ::testing::HasSubstr("limit of 17179869184"),
-                               ::testing::HasSubstr("WEFT_MAX_TENSOR_BYTES")));
+  EXPECT_THAT([] { tensor_type({int64_t{1} << 20, int64_t{1} << 20}, DataType::Float(64)); },
+              ThrowsMessage<Error>(::testing::AllOf(HasSubstr("Tensor[(1048576, 1048576), float64] takes 8796093022208 bytes"),
+                                                    HasSubstr("limit of 17179869184"), HasSubstr("WEFT_MAX_TENSOR_BYTES"))));
   set_max_tensor_bytes(64);
   EXPECT_NO_THROW(tensor_type({16}));  // 64 bytes: at the limit
   EXPECT_THROW(tensor_type({17}), Error);
