@@ -48,6 +48,13 @@ TEST(NnAttrOverflow, ConvolutionPaddingAndDilationThatOverflowAreAnError) {
               HasSubstr("integer overflow"));  // (3 - 1) * 2^62
 }
 
+TEST(NnAttrOverflow, TransposedConvolutionStridesThatOverflowAreAnError) {
+  // strides * (in - 1) = 2^62 * 3 passes 2^63 - 1.
+  EXPECT_THAT(type_error("nn.conv2d_transpose", {tensor_type({1, 1, 4, 4}, f32), tensor_type({1, 1, 3, 3}, f32)},
+                         {{"strides", AttrValue(std::vector<int64_t>{k2e62, 1})}}),
+              AllOf(HasSubstr("nn.conv2d_transpose"), HasSubstr("integer overflow")));
+}
+
 TEST(NnAttrOverflow, PoolingPaddingThatOverflowsIsAnError) {
   EXPECT_THAT(type_error("nn.max_pool2d", {tensor_type({1, 1, 4, 4}, f32)},
                          {{"pool_size", AttrValue(std::vector<int64_t>{2, 2})},
