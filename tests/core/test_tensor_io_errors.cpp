@@ -6,7 +6,10 @@
 #include <cstring>
 #include <fstream>
 
+#include <unistd.h>
+
 #include "weft/error.h"
+#include "weft/limits.h"
 #include "weft/tensor_io.h"
 
 namespace weft {
@@ -137,6 +140,10 @@ std::string npz_error(const std::vector<std::byte>& bytes) {
   return "no error";
 }
 
+// A byte of the first member's (weight.npy's) array data in stored.npz: its
+// local header and .npy header come before it, the next member at byte 212.
+constexpr size_t kStoredWeightDataByte = 210;
+
 TEST(TensorIoErrorsTest, MalformedNpz) {
   EXPECT_THAT(npz_error(to_bytes("definitely not a zip archive")), HasSubstr("in.npz: not a valid .npz (zip) archive"));
   EXPECT_THAT(npz_error({}), HasSubstr("in.npz: not a valid .npz (zip) archive: the file is empty"));
@@ -146,7 +153,7 @@ TEST(TensorIoErrorsTest, MalformedNpz) {
 
   // A flipped byte inside a stored member fails its CRC check.
   std::vector<std::byte> flipped = golden_bytes("stored.npz");
-  flipped[flipped.size() / 4] ^= std::byte{0x20};
+  flipped[kStoredWeightDataByte] ^= std::byte{0x20};
   EXPECT_THAT(npz_error(flipped), HasSubstr("in.npz (member weight.npy): corrupt data: CRC error"));
   // A flipped byte in deflated data: bad deflate stream or a CRC mismatch.
   std::vector<std::byte> inflated = golden_bytes("deflated.npz");
@@ -156,7 +163,79 @@ TEST(TensorIoErrorsTest, MalformedNpz) {
   EXPECT_THAT(npz_error(golden_bytes("bad_not_npy_member.npz")),
               HasSubstr("in.npz (member notes.txt): is not a .npy array; expected members named NAME.npy"));
   EXPECT_THAT(npz_error(golden_bytes("bad_truncated_member.npz")),
-              HasSubstr("in.npz (member x.npy): the data is truncated: 21 bytes"));
+              HasSubstr("in.npz (member x.npy): inflates to 149 bytes, but its .npy header (shape (2, 3) of float32) "
+                        "declares 152"));
+}
+
+TEST(TensorIoErrorsTest, ANpzMemberIsCheckedAgainstItsHeaderBeforeItIsInflated) {
+  // 64 KB on disk, 64 MiB inflated, behind a header for six floats: refused
+  // from the recorded sizes, without inflating the member.
+  EXPECT_THAT(npz_error(golden_bytes("bad_inflates_past_header.npz")),
+              HasSubstr("in.npz (member x.npy): inflates to 67109016 bytes, but its .npy header (shape (2, 3) of "
+                        "float32) declares 152"));
+  // A header over the tensor size limit is refused before its data is read.
+  const int64_t saved = max_tensor_bytes();
+  set_max_tensor_bytes(16);
+  for (const char* name : {"f32_2x3.npy", "stored.npz"}) {
+    try {
+      load_tensor_file(fs::path(WEFT_GOLDEN_DIR) / "tensor_io" / name);
+      ADD_FAILURE() << "expected an error";
+    } catch (const Error& e) {
+      EXPECT_THAT(e.what(), HasSubstr("Tensor[(2, 3), float32] takes 24 bytes, more than the limit of 16")) << name;
+    }
+  }
+  set_max_tensor_bytes(saved);
+}
+
+TEST(TensorIoErrorsTest, AHeaderCheckRefusesATensorBeforeItsDataIsRead) {
+  // A 20 KB member whose data is corrupt (a flipped byte fails its CRC): a
+  // check that refuses its header is reached first, so the data is never read.
+  const fs::path path = fs::temp_directory_path() / ("weft_checked_" + std::to_string(::getpid()) + ".npz");
+  save_npz(path, {{"w", Tensor::zeros({5000}, DataType::Float(32))}});
+  std::vector<std::byte> bytes;
+  {
+    std::ifstream in(path, std::ios::binary);
+    std::string s((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    bytes = to_bytes(s);
+  }
+  bytes[10000] ^= std::byte{0x20};  // inside the array data, past the headers
+  std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+  EXPECT_THAT(npz_error(bytes), HasSubstr("(member w.npy): corrupt data: CRC error"));
+  std::vector<std::string> seen;
+  try {
+    load_tensor_file(path, [&](const std::string& name, const std::vector<int64_t>&, DataType) {
+      seen.push_back(name);
+      throw Error("refused " + name);
+    });
+    ADD_FAILURE() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("refused w"));
+  }
+  EXPECT_EQ(seen, std::vector<std::string>{"w"});
+  fs::remove(path);
+}
+
+TEST(TensorIoErrorsTest, ReadersRequireRegularFilesAndCheckHeadersAgainstTheFileSize) {
+  // An endless device used to be read until memory ran out.
+  for (const auto& load : {+[](const fs::path& p) { load_npy(p); }, +[](const fs::path& p) { load_npz(p); },
+                           +[](const fs::path& p) { load_safetensors(p); }}) {
+    try {
+      load("/dev/zero");
+      ADD_FAILURE() << "expected an error";
+    } catch (const Error& e) {
+      EXPECT_THAT(e.what(), HasSubstr("/dev/zero: is not a regular file"));
+    }
+  }
+  const fs::path cut = fs::temp_directory_path() / ("weft_cut_" + std::to_string(::getpid()) + ".npy");
+  std::vector<std::byte> bytes = golden_bytes("f32_2x3.npy");
+  std::ofstream(cut, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()), 140);
+  try {
+    load_npy(cut);
+    ADD_FAILURE() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("the file has 140 bytes, but its header (shape (2, 3) of float32) declares 152"));
+  }
+  fs::remove(cut);
 }
 
 // A safetensors file with `header` and `data_bytes` zero bytes of data.

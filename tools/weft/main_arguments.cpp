@@ -23,10 +23,10 @@ const TensorTypeNode* as_tensor_type(const Type& t) {
   return t.defined() && t->kind == TypeKind::kTensor ? static_cast<const TensorTypeNode*>(t.get()) : nullptr;
 }
 
-bool matches(const TensorTypeNode& type, const Tensor& t) {
-  if (type.dtype != t.dtype() || type.ndim() != t.ndim()) return false;
-  for (int i = 0; i < t.ndim(); ++i)
-    if (type.shape[i] != kAnyDim && type.shape[i] != t.shape()[i]) return false;
+bool matches(const TensorTypeNode& type, const std::vector<int64_t>& shape, DataType dtype) {
+  if (type.dtype != dtype || type.ndim() != static_cast<int>(shape.size())) return false;
+  for (size_t i = 0; i < shape.size(); ++i)
+    if (type.shape[i] != kAnyDim && type.shape[i] != shape[i]) return false;
   return true;
 }
 
@@ -56,6 +56,22 @@ Tensor draw(const TensorTypeNode& type, sdk::NumpyRandomState& state) {
 
 }  // namespace
 
+TensorHeaderCheck parameter_header_check(const Function& main, const std::string& label) {
+  std::map<std::string, Type> types;
+  const std::vector<std::string> names = param_names(main);
+  for (size_t i = 0; i < names.size(); ++i) types.emplace(names[i], param_type(main->params[i]));
+  return [types = std::move(types), label](const std::string& name, const std::vector<int64_t>& shape, DataType dtype) {
+    // Names and non-tensor parameters are reported by bind_main_arguments;
+    // a tensor whose header already shows a wrong type is refused here.
+    auto it = types.find(name);
+    const TensorTypeNode* type = it == types.end() ? nullptr : as_tensor_type(it->second);
+    if (!type || matches(*type, shape, dtype)) return;
+    throw Error("'" + name + "' in " + label + " is " + type_to_text(tensor_type(shape, dtype)) +
+                ", not main's parameter type")
+        .expected(type_to_text(it->second));
+  };
+}
+
 std::vector<Value> bind_main_arguments(const Function& main, const std::vector<NamedSource>& sources, uint32_t seed,
                                        std::ostream& notes) {
   // Parameters bind by their user-facing names, which are unique (lstm's
@@ -78,7 +94,7 @@ std::vector<Value> bind_main_arguments(const Function& main, const std::vector<N
       const TensorTypeNode* tensor_type = as_tensor_type(type);
       if (!tensor_type)
         throw Error("parameter '" + name + "' has type " + type_to_text(type) + ", which a tensor file cannot give");
-      if (!matches(*tensor_type, tensor))
+      if (!matches(*tensor_type, tensor.shape(), tensor.dtype()))
         throw Error("'" + name + "' in " + source.label + " is " + describe(tensor) + ", not main's parameter type")
             .expected(type_to_text(type));
       given[i] = tensor;

@@ -20,6 +20,11 @@ struct NamedSource {
   NamedTensors tensors;
 };
 
+/// A check for load_tensor_file that refuses, from its header and before its
+/// data is read, a tensor whose shape or dtype differs from the type of the
+/// parameter of `main` it names; `label` names the file as in NamedSource.
+TensorHeaderCheck parameter_header_check(const Function& main, const std::string& label);
+
 /// One value per parameter of `main` (already type-inferred), in order.
 ///
 /// Tensors bind by the parameters' user-facing names (param_names in

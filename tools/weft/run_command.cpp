@@ -61,8 +61,11 @@ void run(const RunOptions& o) {
   IRModule mod = infer_type(program.mod);
   std::vector<NamedSource> sources;
   if (!program.params.empty()) sources.push_back({program.origin, program.params});
-  if (!o.params.empty()) sources.push_back({"--params " + o.params, load_tensor_file(o.params)});
-  if (!o.inputs.empty()) sources.push_back({"--inputs " + o.inputs, load_tensor_file(o.inputs)});
+  for (const auto& [flag, path] : {std::pair{"--params ", o.params}, std::pair{"--inputs ", o.inputs}}) {
+    if (path.empty()) continue;
+    const std::string label = flag + path;
+    sources.push_back({label, load_tensor_file(path, parameter_header_check(mod.main(), label))});
+  }
   std::vector<Value> args = bind_main_arguments(mod.main(), sources, o.seed, std::cerr);
   const Function forward = mod.main();
   // The reference's gradient pass seeds the output with ones.

@@ -13,6 +13,7 @@
 
 #include <cstddef>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <span>
 #include <string>
@@ -71,6 +72,17 @@ SafetensorsContents parse_safetensors(std::span<const std::byte> bytes, std::str
 /// .npz and .safetensors give their tensors; .npy gives one tensor named after
 /// the file's stem. Another extension is a weft::Error listing these.
 NamedTensors load_tensor_file(const std::filesystem::path& path);
+
+/// A tensor's name, shape and dtype as its file declares them; it throws to
+/// refuse the tensor (a caller that knows the types it wants, such as a
+/// program's parameters, refuses the others before they are read).
+using TensorHeaderCheck =
+    std::function<void(const std::string& name, const std::vector<int64_t>& shape, DataType dtype)>;
+
+/// load_tensor_file, with `check` called on each tensor's header before its
+/// data is read (.npy) or inflated (.npz); for .safetensors, whose size is its
+/// file's, once the file is read.
+NamedTensors load_tensor_file(const std::filesystem::path& path, const TensorHeaderCheck& check);
 /// Writes by extension; .npy takes exactly one tensor (its name is not stored).
 void save_tensor_file(const std::filesystem::path& path, const NamedTensors& tensors);
 

@@ -3,7 +3,6 @@
 
 #include <cerrno>
 #include <cstring>
-#include <fstream>
 #include <set>
 
 namespace weft::io {
@@ -12,19 +11,31 @@ Error file_error(std::string_view source, std::string message) {
   return Error(std::move(message)).at(SourceLoc{std::string(source)});
 }
 
-std::vector<std::byte> read_file_bytes(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw file_error(path.string(), std::string("cannot open for reading: ") + std::strerror(errno));
+RegularFile::RegularFile(const std::filesystem::path& path) : name_(path.string()) {
   std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) throw file_error(path.string(), "is a directory, not a file");
+  const auto status = std::filesystem::status(path, ec);
+  if (ec) throw file_error(name_, "cannot open for reading: " + ec.message());
+  if (std::filesystem::is_directory(status)) throw file_error(name_, "is a directory, not a file");
+  if (!std::filesystem::is_regular_file(status))
+    throw file_error(name_, "is not a regular file (a device, FIFO or socket cannot be read as a tensor file)");
+  in_.open(path, std::ios::binary);
+  if (!in_) throw file_error(name_, std::string("cannot open for reading: ") + std::strerror(errno));
+  size_ = std::filesystem::file_size(path, ec);
+  if (ec) throw file_error(name_, "cannot read its size: " + ec.message());
+}
+
+void RegularFile::read(size_t n, std::vector<std::byte>& out) {
+  const size_t start = out.size();
+  out.resize(start + n);
+  in_.read(reinterpret_cast<char*>(out.data() + start), static_cast<std::streamsize>(n));
+  if (static_cast<size_t>(in_.gcount()) != n)
+    throw file_error(name_, in_.bad() ? "read failed" : "the file ended early (did it change while being read?)");
+}
+
+std::vector<std::byte> read_file_bytes(const std::filesystem::path& path) {
+  RegularFile file(path);
   std::vector<std::byte> bytes;
-  char buf[1 << 16];
-  while (in.read(buf, sizeof buf) || in.gcount() > 0) {
-    auto n = static_cast<size_t>(in.gcount());
-    const auto* first = reinterpret_cast<const std::byte*>(buf);
-    bytes.insert(bytes.end(), first, first + n);
-  }
-  if (in.bad()) throw file_error(path.string(), "read failed");
+  file.read(static_cast<size_t>(file.size()), bytes);
   return bytes;
 }
 

@@ -6,6 +6,7 @@
 
 #include "io_util.h"
 #include "npy_header.h"
+#include "weft/limits.h"
 #include "weft/tensor_io.h"
 
 namespace weft {
@@ -49,8 +50,7 @@ void fortran_to_c(const std::byte* src, std::byte* dst, const std::vector<int64_
 
 }  // namespace
 
-Tensor parse_npy(std::span<const std::byte> bytes, std::string_view source_name) {
-  using io::file_error;
+io::NpyLayout io::parse_npy_layout(std::span<const std::byte> bytes, uint64_t total_size, std::string_view source_name) {
   const size_t fixed = kMagic.size() + 2;
   if (bytes.size() < fixed || !std::equal(kMagic.begin(), kMagic.end(), bytes.begin(),
                                           [](unsigned char m, std::byte b) { return static_cast<std::byte>(m) == b; }))
@@ -63,18 +63,36 @@ Tensor parse_npy(std::span<const std::byte> bytes, std::string_view source_name)
   if (bytes.size() < fixed + len_size) throw file_error(source_name, "truncated before the header length");
   size_t header_len = read_le(bytes.subspan(fixed, len_size));
   size_t header_start = fixed + len_size;
-  if (header_len > bytes.size() - header_start)
+  if (header_len > total_size - header_start)
     throw file_error(source_name, "header length " + std::to_string(header_len) + " runs past the end of the file (" +
-                                      std::to_string(bytes.size()) + " bytes)");
+                                      std::to_string(total_size) + " bytes)");
   if (header_len > kMaxHeaderSize)
     throw file_error(source_name, "header length " + std::to_string(header_len) + " is larger than NumPy allows")
         .expected("at most " + std::to_string(kMaxHeaderSize) + " bytes");
+  WEFT_ICHECK(header_start + header_len <= bytes.size(), "the caller holds less than kNpyMaxPrefix bytes");
   std::string_view text(reinterpret_cast<const char*>(bytes.data() + header_start), header_len);
-  io::NpyHeader h = io::parse_npy_header(text, major <= 2, source_name);
+  NpyLayout layout;
+  layout.header = parse_npy_header(text, major <= 2, source_name);
+  layout.data_offset = header_start + header_len;
+  layout.nbytes = checked_nbytes(layout.header.shape, layout.header.dtype.bytes(), source_name);
+  return layout;
+}
 
-  std::span<const std::byte> data = bytes.subspan(header_start + header_len);
+void io::check_within_limit(const NpyLayout& layout, std::string_view source_name) {
+  try {
+    checked_tensor_bytes(layout.header.shape, layout.header.dtype);
+  } catch (Error& e) {
+    throw e.at(SourceLoc{std::string(source_name)});
+  }
+}
+
+Tensor parse_npy(std::span<const std::byte> bytes, std::string_view source_name) {
+  using io::file_error;
+  const io::NpyLayout layout = io::parse_npy_layout(bytes, bytes.size(), source_name);
+  const io::NpyHeader& h = layout.header;
+  std::span<const std::byte> data = bytes.subspan(layout.data_offset);
   size_t itemsize = h.dtype.bytes();
-  uint64_t nbytes = io::checked_nbytes(h.shape, itemsize, source_name);
+  uint64_t nbytes = layout.nbytes;
   if (nbytes != data.size()) {
     std::string what = data.size() < nbytes ? "the data is truncated: " : "unexpected bytes after the data: ";
     throw file_error(source_name, what + std::to_string(data.size()) + " bytes for shape " + io::shape_text(h.shape) +
@@ -120,8 +138,24 @@ std::vector<std::byte> encode_npy(const Tensor& tensor, std::string_view source_
   return out;
 }
 
-Tensor load_npy(const std::filesystem::path& path) {
-  std::vector<std::byte> bytes = io::read_file_bytes(path);
+Tensor load_npy(const std::filesystem::path& path) { return io::load_npy_checked(path, nullptr); }
+
+Tensor io::load_npy_checked(const std::filesystem::path& path, const TensorHeaderCheck& check) {
+  // The header first: what it declares is checked against the file's size
+  // (and by `check`) before the data is read.
+  io::RegularFile file(path);
+  std::vector<std::byte> bytes;
+  file.read(static_cast<size_t>(std::min<uint64_t>(file.size(), io::kNpyMaxPrefix)), bytes);
+  const io::NpyLayout layout = io::parse_npy_layout(bytes, file.size(), path.string());
+  const uint64_t declared = layout.data_offset + layout.nbytes;
+  if (declared != file.size())
+    throw io::file_error(path.string(), "the file has " + std::to_string(file.size()) + " bytes, but its header (shape " +
+                                            io::shape_text(layout.header.shape) + " of " + layout.header.dtype.str() +
+                                            ") declares " + std::to_string(declared))
+        .expected(std::to_string(declared) + " bytes");
+  io::check_within_limit(layout, path.string());
+  if (check) check(path.stem().string(), layout.header.shape, layout.header.dtype);
+  file.read(static_cast<size_t>(file.size() - bytes.size()), bytes);
   return parse_npy(bytes, path.string());
 }
 

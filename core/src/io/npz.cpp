@@ -2,11 +2,13 @@
 // (stored or deflated members, zip64 records as NumPy writes them).
 #include <zip.h>
 
+#include <algorithm>
 #include <array>
 #include <memory>
 #include <set>
 
 #include "io_util.h"
+#include "npy_header.h"
 #include "weft/tensor_io.h"
 
 namespace weft {
@@ -33,24 +35,63 @@ std::string libzip_message(zip_error_t* error) {
 
 constexpr std::string_view kNpySuffix = ".npy";
 
-// The member's bytes, decompressed and CRC-checked by libzip. The declared
-// size only sizes the first reservation (capped): a corrupt one cannot make
-// this allocate more than the data actually inflates to.
-std::vector<std::byte> read_member(zip_t* za, zip_uint64_t index, const std::string& where) {
+/// Appends the next `n` bytes of `file` to `out`; an error naming the member
+/// if its stream is corrupt or ends first. `out` grows a chunk at a time, so
+/// a recorded size that the data does not back allocates no more than the
+/// data that is there.
+void read_exactly(zip_file_t* file, size_t n, std::vector<std::byte>& out, const std::string& where) {
+  constexpr size_t kChunk = size_t{1} << 20;
+  size_t done = 0;
+  while (done < n) {
+    const size_t start = out.size(), want = std::min(kChunk, n - done);
+    out.resize(start + want);
+    zip_int64_t got = zip_fread(file, out.data() + start, want);
+    if (got < 0) throw file_error(where, std::string("corrupt data: ") + zip_file_strerror(file));
+    out.resize(start + static_cast<size_t>(got));
+    if (got == 0) throw file_error(where, "the data is truncated: the member ends after " + std::to_string(done) + " of " +
+                                              std::to_string(n) + " bytes");
+    done += static_cast<size_t>(got);
+  }
+}
+
+// The member's bytes, decompressed and CRC-checked by libzip. Its .npy header
+// is read first, and the size it declares checked against the member's
+// recorded size and the tensor size limit, so a member that would inflate to
+// more than its header says (a zip bomb) is refused before it is inflated, and
+// reading stops at the recorded size.
+std::vector<std::byte> read_member(zip_t* za, zip_uint64_t index, const std::string& name, const std::string& where,
+                                   const TensorHeaderCheck& check) {
   zip_stat_t st;
   zip_stat_init(&st);
   if (zip_stat_index(za, index, 0, &st) != 0) throw file_error(where, std::string("unreadable: ") + zip_strerror(za));
+  if (!(st.valid & ZIP_STAT_SIZE)) throw file_error(where, "has no recorded size");
   Member file(zip_fopen_index(za, index, 0));
   if (!file) throw file_error(where, std::string("cannot be opened: ") + zip_strerror(za));
+  // The end of the stream, where libzip checks the CRC; more data is corrupt.
+  auto expect_end = [&] {
+    std::byte extra;
+    zip_int64_t more = zip_fread(file.get(), &extra, 1);
+    if (more < 0) throw file_error(where, std::string("corrupt data: ") + zip_file_strerror(file.get()));
+    if (more > 0) throw file_error(where, "inflates past its recorded size of " + std::to_string(st.size) + " bytes");
+  };
   std::vector<std::byte> bytes;
-  constexpr zip_uint64_t kMaxReserve = 1u << 20;
-  if (st.valid & ZIP_STAT_SIZE) bytes.reserve(static_cast<size_t>(std::min(st.size, kMaxReserve)));
-  std::array<std::byte, 1 << 16> chunk;
-  for (;;) {
-    zip_int64_t n = zip_fread(file.get(), chunk.data(), chunk.size());
-    if (n < 0) throw file_error(where, std::string("corrupt data: ") + zip_file_strerror(file.get()));
-    if (n == 0) break;
-    bytes.insert(bytes.end(), chunk.begin(), chunk.begin() + n);
+  read_exactly(file.get(), static_cast<size_t>(std::min<zip_uint64_t>(st.size, io::kNpyMaxPrefix)), bytes, where);
+  // A member no longer than a header is checked whole first, so corruption
+  // reads as such rather than as a garbled header.
+  const bool whole = bytes.size() == st.size;
+  if (whole) expect_end();
+  const io::NpyLayout layout = io::parse_npy_layout(bytes, st.size, where);
+  const uint64_t declared = layout.data_offset + layout.nbytes;
+  if (declared != st.size)
+    throw file_error(where, "inflates to " + std::to_string(st.size) + " bytes, but its .npy header (shape " +
+                                io::shape_text(layout.header.shape) + " of " + layout.header.dtype.str() +
+                                ") declares " + std::to_string(declared))
+        .expected(std::to_string(declared) + " bytes");
+  io::check_within_limit(layout, where);
+  if (check) check(name, layout.header.shape, layout.header.dtype);
+  if (!whole) {
+    read_exactly(file.get(), static_cast<size_t>(declared - bytes.size()), bytes, where);
+    expect_end();
   }
   return bytes;
 }
@@ -58,6 +99,11 @@ std::vector<std::byte> read_member(zip_t* za, zip_uint64_t index, const std::str
 }  // namespace
 
 NamedTensors parse_npz(std::span<const std::byte> bytes, std::string_view source_name) {
+  return io::parse_npz_checked(bytes, source_name, nullptr);
+}
+
+NamedTensors io::parse_npz_checked(std::span<const std::byte> bytes, std::string_view source_name,
+                                   const TensorHeaderCheck& check) {
   // libzip would open zero bytes as a new, empty archive.
   if (bytes.empty()) throw file_error(source_name, "not a valid .npz (zip) archive: the file is empty");
   zip_error_t error;
@@ -86,7 +132,7 @@ NamedTensors parse_npz(std::span<const std::byte> bytes, std::string_view source
       throw file_error(where, "is not a .npy array").expected("members named NAME.npy");
     std::string name = member.substr(0, member.size() - kNpySuffix.size());
     if (!names.insert(name).second) throw file_error(where, "appears twice in the archive");
-    tensors.emplace_back(name, parse_npy(read_member(za.get(), index, where), where));
+    tensors.emplace_back(name, parse_npy(read_member(za.get(), index, name, where, check), where));
   }
   return tensors;
 }

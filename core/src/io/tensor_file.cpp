@@ -19,11 +19,18 @@ TensorFileKind kind_of(const std::filesystem::path& path) {
 
 }  // namespace
 
-NamedTensors load_tensor_file(const std::filesystem::path& path) {
+NamedTensors load_tensor_file(const std::filesystem::path& path) { return load_tensor_file(path, nullptr); }
+
+NamedTensors load_tensor_file(const std::filesystem::path& path, const TensorHeaderCheck& check) {
   switch (kind_of(path)) {
-    case TensorFileKind::kNpy: return {{path.stem().string(), load_npy(path)}};
-    case TensorFileKind::kNpz: return load_npz(path);
-    case TensorFileKind::kSafetensors: return load_safetensors(path);
+    case TensorFileKind::kNpy: return {{path.stem().string(), io::load_npy_checked(path, check)}};
+    case TensorFileKind::kNpz: return io::parse_npz_checked(io::read_file_bytes(path), path.string(), check);
+    case TensorFileKind::kSafetensors: {
+      NamedTensors tensors = load_safetensors(path);
+      if (check)
+        for (const auto& [name, tensor] : tensors) check(name, tensor.shape(), tensor.dtype());
+      return tensors;
+    }
   }
   WEFT_ICHECK(false, "unhandled tensor file kind");
 }

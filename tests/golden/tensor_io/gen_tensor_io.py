@@ -69,6 +69,10 @@ def main():
         z.writestr("notes.txt", "not an array")
     with zipfile.ZipFile(os.path.join(HERE, "bad_truncated_member.npz"), "w") as z:
         z.writestr("x.npy", open(os.path.join(HERE, "f32_2x3.npy"), "rb").read()[:-3])
+    # A zip bomb: a (2, 3) float32 header followed by 64 MiB of zeros, deflated
+    # to ~64 KB. Readers must refuse it from the sizes, before inflating.
+    with zipfile.ZipFile(os.path.join(HERE, "bad_inflates_past_header.npz"), "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr("x.npy", open(os.path.join(HERE, "f32_2x3.npy"), "rb").read() + bytes(64 << 20))
 
     write_safetensors()
 
