@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <new>
 #include <vector>
 
 #include "small_stack.h"
@@ -54,6 +55,12 @@ void register_countdown_ops() {
     throw Error("this kernel accepts nothing");
   };
   reg.add(std::move(picky));
+  OpDef hungry;
+  hungry.name = "interp.hungry";
+  hungry.inputs = {{"data", "Tensor", "anything"}};
+  hungry.relation = [](std::span<const Type> args, const Attrs&) { return args[0]; };
+  hungry.kernel = [](std::span<const Tensor>, std::span<const Tensor>, const Attrs&) { throw std::bad_alloc(); };
+  reg.add(std::move(hungry));
 }
 
 class InterpreterTest : public ::testing::Test {
@@ -253,6 +260,24 @@ TEST_F(InterpreterTest, KernelErrorsNameTheOpAndTheCall) {
     EXPECT_EQ(e.op_name(), "interp.picky");
     EXPECT_NE(what.find("accepts nothing"), std::string::npos) << what;
     EXPECT_NE(what.find("interp.picky(%x)"), std::string::npos) << what;
+  }
+}
+
+TEST_F(InterpreterTest, AKernelOutOfMemoryIsAnErrorNamingTheOpAndItsSizes) {
+  // A bare std::bad_alloc used to reach the user with nothing else.
+  Var x = var("x", t2);
+  Interpreter interp(IRModule::from_function(function({x}, call("interp.hungry", {x}))));
+  try {
+    interp.run_main({f32({2}, {1.0f, 2.0f})});
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    std::string what = e.what();
+    EXPECT_EQ(e.op_name(), "interp.hungry");
+    EXPECT_NE(what.find("out of memory in the op's kernel, which works on 16 bytes of inputs and outputs "
+                        "(Tensor[(2), float32])"),
+              std::string::npos)
+        << what;
+    EXPECT_NE(what.find("interp.hungry(%x)"), std::string::npos) << what;
   }
 }
 

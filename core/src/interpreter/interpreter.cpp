@@ -6,6 +6,7 @@
 // native stack runs low (weft/stack.h), up to max_call_depth() calls.
 #include "weft/interpreter.h"
 
+#include <new>
 #include <unordered_map>
 
 #include "weft/functor.h"
@@ -204,6 +205,15 @@ class Evaluator {
     } catch (Error& e) {
       if (e.op_name().empty()) e.op(def.name);
       throw e.in(describe_call(c));
+    } catch (const std::bad_alloc&) {
+      // The kernel's own scratch memory: name the op, the call and the sizes it works on.
+      size_t bytes = 0;
+      for (const Tensor& t : inputs) bytes += t.nbytes();
+      for (const Tensor& t : outputs) bytes += t.nbytes();
+      throw Error("out of memory in the op's kernel, which works on " + std::to_string(bytes) +
+                  " bytes of inputs and outputs (" + type_to_text(c->checked_type()) + ")")
+          .op(def.name)
+          .in(describe_call(c));
     }
     return result;
   }
