@@ -142,7 +142,13 @@ Type scaled_type(const Type& data, const std::string& layout, const std::vector<
     const char* name = names[3 - axes.size() + j];
     if (!(scales[j] > 0)) throw Error(std::string(name) + " is " + std::to_string(scales[j]) + "; expected > 0");
     if (shape[axes[j]] != WEFT_DIM_ANY) {
-      shape[axes[j]] = static_cast<int64_t>(std::nearbyint(static_cast<double>(shape[axes[j]]) * scales[j]));
+      const double extent = std::nearbyint(static_cast<double>(shape[axes[j]]) * scales[j]);
+      // Converting a double past int64's range to int64 is undefined.
+      if (!(extent < 0x1p63)) {
+        throw Error(std::string(name) + " " + std::to_string(scales[j]) + " scales axis extent " +
+                    std::to_string(shape[axes[j]]) + " past what int64 can count");
+      }
+      shape[axes[j]] = static_cast<int64_t>(extent);
     }
   }
   return Type::tensor(shape, data.dtype());

@@ -1,5 +1,5 @@
 // Attr arithmetic in the nn relations (pad widths, convolution and pooling
-// padding, dilation) that overflows int64 is an error naming the op, not a
+// padding, dilation, transposed strides, upsampling scales) that overflows int64 is an error naming the op, not a
 // wrapped extent; and a padded result larger than the tensor size limit is
 // refused with its shape and size.
 #include <gmock/gmock.h>
@@ -53,6 +53,13 @@ TEST(NnAttrOverflow, TransposedConvolutionStridesThatOverflowAreAnError) {
   EXPECT_THAT(type_error("nn.conv2d_transpose", {tensor_type({1, 1, 4, 4}, f32), tensor_type({1, 1, 3, 3}, f32)},
                          {{"strides", AttrValue(std::vector<int64_t>{k2e62, 1})}}),
               AllOf(HasSubstr("nn.conv2d_transpose"), HasSubstr("integer overflow")));
+}
+
+TEST(NnAttrOverflow, UpsamplingScalesPastInt64AreAnError) {
+  // 4 * 1e300 has no int64 value (converting it would be undefined).
+  EXPECT_THAT(type_error("nn.upsampling", {tensor_type({1, 1, 4, 4}, f32)},
+                         {{"scale_h", AttrValue(1e300)}, {"scale_w", AttrValue(2.0)}}),
+              AllOf(HasSubstr("nn.upsampling"), HasSubstr("scale_h"), HasSubstr("past what int64 can count")));
 }
 
 TEST(NnAttrOverflow, PoolingPaddingThatOverflowsIsAnError) {
