@@ -179,10 +179,11 @@ Type deformable_relation(const std::vector<Type>& args, const Attrs& attrs) {
 }
 
 /// TOPI's sample: zero outside [0, H) x [0, W); otherwise bilinear, with
-/// corners beyond the last row or column counting as zero.
+/// corners beyond the last row or column counting as zero. A NaN coordinate
+/// is outside too (its floor has no integer value).
 template <typename T>
 T bilinear(const T* plane, int64_t h, int64_t w, T y, T x) {
-  if (y < 0 || x < 0 || y >= static_cast<T>(h) || x >= static_cast<T>(w)) return 0;
+  if (!(y >= 0 && x >= 0 && y < static_cast<T>(h) && x < static_cast<T>(w))) return 0;
   const int64_t y0 = static_cast<int64_t>(std::floor(y)), x0 = static_cast<int64_t>(std::floor(x));
   const T wy = y - static_cast<T>(y0), wx = x - static_cast<T>(x0);
   T val = 0;

@@ -1,9 +1,13 @@
 // Attr arithmetic in the nn relations (pad widths, convolution and pooling
 // padding, dilation, transposed strides, upsampling scales) that overflows int64 is an error naming the op, not a
-// wrapped extent; and a padded result larger than the tensor size limit is
-// refused with its shape and size.
+// wrapped extent; a padded result larger than the tensor size limit is
+// refused with its shape and size; and kernels never convert a float with no
+// integer value to an index.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
 
 #include "support/op_test.h"
 
@@ -67,6 +71,21 @@ TEST(NnAttrOverflow, PoolingPaddingThatOverflowsIsAnError) {
                          {{"pool_size", AttrValue(std::vector<int64_t>{2, 2})},
                           {"padding", AttrValue(std::vector<int64_t>{k2e62, 0, k2e62, 0})}}),
               HasSubstr("integer overflow"));
+}
+
+TEST(NnKernelConversions, DeformableConvolutionTreatsNanOffsetsAsOutsideTheInput) {
+  // Every sample point is NaN: each lies outside the input, so every tap is 0
+  // (converting floor(NaN) to an index was undefined and read out of bounds).
+  Tensor data = Tensor::empty({1, 1, 3, 3}, f32), offset = Tensor::empty({1, 2, 3, 3}, f32);
+  Tensor weight = Tensor::empty({1, 1, 1, 1}, f32);
+  std::fill(data.data_as<float>(), data.data_as<float>() + 9, 1.0f);
+  std::fill(offset.data_as<float>(), offset.data_as<float>() + 18, std::nanf(""));
+  weight.data_as<float>()[0] = 1.0f;
+  Tensor out = run_op("nn.deformable_conv2d", {data, offset, weight},
+                      {{"kernel_size", AttrValue(std::vector<int64_t>{1, 1})}, {"channels", AttrValue(int64_t{1})}})
+                   .tensor();
+  ASSERT_EQ(out.numel(), 9);
+  for (int64_t i = 0; i < 9; ++i) EXPECT_EQ(out.data_as<float>()[i], 0.0f) << i;
 }
 
 }  // namespace
