@@ -315,12 +315,18 @@ Attrs AttrSchema::normalize(std::string_view op_name, const Attrs& given) const 
           .attr(field.name)
           .expected(expected_form(field));
     if (field.normalize) {
-      std::optional<AttrValue> normal = field.normalize(*coerced);
-      if (!normal)
-        throw Error("attribute '" + field.name + "' has an invalid value " + value->str())
+      const std::string invalid = "attribute '" + field.name + "' has an invalid value " + value->str();
+      std::optional<AttrValue> normal;
+      try {
+        normal = field.normalize(*coerced);
+      } catch (const Error& reason) {
+        throw Error(invalid + ": " + reason.message())
+            .status(reason.status())
             .op(op)
             .attr(field.name)
             .expected(expected_form(field));
+      }
+      if (!normal) throw Error(invalid).op(op).attr(field.name).expected(expected_form(field));
       coerced = std::move(normal);
     }
     out.emplace_back(field.name, std::move(*coerced));

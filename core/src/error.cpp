@@ -52,6 +52,11 @@ Error& Error::note(std::string text) {
   return *this;
 }
 
+Error& Error::status(StatusCode code) {
+  status_ = code;
+  return *this;
+}
+
 // "file:3:7: op nn.conv2d, attr padding: padding has 3 values; expected 1, 2 or 4 ints"
 // followed by the offending expression and notes on their own lines.
 void Error::format() {

@@ -42,7 +42,8 @@ Error OpRegistry::located(Error error, std::string_view name) const {
 
 Error OpRegistry::unknown(std::string_view name) const {
   return located(Error("unknown operator '" + std::string(name) + "'"), name)
-      .note("no registered op or plugin manifest provides it");
+      .note("no registered op or plugin manifest provides it")
+      .status(StatusCode::kNotFound);
 }
 
 }  // namespace weft

@@ -91,5 +91,17 @@ TEST_F(ShowCommandTest, ErrorsNameTheFile) {
   EXPECT_NE(r.exit_code, 0);
 }
 
+TEST_F(ShowCommandTest, AnAttributeNormalizersOwnReasonReachesTheUser) {
+  std::ofstream(scratch("pad.relay")) << "#[version = \"0.0.5\"]\n"
+                                         "def @main(%x: Tensor[(2, 3), float32]) {\n"
+                                         "  nn.pad(%x, 0f, pad_width=[[1, 2, 3], [0, 0]])\n"
+                                         "}\n";
+  CliResult r = weft("show " + scratch("pad.relay"));
+  EXPECT_EQ(r.exit_code, 1);
+  // The nn plugin's normalizer says what is wrong; the host adds where and the expected form.
+  EXPECT_THAT(r.err, HasSubstr(scratch("pad.relay") + ":3:3: op nn.pad, attr pad_width: attribute 'pad_width' has an "
+                               "invalid value [[1, 2, 3], [0, 0]]: pad_width[0] has 3 elements"));
+}
+
 }  // namespace
 }  // namespace weft::testing

@@ -135,6 +135,53 @@ TEST_F(CliTest, OpsWarnsAboutBrokenPluginsAndListsTheRest) {
   EXPECT_THAT(r.out, HasSubstr("ctest.scale  (plugin scale"));
 }
 
+/// A program whose main calls `op` on a float32 vector.
+std::string program_calling(const std::string& op) {
+  return "#[version = \"0.0.5\"]\ndef @main(%x: Tensor[(2), float32]) {\n  " + op + "(%x)\n}\n";
+}
+
+TEST_F(CliTest, RunAndShowNameTheFailedPluginThatDeclaresAnOp) {
+  write_broken_and_good();
+  fs::path program = dir_.path() / "m.relay";
+  write_file(program, program_calling("m.op"));  // declared by nolib, whose library is missing
+  for (const std::string command : {"show ", "run "}) {
+    CliResult r = run_weft(command + "'" + program.string() + "'", plugin_path(), dir_.path());
+    EXPECT_EQ(r.exit_code, 1) << command;
+    EXPECT_THAT(r.err, HasSubstr("plugin 'nolib': library file missing")) << command;
+    EXPECT_THAT(r.err, HasSubstr("op 'm.op' comes from plugin 'nolib', which failed to load")) << command;
+  }
+}
+
+TEST_F(CliTest, UnknownOpNotesEveryFailedPluginWithItsError) {
+  write_broken_and_good();
+  fs::path program = dir_.path() / "x.relay";
+  write_file(program, program_calling("x"));  // bad_yaml's manifest does not parse: it might have provided x
+  CliResult listing = run_weft("plugins --json", plugin_path(), dir_.path());
+  nlohmann::json list = nlohmann::json::parse(listing.out);
+  const nlohmann::json* bad = find_plugin(list, "manifest", "bad_yaml/weft-plugin.yaml");
+  ASSERT_NE(bad, nullptr);
+  for (const std::string command : {"show ", "run "}) {
+    CliResult r = run_weft(command + "'" + program.string() + "'", plugin_path(), dir_.path());
+    EXPECT_EQ(r.exit_code, 1) << command;
+    EXPECT_THAT(r.err, HasSubstr("unknown operator `x`")) << command;
+    // The same text `weft plugins` gives.
+    EXPECT_THAT(r.err, HasSubstr("failed to load: " + (*bad)["error"].get<std::string>())) << command;
+    EXPECT_THAT(r.err, HasSubstr("note: plugin abi999 failed to load: ")) << command;
+  }
+
+  // Without broken plugins, an unknown op is only that. (The build tree's own
+  // plugins are listed too and may be work in progress: checked, not assumed.)
+  fs::path good = dir_.path() / "good";
+  add_plugin(good, "scale", "c_scale", "ctest.scale");
+  bool any_failed = false;
+  nlohmann::json good_list = nlohmann::json::parse(run_weft("plugins --json", good.string(), dir_.path()).out);
+  for (const auto& p : good_list) any_failed = any_failed || p["status"] == "failed";
+  CliResult r = run_weft("show '" + program.string() + "'", good.string(), dir_.path());
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("unknown operator `x`"));
+  EXPECT_EQ(r.err.find("failed to load") != std::string::npos, any_failed) << r.err;
+}
+
 TEST_F(CliTest, MissingSearchPathEntryIsAWarningNamingIt) {
   add_plugin(dir_.path() / "plugins", "scale", "c_scale", "ctest.scale");
   std::string missing = (dir_.path() / "no-such-folder").string();

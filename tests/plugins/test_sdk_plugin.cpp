@@ -63,12 +63,38 @@ TEST_F(SdkPluginTest, OpSchemaHasDefaultsOptionalsAndNormalization) {
   EXPECT_EQ(c->attrs->at("window"), AttrValue(std::vector<int64_t>{3, 3}));  // the plugin's normalizer
   EXPECT_EQ(c->attrs->at("alpha"), AttrValue(1.0));
   EXPECT_TRUE(c->attrs->at("note").is_none());
+}
+
+TEST_F(SdkPluginTest, NormalizerRejectionKeepsThePluginsReasonAndCode) {
+  Var x = var("x", tensor_type({3}));
   try {
     call("sdk.axpy", {x, x}, {{"window", std::vector<int64_t>{1, 2, 3}}});
     FAIL();
   } catch (const Error& e) {
-    EXPECT_THAT(e.what(), HasSubstr("window"));
-    EXPECT_THAT(e.what(), HasSubstr("an int or 2 ints"));
+    EXPECT_THAT(e.what(), HasSubstr("op sdk.axpy, attr window: attribute 'window' has an invalid value [1, 2, 3]: "
+                                    "window needs 1 or 2 values, got 3; expected an int or 2 ints"));
+    EXPECT_EQ(e.status(), StatusCode::kInvalidArgument);
+  }
+  try {
+    call("sdk.axpy", {x, x}, {{"window", 0}});
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_THAT(e.message(), HasSubstr("an empty window is not supported"));
+    EXPECT_EQ(e.status(), StatusCode::kUnsupported);
+  }
+}
+
+TEST_F(SdkPluginTest, StatusCodesSurviveTheBoundaryBothWays) {
+  // The model's builder calls sdk.axpy through the host, whose normalization
+  // fails with the normalizer's UNSUPPORTED: host Error -> status -> the SDK's
+  // exception in the builder -> status -> host Error, code unchanged.
+  try {
+    build_model("sdk.tiny", make_attrs({{"window", 0}}));
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("model sdk.tiny: "));
+    EXPECT_THAT(e.what(), HasSubstr("an empty window is not supported"));
+    EXPECT_EQ(e.status(), StatusCode::kUnsupported);
   }
 }
 
@@ -110,6 +136,7 @@ TEST_F(SdkPluginTest, ExceptionsInPluginCodeBecomeErrors) {
     FAIL();
   } catch (const Error& e) {
     EXPECT_THAT(e.what(), HasSubstr("op sdk.axpy: sdk.axpy supports float32 and float64, got int32"));
+    EXPECT_EQ(e.status(), StatusCode::kUnsupported);  // the kernel's own code
   }
 }
 

@@ -16,6 +16,15 @@ constexpr int kInputError = 1;
 constexpr int kUsageError = 2;
 constexpr int kInternalError = 3;
 
+/// A name nobody provides may be one a broken plugin would have: name every
+/// plugin that failed, with the error `weft plugins` shows for it.
+void note_failed_plugins(std::ostream& err) {
+  for (const weft::PluginRecord& r : weft::PluginLoader::global().plugins()) {
+    if (r.state == weft::PluginState::kFailed)
+      err << "  note: plugin " << r.display_name() << " failed to load: " << r.error << "\n";
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -50,6 +59,7 @@ int main(int argc, char** argv) {
     return usage ? kUsageError : code;
   } catch (const weft::Error& e) {
     std::cerr << "error: " << e.what() << "\n";
+    if (e.status() == weft::StatusCode::kNotFound) note_failed_plugins(std::cerr);
     return kInputError;
   } catch (const std::exception& e) {
     std::cerr << "error: " << e.what() << "\n";

@@ -45,7 +45,8 @@ Program load_program(const std::string& argument, const ProgramOptions& options)
   if (names_model_family(argument)) return load_model(argument, options);
   throw Error("'" + argument + "' is neither a program file nor a model")
       .expected("a Relay text file (#[version = \"0.0.5\"] ...) or a model of the families " +
-                join(known_model_families()) + " (`weft models` lists them)");
+                join(known_model_families()) + " (`weft models` lists them)")
+      .status(StatusCode::kNotFound);
 }
 
 }  // namespace weft::cli

@@ -97,8 +97,10 @@ struct AttrField {
   /// the field optional (it accepts None, as Relay's `units=None`).
   std::optional<AttrValue> default_value;
   std::string doc;
-  /// Turns an accepted value into its normal form (e.g. padding 1 -> [1, 1, 1, 1])
-  /// or returns nullopt when the value is not acceptable. Runs after coercion to
+  /// Turns an accepted value into its normal form (e.g. padding 1 -> [1, 1, 1, 1]).
+  /// It rejects a value by throwing weft::Error with its reason ("pad_width[0]
+  /// has 3 elements"), which the user sees with its status code, or by
+  /// returning nullopt, which says only `expected`. Runs after coercion to
   /// `type`; may be empty.
   std::function<std::optional<AttrValue>(const AttrValue&)> normalize;
   /// Describes acceptable values for the error message, e.g. "an int or 2 or 4 ints".

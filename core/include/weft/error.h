@@ -23,6 +23,18 @@ struct SourceLoc {
   std::string str() const;
 };
 
+/// What kind of failure an Error is. The values are plugin.h's
+/// weft_status_code_t, so a code crosses the plugin boundary unchanged both
+/// ways: a plugin's status becomes an Error with its code, and an Error thrown
+/// in a host function reaches the plugin as a status with its code.
+enum class StatusCode : int {
+  kInvalidArgument = 1,  // bad input: shapes, attrs, dtypes (the default)
+  kNotFound = 2,         // an unknown op, attr or name
+  kTypeMismatch = 3,     // a handle or value of the wrong kind
+  kUnsupported = 4,      // valid input this implementation does not handle
+  kInternal = 5,         // a bug, reported through a status
+};
+
 class Error : public std::exception {
  public:
   explicit Error(std::string message) : message_(std::move(message)) { format(); }
@@ -35,6 +47,7 @@ class Error : public std::exception {
   Error& at(SourceLoc loc);
   Error& in(std::string expr_text);  // the offending expression, printed
   Error& note(std::string text);     // any further line of explanation
+  Error& status(StatusCode code);    // what kind of failure (not printed)
 
   const char* what() const noexcept override { return formatted_.c_str(); }
   const std::string& message() const { return message_; }
@@ -42,12 +55,14 @@ class Error : public std::exception {
   const std::string& attr_name() const { return attr_; }
   const std::string& expected_form() const { return expected_; }
   const SourceLoc& loc() const { return loc_; }
+  StatusCode status() const { return status_; }
 
  private:
   void format();
 
   std::string message_, op_, attr_, expected_, expr_, notes_;
   SourceLoc loc_;
+  StatusCode status_ = StatusCode::kInvalidArgument;
   std::string formatted_;
 };
 

@@ -127,7 +127,8 @@ class NamedRegistry {
   /// The error for a name nobody provides.
   virtual Error unknown(std::string_view name) const {
     return Error("unknown " + kind_ + " '" + std::string(name) + "'")
-        .note("no loaded plugin registers it and no plugin manifest declares it; `weft plugins` lists them");
+        .note("no loaded plugin registers it and no plugin manifest declares it; `weft plugins` lists them")
+        .status(StatusCode::kNotFound);
   }
 
  private:

@@ -42,7 +42,9 @@ AttrSchema schema_of(const weft_attr_field_t* fields, size_t n, const std::strin
       field.normalize = [fn, ud](const AttrValue& v) -> std::optional<AttrValue> {
         Ref<const AttrValueBox> in = make_ref<AttrValueBox>(v);
         weft_attr_value_t* out = nullptr;
-        if (take_error(fn(ud, borrow_handle<weft_attr_value_t>(in), &out)) || !out) return std::nullopt;
+        // The plugin's reason reaches the user (AttrSchema::normalize adds the attr and the value).
+        if (auto err = take_error(fn(ud, borrow_handle<weft_attr_value_t>(in), &out))) throw *err;
+        if (!out) return std::nullopt;
         return adopt<AttrValueBox>(out, "an attribute value")->value;
       };
     }
@@ -141,7 +143,7 @@ ModelDef model_definition(const weft_model_desc_t& d, const std::string& plugin)
   auto build = d.build;
   def.build = [build, ud, name](const Attrs& params) -> Function {
     weft_expr_t* out = nullptr;
-    if (auto err = take_error(build(ud.get(), borrow_attrs(params), &out))) throw Error("model " + name + ": " + *err);
+    if (auto err = take_error(build(ud.get(), borrow_attrs(params), &out))) throw in_context("model " + name, *err);
     if (!out) throw Error("model " + name + ": the builder returned no function");
     Expr e = adopt<ExprNode>(out, "an expression");
     Function fn = downcast<FunctionNode>(e);
@@ -168,14 +170,14 @@ InitializerDef initializer_definition(const weft_initializer_desc_t& d, const st
   def.create = [=](const Attrs& params, uint64_t seed) -> InitializerFill {
     void* raw = nullptr;
     if (auto err = take_error(create(ud.get(), borrow_attrs(params), seed, &raw))) {
-      throw Error("initializer " + name + ": " + *err);
+      throw in_context("initializer " + name, *err);
     }
     std::shared_ptr<void> state(raw, [ud, destroy](void* s) { destroy(ud.get(), s); });
     return [state, ud, fill, name](std::string_view param, const Tensor& out) {
       DLTensor view = out.dlpack_view();
       std::string param_name(param);
       if (auto err = take_error(fill(ud.get(), state.get(), param_name.c_str(), &view))) {
-        throw Error("initializer " + name + ", parameter " + param_name + ": " + *err);
+        throw in_context("initializer " + name + ", parameter " + param_name, *err);
       }
     };
   };
@@ -193,7 +195,7 @@ PassDef pass_definition(const weft_pass_desc_t& d, const std::string& plugin) {
     Ref<const ModuleBox> in = make_ref<ModuleBox>(std::move(mod));
     weft_module_t* out = nullptr;
     if (auto err = take_error(run(ud.get(), borrow_handle<weft_module_t>(in), &out))) {
-      throw Error("pass " + name + ": " + *err);
+      throw in_context("pass " + name, *err);
     }
     if (!out) throw Error("pass " + name + ": returned no module");
     return adopt<ModuleBox>(out, "a module")->module;
@@ -219,9 +221,7 @@ TargetDef target_definition(const weft_target_desc_t& d, const std::string& plug
   def.description = str(d.description);
   def.device_type = d.device_type;
   def.plugin = plugin;
-  auto fail = [name](const std::string& what, const std::string& message) {
-    return Error("target " + name + ", " + what + ": " + message);
-  };
+  auto fail = [name](const std::string& what, const Error& err) { return in_context("target " + name + ", " + what, err); };
   def.supports = [d, ud, fail](std::string_view op, const Attrs& attrs, std::span<const Type> args,
                                const Type& out_type) {
     std::vector<weft_type_t*> handles;
@@ -274,7 +274,7 @@ FrontendDef frontend_definition(const weft_frontend_desc_t& d, const std::string
   def.import_file = [import_file, ud, name](const std::string& path, const Attrs& options) -> IRModule {
     weft_module_t* out = nullptr;
     if (auto err = take_error(import_file(ud.get(), path.c_str(), borrow_attrs(options), &out))) {
-      throw Error("frontend " + name + ": " + *err).at(SourceLoc{path, 0, 0});
+      throw in_context("frontend " + name, *err).at(SourceLoc{path, 0, 0});
     }
     if (!out) throw Error("frontend " + name + ": returned no module").at(SourceLoc{path, 0, 0});
     return adopt<ModuleBox>(out, "a module")->module;

@@ -57,7 +57,7 @@ weft_status_t guard(F&& body) noexcept {
   } catch (const StatusError& e) {
     return make_status(e.code, e.message);
   } catch (const Error& e) {
-    return make_status(WEFT_STATUS_INVALID_ARGUMENT, e.what());
+    return make_status(static_cast<weft_status_code_t>(e.status()), e.what());
   } catch (const std::exception& e) {
     return make_status(WEFT_STATUS_INTERNAL, e.what());
   } catch (...) {
@@ -65,12 +65,26 @@ weft_status_t guard(F&& body) noexcept {
   }
 }
 
-/// Takes a status a plugin returned: its message (freeing it), or nullopt for OK.
-inline std::optional<std::string> take_error(weft_status_t status) {
+static_assert(static_cast<int>(StatusCode::kInvalidArgument) == WEFT_STATUS_INVALID_ARGUMENT &&
+                  static_cast<int>(StatusCode::kNotFound) == WEFT_STATUS_NOT_FOUND &&
+                  static_cast<int>(StatusCode::kTypeMismatch) == WEFT_STATUS_TYPE_MISMATCH &&
+                  static_cast<int>(StatusCode::kUnsupported) == WEFT_STATUS_UNSUPPORTED &&
+                  static_cast<int>(StatusCode::kInternal) == WEFT_STATUS_INTERNAL,
+              "StatusCode mirrors weft_status_code_t");
+
+/// Takes a status a plugin returned: an Error with its message and code
+/// (freeing the status), or nullopt for OK.
+inline std::optional<Error> take_error(weft_status_t status) {
   if (!status) return std::nullopt;
-  std::string message = std::move(status->message);
+  Error error = Error(std::move(status->message)).status(static_cast<StatusCode>(status->code));
   delete status;
-  return message;
+  return error;
+}
+
+/// A plugin's failure with the host's context before its message ("model
+/// mlp: ..."), keeping its status code.
+inline Error in_context(const std::string& context, const Error& plugin_error) {
+  return Error(context + ": " + plugin_error.message()).status(plugin_error.status());
 }
 
 // ---- core object -> handle ------------------------------------------------

@@ -226,7 +226,12 @@ bool PluginLoader::resolve(ProvidedKind kind, std::string_view name) {
   std::lock_guard lock(impl_->mutex);
   PluginRecord* r = impl_->catalog.provider(kind, name);
   if (!r) return false;
-  impl_->load(*r);
+  try {
+    impl_->load(*r);
+  } catch (Error& e) {
+    throw e.note(std::string(provided_kind_name(kind)) + " '" + std::string(name) + "' comes from plugin '" +
+                 r->display_name() + "', which failed to load");
+  }
   return true;
 }
 

@@ -136,7 +136,7 @@ PerProvidedKind<std::vector<std::string>> register_plugin(const PluginRecord& re
     throw plugin_error(record, "init threw an exception across the C boundary");
   }
   registrar.open = false;
-  if (auto message = take_error(status)) throw plugin_error(record, "init failed: " + *message);
+  if (auto err = take_error(status)) throw plugin_error(record, "init failed: " + err->message());
   try {
     commit_registrations(registrar);
   } catch (const Error& e) {

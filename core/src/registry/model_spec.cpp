@@ -196,7 +196,8 @@ ModelSpec parse_model_spec(std::string_view text) {
   const ModelDef* def = family.empty() ? nullptr : ModelRegistry::global().find(family);
   if (!def) {
     throw Error("unknown model '" + std::string(name) + "'")
-        .expected("one of the families " + join(known_model_families(), ", ") + " (`weft models` lists them)");
+        .expected("one of the families " + join(known_model_families(), ", ") + " (`weft models` lists them)")
+        .status(StatusCode::kNotFound);
   }
 
   std::vector<std::pair<std::string, AttrValue>> given;

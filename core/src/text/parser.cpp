@@ -314,7 +314,11 @@ class Parser {
       name += "." + next().text;
     }
     const OpDef* def = OpRegistry::global().find(name);
-    if (!def) fail_at(first, "unknown operator `" + name + "`; expected an op a plugin provides");
+    if (!def) {
+      throw Error("unknown operator `" + name + "`; expected an op a plugin provides")
+          .at(loc(first))
+          .status(StatusCode::kNotFound);
+    }
     return def->expr();
   }
 

@@ -43,7 +43,8 @@ TEST(Lstm, IterationsAndNumHiddenHaveNoDefault) {
   EXPECT_THAT(build_error("lstm:iterations=3"), ::testing::HasSubstr("num_hidden"));
   EXPECT_THAT(build_error("lstm:num_hidden=8"), ::testing::HasSubstr("iterations"));
   EXPECT_THAT(build_error("lstm:iterations=0,num_hidden=8"),
-              ::testing::HasSubstr("iterations' has an invalid value 0; expected a positive int"));
+              ::testing::HasSubstr("iterations' has an invalid value 0: iterations must be positive, got 0; expected "
+                                   "a positive int"));
 }
 
 TEST(Lstm, RunsOnTheInterpreter) {

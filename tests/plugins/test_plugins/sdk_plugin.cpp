@@ -47,11 +47,12 @@ WEFT_PLUGIN(reg) {
       .attr("alpha", 1.0, "The scale of x.")
       .attr("window", WEFT_ATTR_ANY, std::vector<int64_t>{1, 1}, "Unused; shows normalization.", "an int or 2 ints")
       .normalize([](const sdk::Value& v) -> sdk::Value {
-        if (v.type() == WEFT_ATTR_INT) return std::vector<int64_t>{v.as_int(), v.as_int()};
-        std::vector<int64_t> w = v.as_ints();
-        if (w.size() == 1) return std::vector<int64_t>{w[0], w[0]};
-        if (w.size() == 2) return w;
-        throw sdk::Error("window needs 1 or 2 values");
+        std::vector<int64_t> w = v.type() == WEFT_ATTR_INT ? std::vector<int64_t>{v.as_int()} : v.as_ints();
+        if (w.size() == 1) w.push_back(w[0]);
+        if (w.size() != 2) throw sdk::Error("window needs 1 or 2 values, got " + std::to_string(w.size()));
+        // A code other than the default, to show that codes cross the boundary.
+        if (w[0] == 0 || w[1] == 0) throw sdk::Error("an empty window is not supported", WEFT_STATUS_UNSUPPORTED);
+        return w;
       })
       .attr_optional("note", WEFT_ATTR_STRING, "Free text, or None.")
       .support_level(4)
@@ -68,11 +69,12 @@ WEFT_PLUGIN(reg) {
   reg.model("sdk.tiny")
       .describe("y = axpy(x, x, alpha=2) over a vector of `units` float32s")
       .param("units", int64_t{4}, "Vector length.")
+      .param("window", int64_t{1}, "Passed to sdk.axpy, whose normalizer the host runs for the builder.")
       .build([](const sdk::Attrs& p) {
         int64_t units = p.get_int("units");
         if (units <= 0) throw sdk::Error("units must be positive, got " + std::to_string(units));
         sdk::Expr x = sdk::var("data", sdk::Type::tensor({units}));
-        return sdk::function({x}, sdk::call("sdk.axpy", {x, x}, {{"alpha", 2.0}}));
+        return sdk::function({x}, sdk::call("sdk.axpy", {x, x}, {{"alpha", 2.0}, {"window", p.get_int("window")}}));
       });
 
   reg.initializer("sdk.counter")
