@@ -217,13 +217,22 @@ TEST_F(RunCommandTest, BadFilesAndProgramsAreClearErrors) {
   EXPECT_NE(r.exit_code, 0);
 }
 
-TEST_F(RunCommandTest, AQuestionMarkExtentAcceptsAnyInputExtent) {
-  // The binding accepts (5, 3) for (?, 3); the interpreter then asks for static shapes.
-  save_npz(scratch("x.npz"), {{"x", Tensor::zeros({5, 3}, DataType::Float(32))}});
-  CliResult r = weft("run " + data_file("dynamic_input.relay") + " --inputs " + scratch("x.npz"));
+TEST_F(RunCommandTest, QuestionMarkExtentsTakeTheShapesOfTheGivenInputs) {
+  // One program, two batch sizes: types are inferred again for each run's shapes.
+  for (const std::string batch : {"5", "1"}) {
+    CliResult r = weft("run " + data_file("dynamic_dense.relay") + " --inputs " +
+                       data_file("dynamic_dense_inputs_" + batch + ".npz") + " --params " +
+                       data_file("dense_params.npz") + " --output " + scratch("out.npz"));
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_THAT(r.out, HasSubstr("output: Tensor[(" + batch + ", 3), float32]"));
+    expect_tensor_files_near(scratch("out.npz"), data_file("dynamic_dense_expected_" + batch + ".npz"));
+  }
+  // The extents that are given still have to match.
+  save_npz(scratch("x.npz"), {{"data", Tensor::zeros({5, 3}, DataType::Float(32))}});
+  CliResult r = weft("run " + data_file("dynamic_dense.relay") + " --inputs " + scratch("x.npz") + " --params " +
+                     data_file("dense_params.npz"));
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_THAT(r.err, ::testing::Not(HasSubstr("not main's parameter type")));
-  EXPECT_THAT(r.err, HasSubstr("the interpreter needs static shapes"));
+  EXPECT_THAT(r.err, HasSubstr("not main's parameter type; expected Tensor[(?, 4), float32]"));
 }
 
 }  // namespace

@@ -49,9 +49,13 @@ class Interpreter {
   explicit Interpreter(const IRModule& mod);
 
   /// Calls global function `name` with `args` (one per parameter, in order).
-  /// Argument shapes and dtypes must match the parameter types; a mismatch, an
-  /// op without a reference kernel, or a kernel rejecting its input is a
-  /// weft::Error naming the op and the expression.
+  /// Argument shapes and dtypes must match the parameter types, where a `?`
+  /// extent matches any; when a parameter has one, the function is typed again
+  /// with the arguments' shapes in its parameter types (type inference re-run
+  /// for this call), so every op gets a static output shape. A mismatch, bound
+  /// shapes the program does not type-check with, an op without a reference
+  /// kernel, or a kernel rejecting its input is a weft::Error naming the op and
+  /// the expression.
   Value run(const std::string& name, const std::vector<Value>& args);
   Value run_main(const std::vector<Value>& args) { return run("main", args); }
 

@@ -9,6 +9,7 @@
 #include <new>
 #include <unordered_map>
 
+#include "bind_argument_types.h"
 #include "weft/functor.h"
 #include "weft/limits.h"
 #include "weft/op.h"
@@ -271,8 +272,13 @@ Value Interpreter::run(const std::string& name, const std::vector<Value>& args) 
   if (args.size() != fn->params.size())
     throw Error("@" + name + " takes " + std::to_string(fn->params.size()) + " arguments, got " +
                 std::to_string(args.size()));
-  for (size_t i = 0; i < args.size(); ++i)
+  bool dynamic = false;
+  for (size_t i = 0; i < args.size(); ++i) {
     check_argument(args[i], fn->params[i]->checked_type(), "argument %" + fn->params[i]->name_hint);
+    dynamic = dynamic || interpreter::has_dynamic_extent(fn->params[i]->checked_type());
+  }
+  // `?` extents: the arguments' shapes go into the types, which inference then carries to every op.
+  if (dynamic) return Interpreter(interpreter::bind_argument_types(mod_, name, args)).run(name, args);
   return Evaluator::apply(*this, std::make_shared<const ClosureValue>(ClosureValue{fn, nullptr}), args, 0);
 }
 

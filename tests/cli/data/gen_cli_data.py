@@ -21,6 +21,11 @@ def relu(v):
     return np.maximum(v, 0)
 
 
+def softmax(logits):
+    e = np.exp(logits - logits.max(axis=1, keepdims=True))
+    return (e / e.sum(axis=1, keepdims=True)).astype(np.float32)
+
+
 def main():
     # add_relu.relay with given inputs, and with inputs drawn from seed 3.
     rng = np.random.RandomState(11)
@@ -48,11 +53,9 @@ def main():
     data = rng.uniform(-1, 1, (2, 4)).astype(np.float32)
     weight = rng.uniform(-1, 1, (3, 4)).astype(np.float32)
     bias = rng.uniform(-1, 1, (3,)).astype(np.float32)
-    logits = data @ weight.T + bias
-    e = np.exp(logits - logits.max(axis=1, keepdims=True))
     np.savez(path("dense_inputs.npz"), data=data)
     np.savez(path("dense_params.npz"), dense_weight=weight, dense_bias=bias)
-    np.savez(path("dense_expected.npz"), output=(e / e.sum(axis=1, keepdims=True)).astype(np.float32))
+    np.savez(path("dense_expected.npz"), output=softmax(data @ weight.T + bias))
 
     # mixed_dtypes.relay, every input drawn from seed 5 in parameter order.
     np.random.seed(5)
@@ -61,6 +64,14 @@ def main():
     halves = np.random.uniform(0, 1, size=(2, 2)).astype(np.float16)
     np.savez(path("mixed_seed5_expected.npz"), output_0=ints + ints, output_1=~bools,
              output_2=halves)
+
+    # dynamic_dense.relay (data: Tensor[(?, 4)]) with dense_softmax's weights,
+    # run at two batch sizes.
+    batches = np.random.RandomState(12)
+    for batch in (5, 1):
+        data = batches.uniform(-1, 1, (batch, 4)).astype(np.float32)
+        np.savez(path("dynamic_dense_inputs_%d.npz" % batch), data=data)
+        np.savez(path("dynamic_dense_expected_%d.npz" % batch), output=softmax(data @ weight.T + bias))
 
 
 if __name__ == "__main__":
