@@ -182,6 +182,18 @@ TEST_F(CliTest, UnknownOpNotesEveryFailedPluginWithItsError) {
   EXPECT_EQ(r.err.find("failed to load") != std::string::npos, any_failed) << r.err;
 }
 
+TEST_F(CliTest, JsonKeepsTheListingWhenAManifestIsNotValidUtf8) {
+  fs::path root = dir_.path() / "plugins";
+  add_plugin(root, "scale", "c_scale", "ctest.scale", "description: \"caf\xe9 \xff ok\"\n");  // Latin-1, not UTF-8
+  CliResult r = run_weft("plugins --json", plugin_path(), dir_.path());
+  nlohmann::json list = nlohmann::json::parse(r.out);  // throws if the output is not whole, valid JSON
+  const nlohmann::json* scale = find_plugin(list, "name", "scale");
+  ASSERT_NE(scale, nullptr) << r.err;
+  EXPECT_EQ((*scale)["description"], "caf\uFFFD \uFFFD ok");  // each bad byte replaced, the rest kept
+  EXPECT_EQ((*scale)["status"], "loaded");
+  EXPECT_NE(find_plugin(list, "name", "tensor"), nullptr);  // the other plugins are listed too
+}
+
 TEST_F(CliTest, MissingSearchPathEntryIsAWarningNamingIt) {
   add_plugin(dir_.path() / "plugins", "scale", "c_scale", "ctest.scale");
   std::string missing = (dir_.path() / "no-such-folder").string();

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "commands.h"
+#include "json_output.h"
 #include "model_cost.h"
 #include "weft/model_spec.h"
 #include "weft/passes.h"
@@ -145,7 +146,7 @@ void add_models_command(CLI::App& app) {
     if (*json) {
       nlohmann::json out = nlohmann::json::array();
       for (const ModelDef* def : defs) out.push_back(to_json(*def));
-      std::cout << out.dump(2) << "\n";
+      print_json(std::cout, out);
     } else {
       for (const ModelDef* def : defs) print_text(*def);
       if (defs.empty()) std::cout << "no models: no model plugin was found (see `weft plugins`)\n";

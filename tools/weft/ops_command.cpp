@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "commands.h"
+#include "json_output.h"
 #include "weft/op.h"
 #include "weft/plugin_loader.h"
 
@@ -69,7 +70,7 @@ void add_ops_command(CLI::App& app) {
     if (*json) {
       nlohmann::json out = nlohmann::json::array();
       for (const OpDef* op : ops) out.push_back(to_json(*op));
-      std::cout << out.dump(2) << "\n";
+      print_json(std::cout, out);
     } else {
       for (const OpDef* op : ops) print_text(*op);
       if (ops.empty()) std::cout << "no ops: no plugin providing ops was found (see `weft plugins`)\n";

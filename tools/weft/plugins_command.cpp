@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "commands.h"
+#include "json_output.h"
 #include "weft/plugin_loader.h"
 
 namespace weft::cli {
@@ -75,7 +76,7 @@ void add_plugins_command(CLI::App& app) {
     if (*json) {
       nlohmann::json out = nlohmann::json::array();
       for (const PluginRecord& r : records) out.push_back(to_json(r));
-      std::cout << out.dump(2) << "\n";
+      print_json(std::cout, out);
     } else {
       print_text(records);
     }

@@ -8,6 +8,7 @@
 #include <unordered_set>
 
 #include "commands.h"
+#include "json_output.h"
 #include "program_source.h"
 #include "weft/error.h"
 #include "weft/functor.h"
@@ -99,7 +100,7 @@ void add_show_command(CLI::App& app) {
     Program program = load_program(*program_arg);
     if (!params_out->empty()) write_params(program, *seed, *params_out);
     IRModule mod = infer_type(program.mod);
-    if (*json) std::cout << summary_json(program, mod).dump(2) << "\n";
+    if (*json) print_json(std::cout, summary_json(program, mod));
     else std::cout << to_text(mod);
   });
 }
