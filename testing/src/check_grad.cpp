@@ -95,8 +95,15 @@ std::string GradCheckReport::message() const {
 
 GradCheckReport gradient_check(const Function& fn, std::vector<Tensor> inputs, const std::vector<size_t>& test_inputs,
                                const CheckGradOptions& options) {
-  Function forward = infer_type(IRModule::from_function(fn)).main();
-  Function backward = gradient(forward, {}, options.mode);
+  return gradient_check(IRModule::from_function(fn), std::move(inputs), test_inputs, options);
+}
+
+GradCheckReport gradient_check(const IRModule& mod, std::vector<Tensor> inputs, const std::vector<size_t>& test_inputs,
+                               const CheckGradOptions& options) {
+  IRModule forward_mod = infer_type(mod);
+  Function forward = forward_mod.main();
+  IRModule backward_mod = forward_mod;
+  backward_mod.add(forward_mod.global_var("main"), gradient(forward, forward_mod, options.mode));
   const auto& params = forward->params;
   const std::vector<std::string> names = param_names(forward);
 
@@ -129,9 +136,9 @@ GradCheckReport gradient_check(const Function& fn, std::vector<Tensor> inputs, c
     t = t.clone();
     args.emplace_back(t);
   }
-  Interpreter backward_run(IRModule::from_function(backward));
+  Interpreter backward_run(backward_mod);
   Value analytic = backward_run.run_main(args).fields().at(1);
-  Interpreter forward_run(IRModule::from_function(forward));
+  Interpreter forward_run(forward_mod);
 
   GradCheckReport report;
   for (size_t i : tested) {

@@ -32,6 +32,22 @@ TEST_F(GradCheckCommandTest, PrintsOneRowPerParameterAndExitsZeroWhenAllMatch) {
   }
 }
 
+TEST_F(GradCheckCommandTest, MainMayCallTheModulesOtherFunctions) {
+  // @cube calls @square; @pow calls itself: x^3 * tanh(y)^4 through three global functions.
+  std::string file = program("globals.relay",
+                             "def @square(%a: Tensor[(3), float64]) -> Tensor[(3), float64] {\n  multiply(%a, %a)\n}\n"
+                             "def @cube(%a: Tensor[(3), float64]) -> Tensor[(3), float64] {\n"
+                             "  multiply(@square(%a), %a)\n}\n"
+                             "def @pow(%a: Tensor[(3), float64], %n: float64) -> Tensor[(3), float64] {\n"
+                             "  if (greater(%n, 1f64)) { multiply(%a, @pow(%a, subtract(%n, 1f64))) } else { %a }\n}\n"
+                             "def @main(%x: Tensor[(3), float64], %y: Tensor[(3), float64]) {\n"
+                             "  multiply(@cube(%x), @pow(tanh(%y), 4f64))\n}\n");
+  CliResult r = weft("grad-check " + file + " --mode higher_order");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, ::testing::ContainsRegex("%x +3 +0 .* ok"));
+  EXPECT_THAT(r.out, ::testing::ContainsRegex("%y +3 +0 .* ok"));
+}
+
 TEST_F(GradCheckCommandTest, AMismatchExitsOneAndSaysWhere) {
   // abs at 0: the gradient pass gives 1 (Relay's convention), differences give 0.
   std::string file = program("abs.relay", "def @main(%x: Tensor[(3), float64]) {\n  abs(%x)\n}\n");

@@ -56,14 +56,15 @@ std::string format(const char* spec, double v) {
 
 void grad_check(const GradCheckOptions& o) {
   Program program = load_program(o.program);
-  Function main = infer_type(program.mod).main();
+  IRModule mod = infer_type(program.mod);
+  Function main = mod.main();
   testing::CheckGradOptions options;
   options.eps = o.eps;
   options.atol = o.atol;
   options.rtol = o.rtol;
   options.seed = o.seed;
   options.mode = parse_gradient_mode(o.mode);
-  testing::GradCheckReport report = testing::gradient_check(main, given_inputs(main, program, o.inputs), {}, options);
+  testing::GradCheckReport report = testing::gradient_check(mod, given_inputs(main, program, o.inputs), {}, options);
 
   std::printf("%-24s %10s %10s %14s  %s\n", "parameter", "elements", "mismatches", "max |error|", "status");
   for (const testing::ParamGradCheck& p : report.params) {

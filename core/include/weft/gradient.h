@@ -17,8 +17,9 @@ enum class GradientMode {
   /// let-normalized graph, adjoints accumulated with `add`. No closures, no
   /// calls of functions, no `if`: each is an error naming the construct.
   kFirstOrder,
-  /// Any program the interpreter runs: closures, calls of local functions,
-  /// `if`, tuples. Every tensor becomes a pair (value, backpropagator), where
+  /// Any program the interpreter runs: closures, calls of local and global
+  /// functions (a global may call itself, not call back a caller), `if`,
+  /// tuples. Every tensor becomes a pair (value, backpropagator), where
   /// the backpropagator is a closure taking the value's gradient to the tuple
   /// of gradients of the function's parameters (see docs/autodiff.md).
   kHigherOrder,
@@ -34,7 +35,9 @@ GradientMode parse_gradient_mode(std::string_view name);
 /// output seeded with ones_like(output) (for a tuple output, each tensor in it
 /// seeded with ones), as Relay's gradient pass returns them.
 ///
-/// `fn` is type-checked first (within `mod`, for its global references); its
+/// `fn` is type-checked first (within `mod`, for its global references; in
+/// higher-order mode each global it calls is differentiated too, once, and
+/// bound inside the result, as Relay's ReverseAD adds `<name>_grad`); its
 /// parameters must be tensors and its output a tensor or a tuple of them. An op
 /// with a floating-point output and no registered gradient is a weft::Error
 /// naming the op (ops with integer or boolean outputs need none: nothing flows

@@ -12,7 +12,7 @@ namespace weft {
 namespace gradient_detail {
 
 Function first_order_gradient(const Function& fn);
-Function higher_order_gradient(const Function& fn);
+Function higher_order_gradient(const Function& fn, const IRModule& mod);
 
 Expr typed(Expr e, const Type& t) {
   e->set_checked_type(t);
@@ -30,6 +30,8 @@ Var LetList::push(Expr value, const Type& t, const std::string& name) {
   bindings_.emplace_back(v, std::move(value));
   return v;
 }
+
+void LetList::bind(const Var& var, Expr value) { bindings_.emplace_back(var, std::move(value)); }
 
 Expr LetList::wrap(Expr body) const {
   for (auto it = bindings_.rbegin(); it != bindings_.rend(); ++it) body = let(it->first, it->second, body);
@@ -80,10 +82,11 @@ bool is_tensor_tree(const Type& t) {
 
 }  // namespace
 
-Function typed_function(const Function& fn, const IRModule& mod, std::string_view mode) {
+TypedInput typed_function(const Function& fn, const IRModule& mod, std::string_view mode) {
   IRModule m = mod;
   GlobalVar target = m.add("__gradient_input", fn);
-  Function typed = infer_type(m).lookup(target->name);
+  IRModule typed_mod = infer_type(m);
+  Function typed = typed_mod.lookup(target->name);
   for (const Var& p : typed->params) {
     if (!downcast<TensorTypeNode>(p->checked_type())) {
       throw Error("parameter %" + p->name_hint + " has type " + type_to_text(p->checked_type()) +
@@ -96,7 +99,7 @@ Function typed_function(const Function& fn, const IRModule& mod, std::string_vie
                 "; the gradient pass needs a tensor or a tuple of tensors to seed")
         .note(std::string("in ") + std::string(mode) + " mode");
   }
-  return typed;
+  return {typed, typed_mod};
 }
 
 }  // namespace gradient_detail
@@ -112,9 +115,9 @@ GradientMode parse_gradient_mode(std::string_view name) {
 }
 
 Function gradient(const Function& fn, const IRModule& mod, GradientMode mode) {
-  Function typed = gradient_detail::typed_function(fn, mod, gradient_mode_name(mode));
-  return mode == GradientMode::kFirstOrder ? gradient_detail::first_order_gradient(typed)
-                                           : gradient_detail::higher_order_gradient(typed);
+  gradient_detail::TypedInput typed = gradient_detail::typed_function(fn, mod, gradient_mode_name(mode));
+  return mode == GradientMode::kFirstOrder ? gradient_detail::first_order_gradient(typed.fn)
+                                           : gradient_detail::higher_order_gradient(typed.fn, typed.mod);
 }
 
 namespace {

@@ -25,6 +25,8 @@ class LetList {
  public:
   /// Binds `value` (of type t) to a fresh typed variable and returns it.
   Var push(Expr value, const Type& t, const std::string& name = "v");
+  /// Binds `value` to `var`, made beforehand (so that the value may use it).
+  void bind(const Var& var, Expr value);
   /// A nested let chain ending in `body`.
   Expr wrap(Expr body) const;
 
@@ -45,8 +47,15 @@ const Gradient& op_gradient(const OpDef& def);
 /// per argument.
 std::vector<Expr> call_gradient(const OpDef& def, const Call& call, const Expr& output_grad);
 
-/// The function type-checked within `mod`, with tensor parameters and an
-/// output that is a tensor or (nested) tuple of tensors; a weft::Error otherwise.
-Function typed_function(const Function& fn, const IRModule& mod, std::string_view mode);
+/// The function to differentiate, type-checked within its module, and that
+/// module typed too (it holds the global functions `fn` calls).
+struct TypedInput {
+  Function fn;
+  IRModule mod;
+};
+
+/// `fn` type-checked within `mod`, with tensor parameters and an output that
+/// is a tensor or (nested) tuple of tensors; a weft::Error otherwise.
+TypedInput typed_function(const Function& fn, const IRModule& mod, std::string_view mode);
 
 }  // namespace weft::gradient_detail

@@ -13,8 +13,10 @@
 // The price of having no accumulator: a value with several uses has its
 // backpropagator run once per path to the output, not once in all (see
 // docs/autodiff.md). The transformation itself is iterative (ExprFunctor).
+#include <algorithm>
 #include <functional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "gradient_common.h"
@@ -27,8 +29,10 @@ namespace {
 
 class HigherOrderAD : public ExprFunctor<Expr> {
  public:
-  HigherOrderAD(TupleType grads_type, Var zero_grads)
-      : grads_type_(std::move(grads_type)), zero_(std::move(zero_grads)) {}
+  /// `mod` holds the global functions the root calls; their lifted forms are
+  /// bound in `top`, the root's let list.
+  HigherOrderAD(TupleType grads_type, Var zero_grads, const IRModule& mod, LetList& top)
+      : grads_type_(std::move(grads_type)), zero_(std::move(zero_grads)), mod_(mod), top_(top) {}
 
   /// Uses `dual` wherever the root parameter `p` appears.
   void bind_param(const Var& p, const Expr& dual) {
@@ -126,9 +130,29 @@ class HigherOrderAD : public ExprFunctor<Expr> {
 
  protected:
   Expr visit_var(const Var& v) override { return typed_var(v->name_hint, lift(v->checked_type())); }
+  // As Relay's ReverseAD, a global function is differentiated once per
+  // gradient (its backpropagators yield this root's parameter gradients). The
+  // lifted function is let-bound in the root before its first use, so it may
+  // call itself; two globals calling each other cannot be ordered that way.
   Expr visit_global_var(const GlobalVar& g) override {
-    throw Error("higher_order gradient does not support references to global functions (@" + g->name + ")")
-        .note("pass a function without global references");
+    if (auto it = lifted_globals_.find(g->name); it != lifted_globals_.end()) {
+      auto lifting = std::find(lifting_.begin(), lifting_.end(), g->name);
+      if (lifting != lifting_.end() && g->name != lifting_.back()) {
+        std::string cycle;
+        for (auto k = lifting; k != lifting_.end(); ++k) cycle += "@" + *k + " -> ";
+        throw Error("higher_order gradient does not support mutually recursive global functions (" + cycle + "@" +
+                    g->name + ")")
+            .note("a function that calls itself is fine");
+      }
+      return it->second;
+    }
+    Var lifted = typed_var(g->name + "_grad", lift(g->checked_type()));
+    lifted_globals_.emplace(g->name, lifted);
+    lifting_.push_back(g->name);
+    Expr fn = visit(mod_.lookup(g->name));
+    lifting_.pop_back();
+    top_.bind(lifted, fn);
+    return lifted;
   }
   Expr visit_constant(const Constant& c) override {
     return lifted(c, c->checked_type(), [this](LetList& ll, const Expr& g) { return constant_gradient(ll, g); });
@@ -198,6 +222,10 @@ class HigherOrderAD : public ExprFunctor<Expr> {
 
   TupleType grads_type_;
   Var zero_;
+  const IRModule& mod_;
+  LetList& top_;
+  std::unordered_map<std::string, Var> lifted_globals_;
+  std::vector<std::string> lifting_;  // the globals being lifted, outermost first
 };
 
 /// ones_like for every tensor in a value of type t.
@@ -213,7 +241,7 @@ Expr seed(LetList& ll, const Expr& value, const Type& t) {
 
 }  // namespace
 
-Function higher_order_gradient(const Function& fn) {
+Function higher_order_gradient(const Function& fn, const IRModule& mod) {
   std::vector<Type> param_types;
   std::vector<Expr> zeros;
   for (const Var& p : fn->params) {
@@ -223,7 +251,7 @@ Function higher_order_gradient(const Function& fn) {
   TupleType grads_type = tuple_type(param_types);
   LetList top;
   Var zero = top.push(tuple(zeros), grads_type, "zero_grads");
-  HigherOrderAD ad(grads_type, zero);
+  HigherOrderAD ad(grads_type, zero, mod, top);
 
   // A parameter's backpropagator puts its gradient in its own slot.
   for (size_t k = 0; k < fn->params.size(); ++k) {

@@ -64,6 +64,9 @@ struct GradCheckReport {
 /// match the parameters are a weft::Error.
 GradCheckReport gradient_check(const Function& fn, std::vector<Tensor> inputs = {},
                                const std::vector<size_t>& test_inputs = {}, const CheckGradOptions& options = {});
+/// The same check for `mod`'s main, which may call the module's other functions.
+GradCheckReport gradient_check(const IRModule& mod, std::vector<Tensor> inputs = {},
+                               const std::vector<size_t>& test_inputs = {}, const CheckGradOptions& options = {});
 
 /// gradient_check as a GoogleTest assertion: EXPECT_TRUE(check_grad(fn)).
 ::testing::AssertionResult check_grad(const Function& fn, std::vector<Tensor> inputs = {},
