@@ -42,6 +42,23 @@ std::string quote(const std::string& s) {
   return out + "\"";
 }
 
+/// The number of items of a list value; nullopt for other kinds.
+std::optional<size_t> list_size(const AttrValue& v) {
+  switch (v.type()) {
+    case AttrType::kIntList: return v.as_int_list().size();
+    case AttrType::kFloatList: return v.as_float_list().size();
+    case AttrType::kList: return v.as_list().size();
+    default: return std::nullopt;
+  }
+}
+
+/// TVM prints a list field its Make function leaves unset as `[]`
+/// (nn.max_pool2d_grad's dilation); where the default is a non-empty list, an
+/// empty one can only mean the default.
+bool means_default(const AttrValue& value, const std::optional<AttrValue>& fallback) {
+  return fallback && list_size(value) == size_t{0} && list_size(*fallback).value_or(0) > 0;
+}
+
 }  // namespace
 
 std::string_view attr_type_name(AttrType t) {
@@ -269,7 +286,7 @@ const AttrField* AttrSchema::find(std::string_view name) const {
   return nullptr;
 }
 
-Attrs AttrSchema::normalize(std::string_view op_name, const Attrs& given) const {
+Attrs AttrSchema::normalize(std::string_view op_name, const Attrs& given, AttrDefaults defaults) const {
   const std::string op(op_name);
   auto expected_form = [](const AttrField& f) {
     return f.expected.empty() ? "a value of type " + std::string(attr_type_name(f.type)) : f.expected;
@@ -294,14 +311,20 @@ Attrs AttrSchema::normalize(std::string_view op_name, const Attrs& given) const 
   for (const auto& field : fields_) {
     const AttrValue* value = given ? given->find(field.name) : nullptr;
     if (!value) {
-      if (!field.default_value)
+      const std::optional<AttrValue>& fallback = field.default_for(defaults);
+      if (!fallback)
         throw Error("missing required attribute '" + field.name + "'").op(op).attr(field.name).expected(expected_form(field));
-      out.emplace_back(field.name, *field.default_value);
+      out.emplace_back(field.name, *fallback);
+      continue;
+    }
+    if (defaults == AttrDefaults::kText && means_default(*value, field.default_for(defaults))) {
+      out.emplace_back(field.name, *field.default_for(defaults));
       continue;
     }
     // None is accepted exactly where the default is None (an optional attr).
     if (value->is_none()) {
-      if (field.default_value && field.default_value->is_none()) {
+      const std::optional<AttrValue>& fallback = field.default_for(defaults);
+      if (fallback && fallback->is_none()) {
         out.emplace_back(field.name, *value);
         continue;
       }

@@ -23,7 +23,7 @@ Constant constant(Tensor data) {
 
 Op op(const std::string& name) { return OpRegistry::global().get(name).expr(); }
 
-Call call(const Op& callee, std::vector<Expr> args, Attrs attrs) {
+Call call(const Op& callee, std::vector<Expr> args, Attrs attrs, AttrDefaults defaults) {
   WEFT_ICHECK(callee.defined(), "call of a null op");
   const OpDef& def = *callee->def;
   if (!def.variadic && args.size() != def.inputs.size()) {
@@ -35,7 +35,7 @@ Call call(const Op& callee, std::vector<Expr> args, Attrs attrs) {
   }
   for (size_t i = 0; i < args.size(); ++i)
     if (!args[i]) throw Error("argument " + std::to_string(i) + " is null").op(def.name);
-  Attrs normalized = def.attrs.normalize(def.name, attrs);
+  Attrs normalized = def.attrs.normalize(def.name, attrs, defaults);
   return make_ref<CallNode>(callee, std::move(args), std::move(normalized));
 }
 

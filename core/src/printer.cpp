@@ -289,11 +289,10 @@ class TextPrinter {
     const OpDef* def = c.op->kind == ExprKind::kOp ? static_cast<const OpNode&>(*c.op).def : nullptr;
     if (c.attrs) {
       for (const auto& [key, value] : c.attrs->entries) {
-        // As TVM's VisitNonDefaultAttrs: attrs equal to the schema default are left out.
-        if (def) {
-          const AttrField* field = def->attrs.find(key);
-          if (field && field->default_value && *field->default_value == value) continue;
-        }
+        // As TVM's VisitNonDefaultAttrs: attrs equal to the default the parser
+        // fills in (the reference's C++ attrs default) are left out.
+        const AttrField* field = def ? def->attrs.find(key) : nullptr;
+        if (field && field->default_for(AttrDefaults::kText) == value) continue;
         args.push_back(key + "=" + value.str());
       }
     }

@@ -53,7 +53,7 @@ extern "C" {
 /* ---- Version ------------------------------------------------------------- */
 
 #define WEFT_PLUGIN_ABI_MAJOR 1
-#define WEFT_PLUGIN_ABI_MINOR 1 /* 1.1: model variants, expr_free_vars, ops' infer_inputs */
+#define WEFT_PLUGIN_ABI_MINOR 2 /* 1.1: model variants, expr_free_vars, ops' infer_inputs; 1.2: attrs' text_default */
 
 /* ---- Status -------------------------------------------------------------- */
 
@@ -192,6 +192,11 @@ typedef struct weft_attr_field_t {
   /* Passed to normalize; never freed by the host, so it must live as long as
    * the registration (e.g. inside the registration's own user_data). */
   void* normalize_user_data;
+  /* ABI 1.2. Borrowed; the default of a call read from Relay text, where it
+   * differs from default_value: the reference's C++ attrs default, which TVM's
+   * printer leaves out (its Python wrapper's default may differ). NULL:
+   * default_value. Only ops' attrs use it. */
+  weft_attr_value_t* text_default;
 } weft_attr_field_t;
 
 typedef struct weft_op_input_t {

@@ -200,6 +200,7 @@ void register_activation_ops(Registrar& reg) {
       .describe("Leaky rectified linear unit: data > 0 ? data : alpha * data, elementwise.")
       .input("data", "Tensor", "The input tensor.")
       .attr("alpha", 0.01, "Slope for negative inputs.")
+      .text_default(0.25)  // LeakyReluAttrs' default; the Python wrapper's is 0.01
       .support_level(3)
       .pattern(WEFT_PATTERN_ELEMWISE)
       .type_relation(identity_relation)

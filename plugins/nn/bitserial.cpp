@@ -385,6 +385,7 @@ void register_bitserial_ops(weft::sdk::Registrar& reg) {
       .normalize(bit_count)
       .attr("pack_axis", int64_t{1}, "The axis whose elements are packed into words.", "an axis of data")
       .attr("bit_axis", int64_t{2}, "Where the output's bit-plane axis goes.", "an int in [0, data rank]")
+      .text_default(int64_t{-1})  // BitPackAttrs' default, which no relation accepts; the Python wrapper's is 2
       .attr("pack_type", kUInt32, "The word dtype.", "uint8, uint16, uint32 or uint64")
       .attr("name", std::string("BitPack"), "The name of the operation (kept for the reference's API).")
       .support_level(2)

@@ -349,9 +349,13 @@ void register_conv_special_ops(Registrar& reg) {
   window_attrs(bw, 2);
   bw.attr("groups", int64_t{1}, "conv2d's groups.", "an int >= 1");
   channel_attrs(bw, 2);
+  // Conv2DAttrs' fields hold the three layouts; left out of text they have its
+  // defaults (kernel_layout OIHW, out_layout ""), not the Python wrapper's.
   bw.attr("data_layout", std::string("NCHW"), "The gradient's layout.", "a layout such as NCHW")
       .attr("kernel_layout", std::string("NCHW"), "The data's layout.", "a layout such as NCHW")
-      .attr("out_layout", std::string("OIHW"), "The weight's (the result's) layout.", "a layout such as OIHW");
+      .text_default(std::string("OIHW"))
+      .attr("out_layout", std::string("OIHW"), "The weight's (the result's) layout.", "a layout such as OIHW")
+      .text_default(std::string());
   out_dtype_attr(bw);
   bw.type_relation(backward_weight_relation)
       .kernel(backward_weight_kernel)
@@ -372,9 +376,11 @@ void register_conv_special_ops(Registrar& reg) {
       .attr("groups", int64_t{1}, "The number of groups (the reference computes 1).", "an int >= 1")
       .attr_optional("channels", WEFT_ATTR_INT, "The number of output channels; inferred from the weight when None.",
                      "None or an int >= 1")
-      .attr("kernel_size", WEFT_ATTR_ANY, Value(std::vector<int64_t>{3, 3}), "The kernel's spatial size.",
+      .attr("kernel_size", WEFT_ATTR_ANY, Value(std::vector<int64_t>{3, 3}),
+            "The kernel's spatial size; None (the reference's C++ default, read from text) takes the weight's.",
             "an int or a list of 2 ints >= 1")
-      .normalize([](const Value& v) { return int_tuple(v, 2, 1); });
+      .normalize([](const Value& v) { return int_tuple(v, 2, 1); })
+      .text_default(Value::none());
   layout_attrs(dc, "NCHW", "OIHW");
   out_dtype_attr(dc);
   dc.type_relation(deformable_relation).kernel(deformable_kernel);

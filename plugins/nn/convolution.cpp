@@ -189,6 +189,7 @@ void register_blocked_conv(Registrar& reg, const ConvKind& kind, bool needs_chan
   op.attr("groups", int64_t{1}, "The number of groups.", "an int >= 1");
   channel_attrs(op, 2);
   layout_attrs(op, "NCHW8c", "OIHW");
+  op.text_default("data_layout", "NCHW");  // Conv2DAttrs' default; the Python wrapper's is NCHW8c
   out_dtype_attr(op);
   op.type_relation([kind, needs_channels](const std::vector<Type>& args, const Attrs& attrs) {
       return conv_relation(kind, args, attrs, needs_channels);

@@ -347,6 +347,7 @@ void register_dense_ops(Registrar& reg) {
       .attr_optional("out_dtype", WEFT_ATTR_DTYPE, "Output dtype for mixed precision; None keeps tensor_a's dtype.")
       .attr("transpose_a", false, "Whether tensor_a is given transposed.")
       .attr("transpose_b", true, "Whether tensor_b is given transposed (the reference's NT default).")
+      .text_default(false)  // BatchMatmulAttrs' default; only the Python wrapper defaults to True
       .support_level(10)
       .pattern(WEFT_PATTERN_OUT_ELEMWISE_FUSABLE)
       .type_relation(batch_matmul_relation)

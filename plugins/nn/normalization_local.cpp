@@ -158,6 +158,7 @@ void register_local_normalization_ops(Registrar& reg) {
       .attr("axis", int64_t{1}, "The channel axis: 1 or 3.", "1 or 3")
       .attr("bias", 2.0, "Added before the power.")
       .attr("alpha", 1e-5, "The scale of the mean square.")
+      .text_default(1e-4)  // LRNAttrs' default; the Python wrapper's is 1e-5
       .attr("beta", 0.75, "The exponent.")
       .support_level(2)
       .pattern(WEFT_PATTERN_OPAQUE)

@@ -128,6 +128,8 @@ Value normalize_output_size(size_t n, const Value& v) {
   } else {
     throw Error("output_size must be an int or a list");
   }
+  // [] (the reference's C++ default) keeps every extent, as None does.
+  if (entries.empty()) return Value::none();
   if (entries.size() > 1 && entries.size() != n) throw Error("output_size has the wrong length");
   bool all_ints = true;
   std::vector<int64_t> ints;

@@ -131,6 +131,12 @@ void register_space_depth_ops(Registrar& reg) {
       .attr("block_size", int64_t{1}, "The edge of the spatial blocks.", "an int >= 1")
       .attr("layout", "NCHW", "The data layout.", "NCHW or NHWC")
       .normalize(transform::one_of("layout", {"NCHW", "NHWC"}))
+      // SubPixelAttrs' field, which the reference's space_to_depth ignores and
+      // leaves unset (TVM prints mode=""): accepted, read as DCR.
+      .attr("mode", "DCR", "Ignored, as by the reference; \"\" reads as DCR.", "DCR, CRD or \"\"")
+      .normalize([](const Value& v) {
+        return v.as_string().empty() ? Value("DCR") : transform::one_of("mode", {"DCR", "CRD"})(v);
+      })
       .support_level(5)
       .pattern(WEFT_PATTERN_INJECTIVE)
       .type_relation([](const std::vector<Type>& args, const Attrs& attrs) {

@@ -144,6 +144,11 @@ void repeat_kernel(const KernelArgs& k) {
 
 namespace {
 
+// broadcast_to and collapse_sum_to carry the reference's InitOpAttrs, whose
+// dtype TVM prints; neither op reads it.
+constexpr const char* kIgnoredDtypeDoc =
+    "Ignored, as by the reference (a field of its InitOpAttrs); the output has data's dtype.";
+
 /// Output dim i of tile is reps[i] copies of data dim i: view the gradient as
 /// (reps[0], dim[0], reps[1], dim[1], ...) and sum the copies.
 std::vector<Expr> tile_gradient(const Expr& c, const Expr& g) {
@@ -180,6 +185,7 @@ void register_broadcast_ops(Registrar& reg) {
       .input("data", "Tensor", "The input tensor.")
       .attr_required("shape", WEFT_ATTR_ANY, "The target shape.", "an int or a list of ints")
       .normalize(int_list_normal)
+      .attr_optional("dtype", WEFT_ATTR_DTYPE, kIgnoredDtypeDoc, "None or a dtype")
       .support_level(4)
       .pattern(WEFT_PATTERN_BROADCAST)
       .type_relation(broadcast_to_relation)
@@ -212,6 +218,7 @@ void register_broadcast_ops(Registrar& reg) {
       .input("data", "Tensor", "The input tensor.")
       .attr_required("shape", WEFT_ATTR_ANY, "The target shape.", "an int or a list of ints")
       .normalize(int_list_normal)
+      .attr_optional("dtype", WEFT_ATTR_DTYPE, kIgnoredDtypeDoc, "None or a dtype")
       .support_level(4)
       .pattern(WEFT_PATTERN_COMM_REDUCE)
       .type_relation(collapse_sum_to_relation)

@@ -166,8 +166,8 @@ TEST_F(AttrSchemaTest, NormalizerRejectionNamesTheAcceptedForms) {
 TEST_F(AttrSchemaTest, NoneIsOnlyAcceptedForOptionalAttrs) {
   Error e = normalize_error(split(), "test.split", make_attrs({{"sections", AttrValue()}}));
   EXPECT_EQ(e.attr_name(), "sections");
-  AttrSchema units({AttrField{.name = "units", .type = AttrType::kInt, .default_value = AttrValue(), .doc = "",
-                              .normalize = {}, .expected = "an int or None"}});
+  AttrSchema units({AttrField{.name = "units", .type = AttrType::kInt, .default_value = AttrValue(),
+                              .text_default = std::nullopt, .doc = "", .normalize = {}, .expected = "an int or None"}});
   EXPECT_TRUE(units.normalize("nn.dense", nullptr)->at("units").is_none());
   EXPECT_TRUE(units.normalize("nn.dense", make_attrs({{"units", AttrValue()}}))->at("units").is_none());
   EXPECT_EQ(units.normalize("nn.dense", make_attrs({{"units", 8}}))->at("units"), AttrValue(8));
@@ -175,10 +175,10 @@ TEST_F(AttrSchemaTest, NoneIsOnlyAcceptedForOptionalAttrs) {
 
 TEST_F(AttrSchemaTest, CoercesToTheFieldType) {
   AttrSchema schema;
-  schema.add({.name = "epsilon", .type = AttrType::kFloat, .default_value = AttrValue(1e-5), .doc = "",
-              .normalize = {}, .expected = ""});
+  schema.add({.name = "epsilon", .type = AttrType::kFloat, .default_value = AttrValue(1e-5),
+              .text_default = std::nullopt, .doc = "", .normalize = {}, .expected = ""});
   schema.add({.name = "out_dtype", .type = AttrType::kDType, .default_value = AttrValue(DataType::Float(32)),
-              .doc = "", .normalize = {}, .expected = ""});
+              .text_default = std::nullopt, .doc = "", .normalize = {}, .expected = ""});
   Attrs out = schema.normalize("nn.batch_norm", make_attrs({{"epsilon", 1}, {"out_dtype", "int8"}}));
   EXPECT_EQ(out->at("epsilon"), AttrValue(1.0));
   EXPECT_EQ(out->at("out_dtype"), AttrValue(DataType::Int(8)));
@@ -196,6 +196,28 @@ TEST_F(AttrSchemaTest, AnOpWithoutAttrsRejectsAnyAttr) {
   Error e = normalize_error(relu, "test.relu", make_attrs({{"alpha", 0.1}}));
   EXPECT_EQ(e.expected_form(), "no attributes");
   EXPECT_TRUE(relu.normalize("test.relu", nullptr)->empty());
+}
+
+TEST_F(AttrSchemaTest, TextCallsGetTheTextDefaultBuilderCallsTheOrdinaryOne) {
+  // As nn.batch_matmul: the reference's C++ struct and its Python wrapper differ.
+  AttrSchema schema({AttrField{.name = "transpose_b", .type = AttrType::kBool, .default_value = AttrValue(true),
+                               .text_default = AttrValue(false), .doc = "", .normalize = {}, .expected = ""},
+                     AttrField{.name = "transpose_a", .type = AttrType::kBool, .default_value = AttrValue(false),
+                               .text_default = std::nullopt, .doc = "", .normalize = {}, .expected = ""}});
+  EXPECT_EQ(schema.normalize("op", nullptr)->at("transpose_b"), AttrValue(true));
+  EXPECT_EQ(schema.normalize("op", nullptr, AttrDefaults::kText)->at("transpose_b"), AttrValue(false));
+  // Without a text default, text reads the ordinary one.
+  EXPECT_EQ(schema.normalize("op", nullptr, AttrDefaults::kText)->at("transpose_a"), AttrValue(false));
+  // A given value wins either way.
+  EXPECT_EQ(schema.normalize("op", make_attrs({{"transpose_b", true}}), AttrDefaults::kText)->at("transpose_b"),
+            AttrValue(true));
+}
+
+TEST_F(AttrSchemaTest, AnEmptyListInTextMeansANonEmptyListDefault) {
+  Attrs empty = make_attrs({{"strides", AttrValue(std::vector<AttrValue>{})}});
+  EXPECT_EQ(conv().normalize("test.conv", empty, AttrDefaults::kText)->at("strides"), AttrValue({1, 1}));
+  // Builder calls get no such reading: [] is a value the normalizer judges.
+  EXPECT_EQ(normalize_error(conv(), "test.conv", empty).attr_name(), "strides");
 }
 
 TEST_F(AttrSchemaTest, DuplicateGivenAttrIsAnError) {

@@ -156,12 +156,14 @@ inline void register_test_ops() {
   conv.attrs.add({.name = "strides",
                   .type = AttrType::kAny,
                   .default_value = AttrValue(std::vector<int64_t>{1, 1}),
+                  .text_default = std::nullopt,
                   .doc = "stride along height and width",
                   .normalize = detail::normalize_strides,
                   .expected = "an int or 2 ints"});
   conv.attrs.add({.name = "padding",
                   .type = AttrType::kAny,
                   .default_value = AttrValue(std::vector<int64_t>{0, 0, 0, 0}),
+                  .text_default = std::nullopt,
                   .doc = "padding as [top, left, bottom, right]",
                   .normalize = detail::normalize_padding,
                   .expected = "an int, or 1, 2 or 4 ints"});
@@ -177,6 +179,7 @@ inline void register_test_ops() {
   split.attrs.add({.name = "sections",
                    .type = AttrType::kInt,
                    .default_value = std::nullopt,  // required
+                   .text_default = std::nullopt,
                    .doc = "number of equal parts",
                    .normalize = [](const AttrValue& v) -> std::optional<AttrValue> {
                      if (v.as_int() > 0) return v;
@@ -186,6 +189,7 @@ inline void register_test_ops() {
   split.attrs.add({.name = "axis",
                    .type = AttrType::kInt,
                    .default_value = AttrValue(0),
+                   .text_default = std::nullopt,
                    .doc = "axis to split along",
                    .normalize = {},
                    .expected = "an int"});

@@ -21,6 +21,11 @@ TEST_F(AbiCompatTest, OlderDescriptorLayoutRegistersWithoutItsMissingFields) {
   EXPECT_EQ(op->support_level, 10);  // zero means "absent": the default level
   Call c = call(op->expr(), {var("x", tensor_type({2}))});
   EXPECT_EQ(c->op.as<OpNode>()->name(), "old.op");
+  // A 1.1 attr field has no text_default: text reads the ordinary default.
+  const AttrField* scale = op->attrs.find("scale");
+  ASSERT_NE(scale, nullptr);
+  EXPECT_FALSE(scale->text_default.has_value());
+  EXPECT_EQ(call(op->expr(), {var("x")}, nullptr, AttrDefaults::kText)->attrs->at("scale"), AttrValue(3));
 }
 
 TEST_F(AbiCompatTest, SearchPathsComeFromConfigThenEnvironmentThenBuildTree) {

@@ -29,6 +29,7 @@ nlohmann::json to_json(const OpDef& op) {
     nlohmann::json a{{"name", f.name}, {"type", std::string(attr_type_name(f.type))}, {"doc", f.doc}};
     a["required"] = !f.default_value.has_value();
     a["default"] = f.default_value ? nlohmann::json(f.default_value->str()) : nlohmann::json(nullptr);
+    if (f.text_default) a["text_default"] = f.text_default->str();
     j["attrs"].push_back(a);
   }
   return j;
@@ -44,6 +45,7 @@ void print_text(const OpDef& op) {
   for (const AttrField& f : op.attrs.fields()) {
     std::cout << "  attr " << f.name << ": " << attr_type_name(f.type)
               << (f.default_value ? " = " + f.default_value->str() : " (required)")
+              << (f.text_default ? " (read from text: " + f.text_default->str() + ")" : "")
               << (f.doc.empty() ? "" : "  " + f.doc) << "\n";
   }
 }

@@ -89,6 +89,18 @@ Attrs empty_attrs();
 bool attrs_equal(const Attrs& a, const Attrs& b);  // null == empty
 size_t attrs_hash(const Attrs& a);
 
+/// Which default an attribute a call leaves out gets.
+enum class AttrDefaults : uint8_t {
+  /// The op's own: calls built with the C++ builders or the SDK (the
+  /// reference's Python wrappers' defaults).
+  kBuilder,
+  /// The reference's C++ attrs struct's: calls read from Relay text, which
+  /// TVM prints without the attrs equal to those defaults (VisitNonDefaultAttrs).
+  /// There `[]` for a field whose default is a non-empty list also reads as the
+  /// default: TVM prints a list its Make function leaves unset so (`dilation=[]`).
+  kText,
+};
+
 /// One field of an op's attribute schema.
 struct AttrField {
   std::string name;
@@ -96,6 +108,11 @@ struct AttrField {
   /// The default; nullopt makes the field required. A default of None makes
   /// the field optional (it accepts None, as Relay's `units=None`).
   std::optional<AttrValue> default_value;
+  /// The default of a call read from Relay text where it is not default_value:
+  /// the reference's C++ attrs default, which can differ from its Python
+  /// wrapper's (nn.batch_matmul's transpose_b). nullopt: default_value. Given
+  /// in normal form, as default_value is.
+  std::optional<AttrValue> text_default;
   std::string doc;
   /// Turns an accepted value into its normal form (e.g. padding 1 -> [1, 1, 1, 1]).
   /// It rejects a value by throwing weft::Error with its reason ("pad_width[0]
@@ -105,6 +122,11 @@ struct AttrField {
   std::function<std::optional<AttrValue>(const AttrValue&)> normalize;
   /// Describes acceptable values for the error message, e.g. "an int or 2 or 4 ints".
   std::string expected;
+
+  /// The default `which` calls get (nullopt: the field is required).
+  const std::optional<AttrValue>& default_for(AttrDefaults which) const {
+    return which == AttrDefaults::kText && text_default ? text_default : default_value;
+  }
 };
 
 class AttrSchema {
@@ -120,8 +142,9 @@ class AttrSchema {
   /// Validates `given` for op `op_name` and returns the normalized dictionary in
   /// schema order with defaults filled. Throws weft::Error naming the op, the
   /// attr and the expected form for an unknown attr, a missing required attr, a
-  /// value of the wrong type or one the normalizer rejects.
-  Attrs normalize(std::string_view op_name, const Attrs& given) const;
+  /// value of the wrong type or one the normalizer rejects. `defaults` picks
+  /// which default fills an attr `given` leaves out.
+  Attrs normalize(std::string_view op_name, const Attrs& given, AttrDefaults defaults = AttrDefaults::kBuilder) const;
 
  private:
   std::vector<AttrField> fields_;

@@ -152,8 +152,9 @@ Constant constant(Tensor data);
 /// Throws weft::Error if no plugin provides it.
 Op op(const std::string& name);
 /// A call to an op, with attrs normalized and validated against its schema
-/// (throws weft::Error naming the op and attr on a bad attr or arity).
-Call call(const Op& op, std::vector<Expr> args, Attrs attrs = nullptr);
+/// (throws weft::Error naming the op and attr on a bad attr or arity). The
+/// attrs it leaves out get the op's `defaults` (the text parser asks for kText).
+Call call(const Op& op, std::vector<Expr> args, Attrs attrs = nullptr, AttrDefaults defaults = AttrDefaults::kBuilder);
 Call call(const std::string& op_name, std::vector<Expr> args,
           std::vector<std::pair<std::string, AttrValue>> attrs = {});
 /// A call to a function, global function or closure (no attrs).

@@ -34,6 +34,7 @@ AttrSchema schema_of(const weft_attr_field_t* fields, size_t n, const std::strin
     field.name = f.name;
     field.type = static_cast<AttrType>(f.type);
     if (f.default_value) field.default_value = value_of(f.default_value);
+    if (f.text_default) field.text_default = value_of(f.text_default);
     field.doc = str(f.doc);
     field.expected = str(f.expected);
     if (f.normalize) {

@@ -259,7 +259,9 @@ class Parser {
     resolve_boxed_ints(callee->kind == ExprKind::kOp ? downcast<OpNode>(callee)->name() : std::string(), attrs);
     if (callee->kind == ExprKind::kOp) {
       try {
-        return located(call(downcast<OpNode>(callee), std::move(args), make_attrs(std::move(attrs))), start);
+        // Attrs TVM left out equal its C++ attrs defaults, not its Python wrappers'.
+        return located(
+            call(downcast<OpNode>(callee), std::move(args), make_attrs(std::move(attrs)), AttrDefaults::kText), start);
       } catch (Error& e) {
         if (!e.loc().known()) e.at(loc(start));
         throw;

@@ -46,11 +46,25 @@ class Schema {
  public:
   void add(std::string name, weft_attr_type_t type, std::optional<Value> default_value, std::string doc,
            std::string expected) {
-    fields_.push_back(Field{std::move(name), type, std::move(default_value), std::move(doc), std::move(expected), {}});
+    fields_.push_back(
+        Field{std::move(name), type, std::move(default_value), std::move(doc), std::move(expected), {}, std::nullopt});
   }
   void normalize_last(Normalizer fn) {
     if (fields_.empty()) throw Error("normalize() must follow an attr()/param()");
     fields_.back().normalize = std::make_shared<Normalizer>(std::move(fn));
+  }
+  void text_default_last(Value value) {
+    if (fields_.empty()) throw Error("text_default() must follow an attr()");
+    fields_.back().text_default = std::move(value);
+  }
+  void text_default_of(const std::string& name, Value value) {
+    for (Field& f : fields_) {
+      if (f.name == name) {
+        f.text_default = std::move(value);
+        return;
+      }
+    }
+    throw Error("text_default() names attr '" + name + "', which is not declared");
   }
   /// C descriptors valid while this schema lives.
   const std::vector<weft_attr_field_t>& descriptors() {
@@ -61,6 +75,7 @@ class Schema {
       d.name = f.name.c_str();
       d.type = f.type;
       d.default_value = f.default_value ? f.default_value->get() : nullptr;
+      d.text_default = f.text_default ? f.text_default->get() : nullptr;
       d.doc = f.doc.c_str();
       d.expected = f.expected.c_str();
       if (f.normalize) {
@@ -87,6 +102,7 @@ class Schema {
     std::optional<Value> default_value;
     std::string doc, expected;
     std::shared_ptr<Normalizer> normalize;
+    std::optional<Value> text_default;
   };
   static weft_status_t normalize_trampoline(void* ud, weft_attr_value_t* value, weft_attr_value_t** out) {
     return guarded([&] { *out = (*static_cast<Normalizer*>(ud))(Value(Handle<weft_attr_value_t>::borrow(value))).release(); });
@@ -146,6 +162,16 @@ class OpBuilder {
   }
   /// Normal form of the attribute declared last (throw to reject a value).
   OpBuilder& normalize(Normalizer fn) { schema_.normalize_last(std::move(fn)); return *this; }
+  /// The default of the attribute declared last for calls read from Relay
+  /// text, where the reference's C++ attrs struct differs from its Python
+  /// wrapper (whose default attr() takes): TVM prints only attrs that differ
+  /// from the struct's. In normal form.
+  OpBuilder& text_default(Value value) { schema_.text_default_last(std::move(value)); return *this; }
+  /// The same for the attribute `attr` (one a shared helper declared).
+  OpBuilder& text_default(const std::string& attr, Value value) {
+    schema_.text_default_of(attr, std::move(value));
+    return *this;
+  }
   OpBuilder& support_level(int level) { support_level_ = level; return *this; }
   OpBuilder& pattern(weft_op_pattern_t p) { pattern_ = p; return *this; }
   OpBuilder& type_relation(TypeRelation fn) { callbacks_->relation = std::move(fn); return *this; }

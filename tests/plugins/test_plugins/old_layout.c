@@ -1,6 +1,7 @@
 /* A plugin built against an "older" plugin.h whose weft_op_desc_t ended before
- * `gradient`: struct_size says so, and the host must not read past it (the
- * bytes there are deliberately garbage). */
+ * `gradient` and whose weft_attr_field_t ended before `text_default` (ABI
+ * 1.1): struct_size says so, and the host must not read past it (the bytes
+ * there are deliberately garbage). */
 #include <stddef.h>
 #include <string.h>
 #include <weft/plugin.h>
@@ -20,7 +21,18 @@ static weft_status_t identity(void* user_data, weft_type_t* const* args, size_t 
 static weft_status_t init(const weft_host_api_t* h, weft_registrar_t* registrar) {
   weft_op_desc_t desc;
   weft_op_input_t input;
+  weft_attr_field_t field;
+  weft_attr_value_t* scale_default = NULL;
+  weft_status_t status;
   host = h;
+  memset(&field, 0xAB, sizeof field);
+  memset(&field, 0, offsetof(weft_attr_field_t, text_default));
+  field.struct_size = offsetof(weft_attr_field_t, text_default);
+  field.name = "scale";
+  field.type = WEFT_ATTR_INT;
+  status = host->attr_value_int(3, &scale_default);
+  if (status) return status;
+  field.default_value = scale_default;
   memset(&input, 0, sizeof input);
   input.struct_size = sizeof input;
   input.name = "data";
@@ -30,9 +42,13 @@ static weft_status_t init(const weft_host_api_t* h, weft_registrar_t* registrar)
   desc.name = "old.op";
   desc.inputs = &input;
   desc.num_inputs = 1;
+  desc.attrs = &field;
+  desc.num_attrs = 1;
   desc.type_relation = identity;
   desc.kernel = NULL;
-  return host->register_op(registrar, &desc);
+  status = host->register_op(registrar, &desc);
+  host->attr_value_release(scale_default);
+  return status;
 }
 
 WEFT_PLUGIN_ENTRY(init)
