@@ -162,6 +162,34 @@ INSTANTIATE_TEST_SUITE_P(
         PrintedCall{"%x: Tensor[(1, 32, 4), int32]", "nn.bitpack(%x, bit_axis=2)", "bit_axis", int64_t{2},
                     "Tensor[(1, 1, 1, 4), uint32]"}));
 
+// Fields TVM prints although the op ignores them or its Make left them unset,
+// and the None it prints for fields without a C++ default.
+INSTANTIATE_TEST_SUITE_P(
+    FieldsTvmPrints, PrintedByTvm,
+    ::testing::Values(
+        // MakeMaxPool2DGrad never sets MaxPool2DAttrs' dilation.
+        PrintedCall{"%g: Tensor[(1, 1, 2, 2), float32], %x: Tensor[(1, 1, 4, 4), float32]",
+                    "nn.max_pool2d_grad(%g, %x, pool_size=[2, 2], strides=[2, 2], dilation=[])", "dilation",
+                    AttrValue({1, 1}), "Tensor[(1, 1, 4, 4), float32]"},
+        PrintedCall{"%g: Tensor[(1, 1, 2, 2), float32], %x: Tensor[(1, 1, 4, 4), float32]",
+                    "nn.avg_pool2d_grad(%g, %x, pool_size=[2, 2], strides=[2, 2], dilation=[])", "dilation",
+                    AttrValue({1, 1}), "Tensor[(1, 1, 4, 4), float32]"},
+        // MakeSpaceToDepth never sets SubPixelAttrs' mode, which space_to_depth ignores.
+        PrintedCall{"%x: Tensor[(1, 1, 4, 4), float32]", "nn.space_to_depth(%x, block_size=2, mode=\"\")", "mode",
+                    "DCR", "Tensor[(1, 4, 2, 2), float32]"},
+        // AdaptivePool2DAttrs' default [] and the wrapper's None keep the extents.
+        PrintedCall{"%x: Tensor[(1, 3, 5, 5), float32]", "nn.adaptive_avg_pool2d(%x)", "output_size", AttrValue(),
+                    "Tensor[(1, 3, 5, 5), float32]"},
+        PrintedCall{"%x: Tensor[(1, 3, 5, 5), float32]", "nn.adaptive_max_pool2d(%x, output_size=None)",
+                    "output_size", AttrValue(), "Tensor[(1, 3, 5, 5), float32]"},
+        // Fields without a C++ default are always printed, None included.
+        PrintedCall{"%x: Tensor[(2, 3), float32], %w: Tensor[(4, 3), float32]", "nn.dense(%x, %w, units=None)",
+                    "units", AttrValue(), "Tensor[(2, 4), float32]"},
+        PrintedCall{"%x: Tensor[(2, 3, 4), float32]", "transpose(%x, axes=None)", "axes", AttrValue(),
+                    "Tensor[(4, 3, 2), float32]"},
+        PrintedCall{"%x: Tensor[(3, 4), float32]", "strided_slice(%x, begin=[0, 1], end=[2, 3], strides=[1], axes=None)",
+                    "axes", AttrValue(), "Tensor[(2, 2), float32]"}));
+
 /// `op` over `args` built with the C++ builder: its attrs keep the Python
 /// wrapper's defaults, print where they differ from the struct's, and read back.
 void expect_builder_default(const std::string& op, const std::vector<Type>& arg_types, const std::string& attr,
