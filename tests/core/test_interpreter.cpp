@@ -290,6 +290,25 @@ TEST_F(InterpreterTest, ArgumentsAreCheckedAgainstParameterTypes) {
   EXPECT_THROW(interp.run_main({Value::tuple({f32({2}, {1, 2})})}), Error);           // kind
 }
 
+TEST_F(InterpreterTest, QuestionMarkExtentsTakeTheArgumentsShapesOnEachRun) {
+  TensorType any = tensor_type({kAnyDim}, DataType::Float(32));
+  Var x = var("x", any), p = var("p", tuple_type({any, t2}));
+  // main(x: (?), p: ((?), (2))) -> (?) { relu(x + p.0) }: no kernel output has a static type until bound.
+  Function f = function({x, p}, call("test.relu", {call("test.add", {x, get_item(p, 0)})}), any);
+  Interpreter interp(IRModule::from_function(f));
+  Value three = interp.run_main({f32({3}, {1, -5, 2}), Value::tuple({f32({3}, {1, 1, 1}), f32({2}, {0, 0})})});
+  EXPECT_EQ(values_of(three), (std::vector<float>{2, 0, 3}));
+  Value one = interp.run_main({f32({1}, {-2}), Value::tuple({f32({1}, {7}), f32({2}, {0, 0})})});
+  EXPECT_EQ(values_of(one), (std::vector<float>{5}));
+  // Bound shapes that do not fit the program fail type inference, naming the op.
+  try {
+    interp.run_main({f32({3}, {1, 2, 3}), Value::tuple({f32({1}, {7}), f32({2}, {0, 0})})});
+    FAIL() << "expected a type error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("test.add"), std::string::npos) << e.what();
+  }
+}
+
 TEST_F(InterpreterTest, EvaluateRunsAClosedExpression) {
   Expr e = call("test.add", {constant(f32({2}, {1, 2})), constant(f32({2}, {10, 20}))});
   EXPECT_EQ(values_of(evaluate(e)), (std::vector<float>{11.0f, 22.0f}));
