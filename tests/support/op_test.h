@@ -23,6 +23,12 @@
 
 namespace weft::testing {
 
+inline const DataType f32 = DataType::Float(32);
+inline const DataType f64 = DataType::Float(64);
+
+/// An op call's attributes, in the order they are given.
+using AttrList = std::vector<std::pair<std::string, AttrValue>>;
+
 inline nlohmann::json read_json(const std::string& path) {
   std::ifstream in(path);
   if (!in) throw std::runtime_error("cannot open golden file " + path);
@@ -50,6 +56,33 @@ inline Tensor tensor_from_json(const nlohmann::json& j) {
   return t;
 }
 
+/// A tensor in the golden-file form: `values` flat in C order.
+inline nlohmann::json tensor_json(std::vector<double> values, std::vector<int64_t> shape, DataType dtype = f32) {
+  return {{"shape", std::move(shape)}, {"dtype", dtype.str()}, {"data", std::move(values)}};
+}
+
+/// A tensor of any dtype the golden files use, holding `values` flat in C order.
+inline Tensor tensor_of(std::vector<double> values, std::vector<int64_t> shape, DataType dtype = f32) {
+  return tensor_from_json(tensor_json(std::move(values), std::move(shape), dtype));
+}
+
+/// The elements of `t` in C order, as doubles, for matchers such as ElementsAre.
+inline std::vector<double> elements(const Tensor& t) {
+  std::vector<double> out;
+  for (int64_t i = 0; i < t.numel(); ++i) out.push_back(t.element_as_double(i));
+  return out;
+}
+
+/// A list attribute of integer lists, e.g. pad widths [[0, 0], [1, 2]].
+inline AttrValue pairs(std::vector<std::vector<int64_t>> p) {
+  std::vector<AttrValue> items;
+  for (auto& pair : p) items.emplace_back(std::move(pair));
+  return AttrValue(std::move(items));
+}
+
+/// A list attribute of integers.
+inline AttrValue ints(std::vector<int64_t> v) { return AttrValue(std::move(v)); }
+
 /// Attribute values from JSON: numbers, bools, strings, null (None), lists.
 inline AttrValue attr_from_json(const nlohmann::json& j) {
   if (j.is_null()) return AttrValue();
@@ -62,8 +95,8 @@ inline AttrValue attr_from_json(const nlohmann::json& j) {
   return AttrValue(std::move(items));
 }
 
-inline std::vector<std::pair<std::string, AttrValue>> attrs_from_json(const nlohmann::json& j) {
-  std::vector<std::pair<std::string, AttrValue>> out;
+inline AttrList attrs_from_json(const nlohmann::json& j) {
+  AttrList out;
   if (j.is_object())
     for (const auto& [k, v] : j.items()) out.emplace_back(k, attr_from_json(v));
   return out;
@@ -72,7 +105,7 @@ inline std::vector<std::pair<std::string, AttrValue>> attrs_from_json(const nloh
 /// Builds `op(inputs..., attrs)` as main over one parameter per input, infers
 /// types and runs it on the interpreter.
 inline Value run_op(const std::string& op, const std::vector<Tensor>& inputs,
-                    std::vector<std::pair<std::string, AttrValue>> attrs = {}) {
+                    AttrList attrs = {}) {
   std::vector<Var> params;
   std::vector<Expr> args;
   std::vector<Value> values;
@@ -85,9 +118,28 @@ inline Value run_op(const std::string& op, const std::vector<Tensor>& inputs,
   return interp.run_main(values);
 }
 
+/// The message of the weft::Error `f` throws; a test failure (and "") when it
+/// throws none.
+template <typename F>
+std::string error_of(F&& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "expected an error";
+  return "";
+}
+
+/// The error running `op` on these inputs gives; a test failure when it runs.
+inline std::string run_error(const std::string& op, const std::vector<Tensor>& inputs, AttrList attrs = {}) {
+  SCOPED_TRACE(op);
+  return error_of([&] { run_op(op, inputs, std::move(attrs)); });
+}
+
 /// The output type text `op` infers for arguments of the given types.
 inline std::string infer_op_type(const std::string& op, const std::vector<Type>& arg_types,
-                                 std::vector<std::pair<std::string, AttrValue>> attrs = {}) {
+                                 AttrList attrs = {}) {
   std::vector<Var> params;
   std::vector<Expr> args;
   for (size_t i = 0; i < arg_types.size(); ++i) {
@@ -100,15 +152,9 @@ inline std::string infer_op_type(const std::string& op, const std::vector<Type>&
 
 /// The error message type inference gives for `op` on these argument types;
 /// a test failure (and "") when it infers a type instead.
-inline std::string type_error(const std::string& op, const std::vector<Type>& arg_types,
-                              std::vector<std::pair<std::string, AttrValue>> attrs = {}) {
-  try {
-    infer_op_type(op, arg_types, std::move(attrs));
-  } catch (const Error& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << op << ": expected a type error";
-  return "";
+inline std::string type_error(const std::string& op, const std::vector<Type>& arg_types, AttrList attrs = {}) {
+  SCOPED_TRACE(op + ": expected a type error");
+  return error_of([&] { infer_op_type(op, arg_types, std::move(attrs)); });
 }
 
 /// Expects `actual` to match the golden tensor elementwise:

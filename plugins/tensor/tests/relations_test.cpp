@@ -5,7 +5,6 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <functional>
 #include <limits>
 
 #include "support/op_test.h"
@@ -15,10 +14,9 @@ namespace {
 
 using ::testing::AllOf;
 using ::testing::HasSubstr;
-using Attrs_ = std::vector<std::pair<std::string, AttrValue>>;
 
 /// The result type text of `op` applied to one Tuple of the given tensor types.
-std::string infer_tuple_op_type(const std::string& op, const std::vector<Type>& field_types, Attrs_ attrs = {}) {
+std::string infer_tuple_op_type(const std::string& op, const std::vector<Type>& field_types, AttrList attrs = {}) {
   std::vector<Var> params;
   std::vector<Expr> fields;
   for (size_t i = 0; i < field_types.size(); ++i) {
@@ -29,110 +27,99 @@ std::string infer_tuple_op_type(const std::string& op, const std::vector<Type>& 
   return type_to_text(mod.main()->body->checked_type());
 }
 
-/// The message of the weft::Error `fn` throws ("" and a test failure if none).
-std::string error_of(const std::function<void()>& fn) {
-  try {
-    fn();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "expected a weft::Error";
-  return "";
-}
-
-Type f32(std::vector<Dim> shape) { return tensor_type(std::move(shape), DataType::Float(32)); }
-AttrValue ints(std::vector<int64_t> v) { return AttrValue(std::move(v)); }
+/// A float32 tensor type of `shape`.
+Type f32_type(std::vector<Dim> shape) { return tensor_type(std::move(shape), DataType::Float(32)); }
 
 TEST(TensorRelations, ReshapeToTheWrongSizeNamesTheOpAndBothShapes) {
-  std::string msg = error_of([] { infer_op_type("reshape", {f32({2, 3})}, {{"newshape", ints({4, 2})}}); });
+  std::string msg = error_of([] { infer_op_type("reshape", {f32_type({2, 3})}, {{"newshape", ints({4, 2})}}); });
   EXPECT_THAT(msg, AllOf(HasSubstr("reshape"), HasSubstr("(2, 3)"), HasSubstr("(4, 2)")));
-  msg = error_of([] { infer_op_type("reshape", {f32({2, 3})}, {{"newshape", ints({-1, -1})}}); });
+  msg = error_of([] { infer_op_type("reshape", {f32_type({2, 3})}, {{"newshape", ints({-1, -1})}}); });
   EXPECT_THAT(msg, HasSubstr("only one dim can be inferred"));
 }
 
 TEST(TensorRelations, ReshapeCodesFollowTheReference) {
-  EXPECT_EQ(infer_op_type("reshape", {f32({2, 3, 4})}, {{"newshape", ints({-4, 1, 2, -2})}}),
+  EXPECT_EQ(infer_op_type("reshape", {f32_type({2, 3, 4})}, {{"newshape", ints({-4, 1, 2, -2})}}),
             "Tensor[(1, 2, 3, 4), float32]");
-  EXPECT_EQ(infer_op_type("reshape", {f32({2, 0})}, {{"newshape", ints({0, 5})}, {"allowzero", true}}),
+  EXPECT_EQ(infer_op_type("reshape", {f32_type({2, 0})}, {{"newshape", ints({0, 5})}, {"allowzero", true}}),
             "Tensor[(0, 5), float32]");
-  EXPECT_EQ(infer_op_type("reshape", {f32({kAnyDim, 3})}, {{"newshape", ints({-1})}}), "Tensor[(?), float32]");
-  EXPECT_EQ(infer_op_type("reshape", {f32({2, 3})}, {{"newshape", AttrValue(int64_t{6})}}), "Tensor[(6), float32]");
+  EXPECT_EQ(infer_op_type("reshape", {f32_type({kAnyDim, 3})}, {{"newshape", ints({-1})}}), "Tensor[(?), float32]");
+  EXPECT_EQ(infer_op_type("reshape", {f32_type({2, 3})}, {{"newshape", AttrValue(int64_t{6})}}), "Tensor[(6), float32]");
 }
 
 TEST(TensorRelations, SplitThatDoesNotDivideNamesTheShape) {
   std::string msg = error_of(
-      [] { infer_op_type("split", {f32({2, 5})}, {{"indices_or_sections", AttrValue(int64_t{3})}, {"axis", 1}}); });
+      [] { infer_op_type("split", {f32_type({2, 5})}, {{"indices_or_sections", AttrValue(int64_t{3})}, {"axis", 1}}); });
   EXPECT_THAT(msg, AllOf(HasSubstr("split"), HasSubstr("Tensor[(2, 5), float32]"), HasSubstr("5 is not divisible by 3")));
-  msg = error_of([] { infer_op_type("split", {f32({6})}, {{"indices_or_sections", ints({4, 2})}}); });
+  msg = error_of([] { infer_op_type("split", {f32_type({6})}, {{"indices_or_sections", ints({4, 2})}}); });
   EXPECT_THAT(msg, HasSubstr("sorted ascending"));
 }
 
 TEST(TensorRelations, SplitGivesATuple) {
-  EXPECT_EQ(infer_op_type("split", {f32({2, 6})}, {{"indices_or_sections", ints({1, 4})}, {"axis", -1}}),
+  EXPECT_EQ(infer_op_type("split", {f32_type({2, 6})}, {{"indices_or_sections", ints({1, 4})}, {"axis", -1}}),
             "(Tensor[(2, 1), float32], Tensor[(2, 3), float32], Tensor[(2, 2), float32])");
 }
 
 TEST(TensorRelations, ConcatenateOfMismatchedShapesNamesThem) {
-  std::string msg = error_of([] { infer_tuple_op_type("concatenate", {f32({2, 3}), f32({3, 4})}, {{"axis", 0}}); });
+  std::string msg = error_of([] { infer_tuple_op_type("concatenate", {f32_type({2, 3}), f32_type({3, 4})}, {{"axis", 0}}); });
   EXPECT_THAT(msg, AllOf(HasSubstr("concatenate"), HasSubstr("Tensor[(2, 3), float32]"),
                          HasSubstr("Tensor[(3, 4), float32]")));
-  msg = error_of([] { infer_tuple_op_type("stack", {f32({2, 3}), f32({2, 4})}); });
+  msg = error_of([] { infer_tuple_op_type("stack", {f32_type({2, 3}), f32_type({2, 4})}); });
   EXPECT_THAT(msg, AllOf(HasSubstr("stack"), HasSubstr("Tensor[(2, 4), float32]")));
-  EXPECT_EQ(infer_tuple_op_type("concatenate", {f32({2, 3}), f32({2, 4})}, {{"axis", -1}}), "Tensor[(2, 7), float32]");
-  EXPECT_EQ(infer_tuple_op_type("stack", {f32({2, 3}), f32({2, 3})}, {{"axis", -1}}), "Tensor[(2, 3, 2), float32]");
+  EXPECT_EQ(infer_tuple_op_type("concatenate", {f32_type({2, 3}), f32_type({2, 4})}, {{"axis", -1}}), "Tensor[(2, 7), float32]");
+  EXPECT_EQ(infer_tuple_op_type("stack", {f32_type({2, 3}), f32_type({2, 3})}, {{"axis", -1}}), "Tensor[(2, 3, 2), float32]");
 }
 
 TEST(TensorRelations, TransposeAxesMustBeAPermutation) {
-  std::string msg = error_of([] { infer_op_type("transpose", {f32({2, 3, 4})}, {{"axes", ints({0, 0, 1})}}); });
+  std::string msg = error_of([] { infer_op_type("transpose", {f32_type({2, 3, 4})}, {{"axes", ints({0, 0, 1})}}); });
   EXPECT_THAT(msg, AllOf(HasSubstr("transpose"), HasSubstr("not a permutation")));
-  msg = error_of([] { infer_op_type("transpose", {f32({2, 3, 4})}, {{"axes", ints({1, 0})}}); });
+  msg = error_of([] { infer_op_type("transpose", {f32_type({2, 3, 4})}, {{"axes", ints({1, 0})}}); });
   EXPECT_THAT(msg, AllOf(HasSubstr("has 2 entries"), HasSubstr("rank 3")));
-  msg = error_of([] { infer_op_type("transpose", {f32({2, 3})}, {{"axes", ints({0, 2})}}); });
+  msg = error_of([] { infer_op_type("transpose", {f32_type({2, 3})}, {{"axes", ints({0, 2})}}); });
   EXPECT_THAT(msg, HasSubstr("out of range"));
 }
 
 TEST(TensorRelations, ShapeOpsRejectWhatTheReferenceRejects) {
-  EXPECT_THAT(error_of([] { infer_op_type("squeeze", {f32({1, 3})}, {{"axis", ints({1})}}); }),
+  EXPECT_THAT(error_of([] { infer_op_type("squeeze", {f32_type({1, 3})}, {{"axis", ints({1})}}); }),
               AllOf(HasSubstr("squeeze"), HasSubstr("extent 3")));
-  EXPECT_THAT(error_of([] { infer_op_type("expand_dims", {f32({2})}, {{"axis", 3}}); }), HasSubstr("out of range"));
-  EXPECT_THAT(error_of([] { infer_op_type("broadcast_to", {f32({2, 3})}, {{"shape", ints({4, 3})}}); }),
+  EXPECT_THAT(error_of([] { infer_op_type("expand_dims", {f32_type({2})}, {{"axis", 3}}); }), HasSubstr("out of range"));
+  EXPECT_THAT(error_of([] { infer_op_type("broadcast_to", {f32_type({2, 3})}, {{"shape", ints({4, 3})}}); }),
               AllOf(HasSubstr("broadcast_to"), HasSubstr("(4, 3)")));
-  EXPECT_THAT(error_of([] { infer_op_type("collapse_sum_to", {f32({2, 3})}, {{"shape", ints({2})}}); }),
+  EXPECT_THAT(error_of([] { infer_op_type("collapse_sum_to", {f32_type({2, 3})}, {{"shape", ints({2})}}); }),
               HasSubstr("cannot collapse"));
-  EXPECT_THAT(error_of([] { infer_op_type("tile", {f32({2})}, {{"reps", ints({0})}}); }), HasSubstr("positive"));
-  EXPECT_THAT(error_of([] { infer_op_type("repeat", {f32({2})}, {{"repeats", 0}, {"axis", 0}}); }),
+  EXPECT_THAT(error_of([] { infer_op_type("tile", {f32_type({2})}, {{"reps", ints({0})}}); }), HasSubstr("positive"));
+  EXPECT_THAT(error_of([] { infer_op_type("repeat", {f32_type({2})}, {{"repeats", 0}, {"axis", 0}}); }),
               HasSubstr("repeats must be >= 1"));
   EXPECT_THAT(error_of([] { infer_op_type("zeros", {}, {{"shape", ints({2, -1})}, {"dtype", "float32"}}); }),
               HasSubstr("negative extent"));
 }
 
 TEST(TensorRelations, IndexingRejectsBadIndicesAndSlices) {
-  EXPECT_THAT(error_of([] { infer_op_type("take", {f32({4}), f32({2})}); }),
+  EXPECT_THAT(error_of([] { infer_op_type("take", {f32_type({4}), f32_type({2})}); }),
               AllOf(HasSubstr("take"), HasSubstr("integers")));
   EXPECT_THAT(error_of([] {
-                infer_op_type("take", {f32({2, 3}), tensor_type({3}, DataType::Int(32))},
+                infer_op_type("take", {f32_type({2, 3}), tensor_type({3}, DataType::Int(32))},
                               {{"axis", 1}, {"batch_dims", 1}});
               }),
               HasSubstr("batch dims"));
   EXPECT_THAT(error_of([] {
-                infer_op_type("strided_slice", {f32({5})},
+                infer_op_type("strided_slice", {f32_type({5})},
                               {{"begin", ints({3})}, {"end", ints({1})}, {"strides", ints({1})}});
               }),
               AllOf(HasSubstr("strided_slice"), HasSubstr("select nothing valid")));
-  EXPECT_EQ(infer_op_type("take", {f32({2, 3}), tensor_type({4, 5}, DataType::Int(64))}, {{"axis", 1}}),
+  EXPECT_EQ(infer_op_type("take", {f32_type({2, 3}), tensor_type({4, 5}, DataType::Int(64))}, {{"axis", 1}}),
             "Tensor[(2, 4, 5), float32]");
-  EXPECT_EQ(infer_op_type("strided_slice", {f32({4, 5})}, {{"begin", ints({1})}, {"end", ints({-1})}}),
+  EXPECT_EQ(infer_op_type("strided_slice", {f32_type({4, 5})}, {{"begin", ints({1})}, {"end", ints({-1})}}),
             "Tensor[(2, 5), float32]");
 }
 
 constexpr int64_t k2e62 = int64_t{1} << 62;
 
 TEST(TensorRelations, ShapeArithmeticThatOverflowsInt64IsAnError) {
-  EXPECT_THAT(error_of([] { infer_op_type("reshape", {f32({8})}, {{"newshape", ints({k2e62, 4})}}); }),
+  EXPECT_THAT(error_of([] { infer_op_type("reshape", {f32_type({8})}, {{"newshape", ints({k2e62, 4})}}); }),
               AllOf(HasSubstr("reshape"), HasSubstr("(4611686018427387904, 4)"), HasSubstr("int64")));
-  EXPECT_THAT(error_of([] { infer_op_type("tile", {f32({int64_t{1} << 31})}, {{"reps", ints({int64_t{1} << 33})}}); }),
+  EXPECT_THAT(error_of([] { infer_op_type("tile", {f32_type({int64_t{1} << 31})}, {{"reps", ints({int64_t{1} << 33})}}); }),
               AllOf(HasSubstr("tile"), HasSubstr("integer overflow")));
-  EXPECT_THAT(error_of([] { infer_op_type("repeat", {f32({4})}, {{"repeats", k2e62}, {"axis", 0}}); }),
+  EXPECT_THAT(error_of([] { infer_op_type("repeat", {f32_type({4})}, {{"repeats", k2e62}, {"axis", 0}}); }),
               AllOf(HasSubstr("repeat"), HasSubstr("integer overflow")));
   // Shapes an attr asks for directly are checked too, and a too-large one names its size.
   EXPECT_THAT(error_of([] {
@@ -143,39 +130,39 @@ TEST(TensorRelations, ShapeArithmeticThatOverflowsInt64IsAnError) {
 
 TEST(TensorRelations, StridedSliceWithTheMostNegativeStrideKeepsOneElement) {
   // NumPy: len(range(4, 0, -2**63)) == 1; |INT64_MIN| does not fit in int64.
-  EXPECT_EQ(infer_op_type("strided_slice", {f32({5})},
+  EXPECT_EQ(infer_op_type("strided_slice", {f32_type({5})},
                           {{"begin", ints({4})}, {"end", ints({0})},
                            {"strides", ints({std::numeric_limits<int64_t>::min()})}}),
             "Tensor[(1), float32]");
 }
 
 TEST(TensorRelations, ComparisonsGiveBoolAndArgReductionsInt32) {
-  EXPECT_EQ(infer_op_type("less", {f32({2, 1}), f32({3})}), "Tensor[(2, 3), bool]");
-  EXPECT_EQ(infer_op_type("argmax", {f32({2, 3})}, {{"axis", 1}}), "Tensor[(2), int32]");
-  EXPECT_EQ(infer_op_type("sum", {f32({2, 3, 4})}, {{"axis", ints({0, 2})}, {"keepdims", true}}),
+  EXPECT_EQ(infer_op_type("less", {f32_type({2, 1}), f32_type({3})}), "Tensor[(2, 3), bool]");
+  EXPECT_EQ(infer_op_type("argmax", {f32_type({2, 3})}, {{"axis", 1}}), "Tensor[(2), int32]");
+  EXPECT_EQ(infer_op_type("sum", {f32_type({2, 3, 4})}, {{"axis", ints({0, 2})}, {"keepdims", true}}),
             "Tensor[(1, 3, 1), float32]");
-  EXPECT_EQ(infer_op_type("mean", {f32({2, 3, 4})}, {{"axis", ints({1})}, {"exclude", true}}), "Tensor[(3), float32]");
-  EXPECT_EQ(infer_op_type("cast", {f32({2})}, {{"dtype", "int64"}}), "Tensor[(2), int64]");
+  EXPECT_EQ(infer_op_type("mean", {f32_type({2, 3, 4})}, {{"axis", ints({1})}, {"exclude", true}}), "Tensor[(3), float32]");
+  EXPECT_EQ(infer_op_type("cast", {f32_type({2})}, {{"dtype", "int64"}}), "Tensor[(2), int64]");
   EXPECT_EQ(infer_op_type("full", {tensor_type({}, DataType::Int(32))}, {{"shape", ints({3})}}), "Tensor[(3), int32]");
-  EXPECT_EQ(infer_op_type("layout_transform", {f32({1, 12, 2, 2})}, {{"src_layout", "NCHW"}, {"dst_layout", "NCHW8c"}}),
+  EXPECT_EQ(infer_op_type("layout_transform", {f32_type({1, 12, 2, 2})}, {{"src_layout", "NCHW"}, {"dst_layout", "NCHW8c"}}),
             "Tensor[(1, 2, 2, 2, 8), float32]");
 }
 
 TEST(TensorRelations, ReductionsAndLogicalOpsRejectBadCalls) {
-  EXPECT_THAT(error_of([] { infer_op_type("sum", {f32({2, 3})}, {{"axis", 2}}); }), HasSubstr("out of range"));
-  EXPECT_THAT(error_of([] { infer_op_type("sum", {f32({2, 3})}, {{"exclude", true}}); }), HasSubstr("exclude"));
-  EXPECT_THAT(error_of([] { infer_op_type("argmax", {f32({})}); }), HasSubstr("rank >= 1"));
-  EXPECT_THAT(error_of([] { infer_op_type("logical_and", {f32({2}), f32({2})}); }), HasSubstr("bool"));
-  EXPECT_THAT(error_of([] { infer_op_type("where", {tensor_type({2}, DataType::Bool()), f32({2}),
+  EXPECT_THAT(error_of([] { infer_op_type("sum", {f32_type({2, 3})}, {{"axis", 2}}); }), HasSubstr("out of range"));
+  EXPECT_THAT(error_of([] { infer_op_type("sum", {f32_type({2, 3})}, {{"exclude", true}}); }), HasSubstr("exclude"));
+  EXPECT_THAT(error_of([] { infer_op_type("argmax", {f32_type({})}); }), HasSubstr("rank >= 1"));
+  EXPECT_THAT(error_of([] { infer_op_type("logical_and", {f32_type({2}), f32_type({2})}); }), HasSubstr("bool"));
+  EXPECT_THAT(error_of([] { infer_op_type("where", {tensor_type({2}, DataType::Bool()), f32_type({2}),
                                                     tensor_type({2}, DataType::Int(32))}); }),
               HasSubstr("one dtype"));
-  EXPECT_THAT(error_of([] { infer_op_type("full", {f32({2})}, {{"shape", ints({3})}}); }), HasSubstr("scalar"));
-  EXPECT_THAT(error_of([] { infer_op_type("variance", {f32({2, 3}), f32({3})}); }), HasSubstr("mean"));
+  EXPECT_THAT(error_of([] { infer_op_type("full", {f32_type({2})}, {{"shape", ints({3})}}); }), HasSubstr("scalar"));
+  EXPECT_THAT(error_of([] { infer_op_type("variance", {f32_type({2, 3}), f32_type({3})}); }), HasSubstr("mean"));
 }
 
 TEST(TensorRelations, LayoutTransformChecksItsLayouts) {
   auto lt = [](std::vector<Dim> shape, const char* src, const char* dst) {
-    return error_of([&] { infer_op_type("layout_transform", {f32(shape)}, {{"src_layout", src}, {"dst_layout", dst}}); });
+    return error_of([&] { infer_op_type("layout_transform", {f32_type(shape)}, {{"src_layout", src}, {"dst_layout", dst}}); });
   };
   EXPECT_THAT(lt({1, 2, 3, 4}, "NCHW", "NCW"), HasSubstr("primal axes differ"));
   EXPECT_THAT(lt({1, 2, 3, 4}, "NCHW", "NCHWc"), HasSubstr("positive factor"));
@@ -184,13 +171,13 @@ TEST(TensorRelations, LayoutTransformChecksItsLayouts) {
 }
 
 TEST(TensorAttrs, BadAttrsNameTheAttrAndTheExpectedForm) {
-  std::string msg = error_of([] { infer_op_type("take", {f32({4}), tensor_type({1}, DataType::Int(32))}, {{"mode", "nearest"}}); });
+  std::string msg = error_of([] { infer_op_type("take", {f32_type({4}), tensor_type({1}, DataType::Int(32))}, {{"mode", "nearest"}}); });
   EXPECT_THAT(msg, AllOf(HasSubstr("take"), HasSubstr("mode"), HasSubstr("clip, wrap, fast")));
-  msg = error_of([] { infer_op_type("clip", {f32({2})}, {{"a_max", 1.0}}); });
+  msg = error_of([] { infer_op_type("clip", {f32_type({2})}, {{"a_max", 1.0}}); });
   EXPECT_THAT(msg, AllOf(HasSubstr("clip"), HasSubstr("a_min")));
-  msg = error_of([] { infer_op_type("reshape", {f32({2})}, {{"newshape", "2"}}); });
+  msg = error_of([] { infer_op_type("reshape", {f32_type({2})}, {{"newshape", "2"}}); });
   EXPECT_THAT(msg, AllOf(HasSubstr("newshape"), HasSubstr("list of ints")));
-  msg = error_of([] { infer_op_type("strided_slice", {f32({2})}, {{"begin", ints({0})}, {"end", ints({1})},
+  msg = error_of([] { infer_op_type("strided_slice", {f32_type({2})}, {{"begin", ints({0})}, {"end", ints({1})},
                                                                    {"slice_mode", "stride"}}); });
   EXPECT_THAT(msg, AllOf(HasSubstr("slice_mode"), HasSubstr("end or size")));
 }

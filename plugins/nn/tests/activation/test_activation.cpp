@@ -13,29 +13,6 @@ namespace {
 using ::testing::AllOf;
 using ::testing::HasSubstr;
 
-const DataType f32 = DataType::Float(32);
-const DataType f64 = DataType::Float(64);
-
-Tensor vec(std::vector<double> values, std::vector<int64_t> shape, DataType dtype = f32) {
-  Tensor t = Tensor::empty(std::move(shape), dtype);
-  for (size_t i = 0; i < values.size(); ++i) {
-    if (dtype == f64) t.data_as<double>()[i] = values[i];
-    else t.data_as<float>()[i] = static_cast<float>(values[i]);
-  }
-  return t;
-}
-
-std::string run_error(const std::string& op, const std::vector<Tensor>& inputs,
-                      std::vector<std::pair<std::string, AttrValue>> attrs = {}) {
-  try {
-    run_op(op, inputs, std::move(attrs));
-  } catch (const Error& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << op << ": expected an error";
-  return "";
-}
-
 TEST(NnActivation, ReluMatchesTorch) { EXPECT_EQ(check_golden_cases("activation.json", "nn.relu"), 2); }
 
 TEST(NnActivation, LeakyReluMatchesTorchWithDefaultAndGivenAlpha) {
@@ -63,19 +40,19 @@ TEST(NnActivation, DropoutAtInferenceYieldsDataAndAllOnesMask) {
 }
 
 TEST(NnActivation, HandWorkedLeakyReluAndPrelu) {
-  Tensor x = vec({-2, -1, 0, 3}, {1, 2, 2});
+  Tensor x = tensor_of({-2, -1, 0, 3}, {1, 2, 2});
   Value leaky = run_op("nn.leaky_relu", {x}, {{"alpha", AttrValue(0.5)}});
-  expect_close(leaky.tensor(), nlohmann::json{{"shape", {1, 2, 2}}, {"dtype", "float32"}, {"data", {-1, -0.5, 0, 3}}});
+  expect_close(leaky.tensor(), tensor_json({-1, -0.5, 0, 3}, {1, 2, 2}));
   // Channel c of axis 1 uses slope alpha[c]: row 0 by 0.1, row 1 by 0.2.
-  Value prelu = run_op("nn.prelu", {x, vec({0.1, 0.2}, {2})});
-  expect_close(prelu.tensor(), nlohmann::json{{"shape", {1, 2, 2}}, {"dtype", "float32"}, {"data", {-0.2, -0.1, 0, 3}}});
+  Value prelu = run_op("nn.prelu", {x, tensor_of({0.1, 0.2}, {2})});
+  expect_close(prelu.tensor(), tensor_json({-0.2, -0.1, 0, 3}, {1, 2, 2}));
 }
 
 TEST(NnActivation, HandWorkedSoftmaxOfEqualLogitsIsUniform) {
-  Value out = run_op("nn.softmax", {vec({5, 5, 5, 5}, {2, 2}, f64)}, {{"axis", AttrValue(int64_t{0})}});
-  expect_close(out.tensor(), nlohmann::json{{"shape", {2, 2}}, {"dtype", "float64"}, {"data", {0.5, 0.5, 0.5, 0.5}}});
-  Value log = run_op("nn.log_softmax", {vec({1, 1}, {1, 2}, f64)});
-  expect_close(log.tensor(), nlohmann::json{{"shape", {1, 2}}, {"dtype", "float64"}, {"data", {-std::log(2.0), -std::log(2.0)}}});
+  Value out = run_op("nn.softmax", {tensor_of({5, 5, 5, 5}, {2, 2}, f64)}, {{"axis", AttrValue(int64_t{0})}});
+  expect_close(out.tensor(), tensor_json({0.5, 0.5, 0.5, 0.5}, {2, 2}, f64));
+  Value log = run_op("nn.log_softmax", {tensor_of({1, 1}, {1, 2}, f64)});
+  expect_close(log.tensor(), tensor_json({-std::log(2.0), -std::log(2.0)}, {1, 2}, f64));
 }
 
 TEST(NnActivation, DropoutTypeIsATupleOfResultAndMask) {

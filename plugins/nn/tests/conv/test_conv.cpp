@@ -1,15 +1,15 @@
 // nn.conv1d, nn.conv2d, nn.conv3d against golden values from gen_conv.py
 // (PyTorch, layouts by transposition), hand-worked cases, the attribute
 // normalization of Relay's nn.py, and type-relation errors.
-#include "conv_test_util.h"
+#include <gmock/gmock.h>
+
+#include "../op_golden.h"
 
 namespace weft::testing::conv {
 namespace {
 
 using ::testing::AllOf;
 using ::testing::HasSubstr;
-
-using Attrs = std::vector<std::pair<std::string, AttrValue>>;
 
 TEST(NnConv, Conv2dMatchesTorchInEveryLayoutGroupingAndDtype) {
   EXPECT_EQ(check_golden_cases("conv.json", "nn.conv2d", 1e-5, 1e-5), 27);
@@ -26,17 +26,17 @@ TEST(NnConv, Conv3dMatchesTorchInNcdhwAndNdhwc) {
 TEST(NnConv, HandWorkedConv2dSumsEachWindow) {
   Tensor x = tensor_of({1, 2, 3, 4, 5, 6, 7, 8, 9}, {1, 1, 3, 3});
   Tensor w = tensor_of({1, 1, 1, 1}, {1, 1, 2, 2});
-  expect_close(run_op("nn.conv2d", {x, w}).tensor(), expected({12, 16, 24, 28}, {1, 1, 2, 2}));
+  expect_close(run_op("nn.conv2d", {x, w}).tensor(), tensor_json({12, 16, 24, 28}, {1, 1, 2, 2}));
   // Padding 1 and stride 2: windows start at -1 and 1 on each axis.
   Value padded = run_op("nn.conv2d", {x, w}, {{"padding", 1}, {"strides", 2}});
-  expect_close(padded.tensor(), expected({1, 5, 11, 28}, {1, 1, 2, 2}));
+  expect_close(padded.tensor(), tensor_json({1, 5, 11, 28}, {1, 1, 2, 2}));
 }
 
 TEST(NnConv, HandWorkedInt8ConvAccumulatesInInt32) {
   Tensor x = tensor_of({100, 100, 100}, {1, 1, 3}, DataType::Int(8));
   Tensor w = tensor_of({100, 100}, {1, 1, 2}, DataType::Int(8));
   Value out = run_op("nn.conv1d", {x, w}, {{"out_dtype", "int32"}});
-  expect_close(out.tensor(), expected({20000, 20000}, {1, 1, 2}, DataType::Int(32)), 0, 0);
+  expect_close(out.tensor(), tensor_json({20000, 20000}, {1, 1, 2}, DataType::Int(32)), 0, 0);
 }
 
 TEST(NnConv, Conv2dOutputShapesFollowTheReference) {
@@ -108,7 +108,7 @@ TEST(NnConv, AttributesAreNormalizedAsRelayNnPyDoes) {
 
 TEST(NnConv, MalformedAttributesNameTheOpAndAttr) {
   Var x = var("x", tensor_type({1, 3, 8, 8})), w = var("w", tensor_type({4, 3, 3, 3}));
-  auto error = [&](Attrs attrs) {
+  auto error = [&](AttrList attrs) {
     try {
       call("nn.conv2d", {x, w}, std::move(attrs));
     } catch (const Error& e) {

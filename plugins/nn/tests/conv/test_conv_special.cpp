@@ -2,7 +2,9 @@
 // correlation against gen_conv.py's oracles (PyTorch convolution and autograd;
 // TOPI's deformable sampling and correlation written out in NumPy), hand-worked
 // cases and type-relation errors.
-#include "conv_test_util.h"
+#include <gmock/gmock.h>
+
+#include "../op_golden.h"
 
 namespace weft::testing::conv {
 namespace {
@@ -49,7 +51,7 @@ TEST(NnConvSpecial, HandWorkedDeformableHalfPixelOffsetAveragesNeighbours) {
   Tensor x = tensor_of({1, 2, 3, 4}, {1, 1, 2, 2}, f64), w = tensor_of({1}, {1, 1, 1, 1}, f64);
   Tensor offset = tensor_of({0.5, 0.5, 0.5, 0.5, 0, 0, 0, 0}, {1, 2, 2, 2}, f64);
   Value out = run_op("nn.deformable_conv2d", {x, offset, w}, {{"kernel_size", 1}});
-  expect_close(out.tensor(), expected({2, 3, 1.5, 2}, {1, 1, 2, 2}, f64));
+  expect_close(out.tensor(), tensor_json({2, 3, 1.5, 2}, {1, 1, 2, 2}, f64));
 }
 
 TEST(NnConvSpecial, ShapesFollowTheReference) {

@@ -1,7 +1,9 @@
 // nn.conv1d_transpose, nn.conv2d_transpose, nn.conv3d_transpose against
 // golden values from gen_conv.py (PyTorch; asymmetric padding as a crop),
 // hand-worked cases and type-relation errors.
-#include "conv_test_util.h"
+#include <gmock/gmock.h>
+
+#include "../op_golden.h"
 
 namespace weft::testing::conv {
 namespace {
@@ -25,9 +27,9 @@ TEST(NnConvTranspose, HandWorkedStride2SpreadsEachPixelIntoABlock) {
   Tensor x = tensor_of({1, 2, 3, 4}, {1, 1, 2, 2}, f64);
   Tensor w = tensor_of({1, 1, 1, 1}, {1, 1, 2, 2}, f64);
   expect_close(run_op("nn.conv2d_transpose", {x, w}, {{"strides", 2}}).tensor(),
-               expected({1, 1, 2, 2, 1, 1, 2, 2, 3, 3, 4, 4, 3, 3, 4, 4}, {1, 1, 4, 4}, f64));
+               tensor_json({1, 1, 2, 2, 1, 1, 2, 2, 3, 3, 4, 4, 3, 3, 4, 4}, {1, 1, 4, 4}, f64));
   // Stride 1: overlapping blocks add up.
-  expect_close(run_op("nn.conv2d_transpose", {x, w}).tensor(), expected({1, 3, 2, 4, 10, 6, 3, 7, 4}, {1, 1, 3, 3}, f64));
+  expect_close(run_op("nn.conv2d_transpose", {x, w}).tensor(), tensor_json({1, 3, 2, 4, 10, 6, 3, 7, 4}, {1, 1, 3, 3}, f64));
 }
 
 TEST(NnConvTranspose, OutputShapesFollowTheReference) {

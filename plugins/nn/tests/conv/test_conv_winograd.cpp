@@ -1,7 +1,9 @@
 // Winograd ops: the weight transform against TOPI's matrices (recomputed in
 // gen_conv.py), and the pre-transformed convolution against PyTorch's direct
 // conv2d of the untransformed weight; relation and attribute errors.
-#include "conv_test_util.h"
+#include <gmock/gmock.h>
+
+#include "../op_golden.h"
 
 namespace weft::testing::conv {
 namespace {
@@ -53,7 +55,7 @@ TEST(NnConvWinograd, HandWorkedF23TransformOfAUnitKernel) {
   for (double a : col) {
     for (double b : col) want.push_back(a * b);
   }
-  expect_close(u.tensor(), expected(want, {4, 4, 1, 1}, f64));
+  expect_close(u.tensor(), tensor_json(want, {4, 4, 1, 1}, f64));
 }
 
 TEST(NnConvWinograd, ShapesFollowTheReference) {

@@ -11,10 +11,7 @@ namespace {
 using ::testing::AllOf;
 using ::testing::HasSubstr;
 
-const DataType f32 = DataType::Float(32);
 const DataType i8 = DataType::Int(8);
-
-using AttrList = std::vector<std::pair<std::string, AttrValue>>;
 
 Tensor iota(std::vector<int64_t> shape) {
   Tensor t = Tensor::empty(std::move(shape), f32);
@@ -44,11 +41,9 @@ TEST(NnDense, BatchFlattenMatchesTorch) { EXPECT_EQ(check_golden_cases("dense.js
 
 TEST(NnDense, HandWorkedDense) {
   // [[1, 2], [3, 4]] x [[1, 0], [1, 1], [0, 2]]^T = [[1, 3, 4], [3, 7, 8]].
-  Tensor w = Tensor::empty({3, 2}, f32);
-  float wv[] = {1, 0, 1, 1, 0, 2};
-  for (int i = 0; i < 6; ++i) w.data_as<float>()[i] = wv[i];
+  Tensor w = tensor_of({1, 0, 1, 1, 0, 2}, {3, 2});
   Value out = run_op("nn.dense", {iota({2, 2}), w});
-  expect_close(out.tensor(), nlohmann::json{{"shape", {2, 3}}, {"dtype", "float32"}, {"data", {1, 3, 4, 3, 7, 8}}});
+  expect_close(out.tensor(), tensor_json({1, 3, 4, 3, 7, 8}, {2, 3}));
 }
 
 TEST(NnDense, OutputTypesFollowTheReference) {

@@ -12,23 +12,7 @@ namespace {
 using ::testing::AllOf;
 using ::testing::HasSubstr;
 
-const DataType f32 = DataType::Float(32);
-const DataType f64 = DataType::Float(64);
 const DataType i64 = DataType::Int(64);
-
-using AttrList = std::vector<std::pair<std::string, AttrValue>>;
-
-Tensor f64_tensor(std::vector<double> values, std::vector<int64_t> shape) {
-  Tensor t = Tensor::empty(std::move(shape), f64);
-  for (size_t i = 0; i < values.size(); ++i) t.data_as<double>()[i] = values[i];
-  return t;
-}
-
-Tensor i64_tensor(std::vector<int64_t> values, std::vector<int64_t> shape) {
-  Tensor t = Tensor::empty(std::move(shape), i64);
-  for (size_t i = 0; i < values.size(); ++i) t.data_as<int64_t>()[i] = values[i];
-  return t;
-}
 
 TEST(NnLoss, CrossEntropyMatchesTorchSoftLabelCrossEntropy) {
   EXPECT_EQ(check_golden_cases("loss.json", "nn.cross_entropy"), 2);
@@ -44,19 +28,19 @@ TEST(NnLoss, NllLossMatchesTorchForEachReductionIgnoreIndexAndSpatialTargets) {
 
 TEST(NnLoss, HandWorkedNllLossMeanDividesByTheWeightsOfCountedTargets) {
   // Losses: -(-1) * 2 = 2 for target 0, -(-3) * 1 = 3 for target 1; ignored target (-100) adds nothing.
-  Tensor pred = f64_tensor({-1, -2, -4, -3, -5, -6}, {3, 2});
-  Tensor targets = i64_tensor({0, 1, -100}, {3});
-  Tensor weights = f64_tensor({2, 1}, {2});
+  Tensor pred = tensor_of({-1, -2, -4, -3, -5, -6}, {3, 2}, f64);
+  Tensor targets = tensor_of({0, 1, -100}, {3}, i64);
+  Tensor weights = tensor_of({2, 1}, {2}, f64);
   Value mean = run_op("nn.nll_loss", {pred, targets, weights});
   expect_close(mean.tensor(), nlohmann::json{{"shape", nlohmann::json::array()}, {"dtype", "float64"}, {"data", {5.0 / 3}}});
   Value none = run_op("nn.nll_loss", {pred, targets, weights}, {{"reduction", AttrValue("none")}});
-  expect_close(none.tensor(), nlohmann::json{{"shape", {3}}, {"dtype", "float64"}, {"data", {2, 3, 0}}});
+  expect_close(none.tensor(), tensor_json({2, 3, 0}, {3}, f64));
 }
 
 TEST(NnLoss, HandWorkedCrossEntropy) {
   // -(log(0.5) * 1 + log(0.25) * 1) / 2.
-  Tensor x = f64_tensor({0.5, 0.5, 0.75, 0.25}, {2, 2});
-  Tensor y = f64_tensor({1, 0, 0, 1}, {2, 2});
+  Tensor x = tensor_of({0.5, 0.5, 0.75, 0.25}, {2, 2}, f64);
+  Tensor y = tensor_of({1, 0, 0, 1}, {2, 2}, f64);
   Value out = run_op("nn.cross_entropy", {x, y});
   expect_close(out.tensor(), nlohmann::json{{"shape", nlohmann::json::array()},
                                             {"dtype", "float64"},
@@ -93,7 +77,7 @@ TEST(NnLoss, NllLossRejectsAnUnknownReduction) {
 
 TEST(NnLoss, NllLossTargetOutsideTheClassesIsARunTimeError) {
   try {
-    run_op("nn.nll_loss", {f64_tensor({-1, -2}, {1, 2}), i64_tensor({2}, {1}), f64_tensor({1, 1}, {2})});
+    run_op("nn.nll_loss", {tensor_of({-1, -2}, {1, 2}, f64), tensor_of({2}, {1}, i64), tensor_of({1, 1}, {2}, f64)});
     ADD_FAILURE() << "expected an error";
   } catch (const Error& e) {
     EXPECT_THAT(std::string(e.what()), AllOf(HasSubstr("nn.nll_loss"), HasSubstr("target 2")));

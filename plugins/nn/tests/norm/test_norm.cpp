@@ -5,9 +5,8 @@
 #include <gmock/gmock.h>
 
 #include <cmath>
-#include <functional>
 
-#include "support/op_test.h"
+#include "../op_golden.h"
 
 namespace weft::testing {
 namespace {
@@ -17,59 +16,12 @@ using ::testing::DoubleNear;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
-using Attrs_ = std::vector<std::pair<std::string, AttrValue>>;
-
 /// Runs every case of `op` in norm.json; returns how many ran.
 int check_cases(const std::string& op) {
-  int ran = 0;
-  // Held by name: a range-for over a temporary's member would read freed memory.
-  const nlohmann::json golden = read_json(std::string(WEFT_PLUGIN_GOLDEN_DIR) + "/norm.json");
-  for (const auto& c : golden.at("cases")) {
-    if (c.at("op").get<std::string>() != op) continue;
-    SCOPED_TRACE(c.at("name").get<std::string>());
-    std::vector<Tensor> inputs;
-    for (const auto& t : c.at("inputs")) inputs.push_back(tensor_from_json(t));
-    Value out = run_op(op, inputs, attrs_from_json(c.at("attrs")));
-    bool f64 = c.at("inputs")[0].at("dtype") == "float64";
-    double rtol = f64 ? 1e-11 : 2e-5, atol = f64 ? 1e-11 : 2e-5;
-    if (c.contains("outputs")) {
-      EXPECT_TRUE(out.is_tuple());
-      if (!out.is_tuple()) continue;
-      EXPECT_EQ(out.fields().size(), c.at("outputs").size());
-      for (size_t i = 0; i < out.fields().size() && i < c.at("outputs").size(); ++i) {
-        expect_close(out.fields()[i].tensor(), c.at("outputs")[i], rtol, atol);
-      }
-    } else {
-      expect_close(out.tensor(), c.at("output"), rtol, atol);
-    }
-    ++ran;
-  }
-  return ran;
+  return check_golden_cases("norm.json", op, Tolerance{2e-5, 2e-5}, Tolerance{1e-11, 1e-11});
 }
 
-Tensor values(std::vector<int64_t> shape, std::vector<double> v) {
-  Tensor t = Tensor::empty(std::move(shape), DataType::Float(64));
-  for (size_t i = 0; i < v.size(); ++i) t.data_as<double>()[i] = v[i];
-  return t;
-}
-
-std::vector<double> elements(const Tensor& t) {
-  std::vector<double> out;
-  for (int64_t i = 0; i < t.numel(); ++i) out.push_back(t.element_as_double(i));
-  return out;
-}
-
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "expected an error";
-  return "";
-}
-
-std::string type_of(const std::string& op, std::vector<std::vector<int64_t>> shapes, Attrs_ attrs = {}) {
+std::string type_of(const std::string& op, std::vector<std::vector<int64_t>> shapes, AttrList attrs = {}) {
   std::vector<Type> types;
   for (auto& s : shapes) types.push_back(tensor_type(std::move(s)));
   return infer_op_type(op, types, std::move(attrs));
@@ -143,7 +95,7 @@ TEST(NormRelation, AxesOutOfRangeAreErrors) {
               AllOf(HasSubstr("nn.layer_norm"), HasSubstr("axis -3 is out of range"), HasSubstr("[-2, 2)")));
   EXPECT_THAT(error_of([] { type_of("nn.instance_norm", {{2, 3}, {3}, {3}}); }),
               AllOf(HasSubstr("nn.instance_norm"), HasSubstr("at least 3 dimensions")));
-  Attrs_ axis2 = {{"eps", 1e-6}, {"axis", std::vector<int64_t>{2}}};
+  AttrList axis2 = {{"eps", 1e-6}, {"axis", std::vector<int64_t>{2}}};
   EXPECT_THAT(error_of([&] { type_of("nn.l2_normalize", {{2, 3}}, axis2); }),
               AllOf(HasSubstr("nn.l2_normalize"), HasSubstr("axis 2 is out of range")));
 }
@@ -164,9 +116,9 @@ TEST(NormRelation, LrnTakesFourDimensionsAnOddSizeAndAxis1Or3) {
 
 TEST(NormKernel, BatchNormByHand) {
   // Channel c of x: (x - mean) / sqrt(var + eps) * gamma + beta with eps = 0.
-  Tensor x = values({1, 2, 2}, {1, 3, 10, 20});
+  Tensor x = tensor_of({1, 3, 10, 20}, {1, 2, 2}, f64);
   Value y = run_op("nn.batch_norm",
-                   {x, values({2}, {2, 1}), values({2}, {0, 5}), values({2}, {1, 10}), values({2}, {4, 25})},
+                   {x, tensor_of({2, 1}, {2}, f64), tensor_of({0, 5}, {2}, f64), tensor_of({1, 10}, {2}, f64), tensor_of({4, 25}, {2}, f64)},
                    {{"epsilon", 0.0}});
   ASSERT_TRUE(y.is_tuple());
   EXPECT_THAT(elements(y.fields()[0].tensor()), ElementsAre(0, 2, 5, 7));
@@ -176,14 +128,14 @@ TEST(NormKernel, BatchNormByHand) {
 
 TEST(NormKernel, LayerNormByHand) {
   // Rows [1, 3] and [2, 6]: mean 2 and 4, biased variance 1 and 4.
-  Tensor x = values({2, 2}, {1, 3, 2, 6});
-  Tensor ones = values({2}, {1, 1}), zeros = values({2}, {0, 0});
+  Tensor x = tensor_of({1, 3, 2, 6}, {2, 2}, f64);
+  Tensor ones = tensor_of({1, 1}, {2}, f64), zeros = tensor_of({0, 0}, {2}, f64);
   EXPECT_THAT(elements(run_op("nn.layer_norm", {x, ones, zeros}, {{"epsilon", 0.0}}).tensor()),
               ElementsAre(-1, 1, -1, 1));
 }
 
 TEST(NormKernel, L2NormalizeFloorsTheSumOfSquaresAtEps) {
-  Tensor x = values({1, 2}, {3, 4});
+  Tensor x = tensor_of({3, 4}, {1, 2}, f64);
   EXPECT_THAT(elements(run_op("nn.l2_normalize", {x}, {{"eps", 1e-12}}).tensor()),
               ElementsAre(DoubleNear(0.6, 1e-15), DoubleNear(0.8, 1e-15)));
   EXPECT_THAT(elements(run_op("nn.l2_normalize", {x}, {{"eps", 100.0}}).tensor()), ElementsAre(0.3, 0.4));

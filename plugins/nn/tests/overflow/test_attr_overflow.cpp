@@ -18,13 +18,6 @@ using ::testing::AllOf;
 using ::testing::HasSubstr;
 
 constexpr int64_t k2e62 = int64_t{1} << 62;
-const DataType f32 = DataType::Float(32);
-
-AttrValue pairs(std::vector<std::vector<int64_t>> p) {
-  std::vector<AttrValue> items;
-  for (auto& pair : p) items.emplace_back(std::move(pair));
-  return AttrValue(std::move(items));
-}
 
 TEST(NnAttrOverflow, PadWidthsWhoseSumOverflowsAreAnError) {
   // 2 + 2^62 + 2^62 passes 2^63 - 1.

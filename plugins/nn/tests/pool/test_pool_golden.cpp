@@ -5,34 +5,21 @@
 
 #include <set>
 
-#include "support/op_test.h"
+#include "../op_golden.h"
 
 namespace weft::testing {
 namespace {
 
-/// Runs every case of `op` in the golden file; returns how many ran.
+/// Runs every case of `op` in `file`; returns how many ran.
 int check_cases(const std::string& file, const std::string& op) {
-  int ran = 0;
-  // Held by name: a range-for over a temporary's member would read freed memory.
-  const nlohmann::json golden = read_json(std::string(WEFT_PLUGIN_GOLDEN_DIR) + "/" + file);
-  for (const auto& c : golden.at("cases")) {
-    if (c.at("op").get<std::string>() != op) continue;
-    SCOPED_TRACE(c.at("name").get<std::string>());
-    std::vector<Tensor> inputs;
-    for (const auto& t : c.at("inputs")) inputs.push_back(tensor_from_json(t));
-    Value out = run_op(op, inputs, attrs_from_json(c.at("attrs")));
-    bool f64 = c.at("output").at("dtype") == "float64";
-    expect_close(out.tensor(), c.at("output"), f64 ? 1e-12 : 1e-5, f64 ? 1e-12 : 1e-6);
-    ++ran;
-  }
-  return ran;
+  return check_golden_cases(file, op, Tolerance{1e-5, 1e-6}, Tolerance{1e-12, 1e-12});
 }
 
 /// The layouts and dtypes the cases of `op` cover, for the coverage checks.
 std::set<std::string> covered(const std::string& file, const std::string& op, const std::string& default_layout) {
   std::set<std::string> out;
   // Held by name: a range-for over a temporary's member would read freed memory.
-  const nlohmann::json golden = read_json(std::string(WEFT_PLUGIN_GOLDEN_DIR) + "/" + file);
+  const nlohmann::json golden = golden_file(file);
   for (const auto& c : golden.at("cases")) {
     if (c.at("op").get<std::string>() != op) continue;
     std::string layout = c.at("attrs").value("layout", default_layout);

@@ -3,7 +3,6 @@
 // the tail padding, count_include_pad, first-max gradients).
 #include <gmock/gmock.h>
 
-#include <functional>
 #include <limits>
 
 #include "support/op_test.h"
@@ -15,35 +14,8 @@ using ::testing::AllOf;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
-using Attrs_ = std::vector<std::pair<std::string, AttrValue>>;
-
-Tensor values(std::vector<int64_t> shape, std::vector<double> v, DataType dt = DataType::Float(32)) {
-  Tensor t = Tensor::empty(std::move(shape), dt);
-  for (size_t i = 0; i < v.size(); ++i) {
-    if (dt == DataType::Float(64)) t.data_as<double>()[i] = v[i];
-    else t.data_as<float>()[i] = static_cast<float>(v[i]);
-  }
-  return t;
-}
-
-std::vector<double> elements(const Tensor& t) {
-  std::vector<double> out;
-  for (int64_t i = 0; i < t.numel(); ++i) out.push_back(t.element_as_double(i));
-  return out;
-}
-
-std::string type_of(const std::string& op, std::vector<int64_t> shape, Attrs_ attrs = {}) {
+std::string type_of(const std::string& op, std::vector<int64_t> shape, AttrList attrs = {}) {
   return infer_op_type(op, {tensor_type(std::move(shape))}, std::move(attrs));
-}
-
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "expected an error";
-  return "";
 }
 
 const AttrValue& attr_of(const Call& c, const std::string& name) { return c->attrs->at(name); }
@@ -128,7 +100,7 @@ TEST(PoolRelation, OutputExtentsFollowRelaysPoolDimension) {
 
 TEST(PoolRelation, CeilModeLetsTheLastWindowStartInTheTailPadding) {
   // TVM: ceil((3 + 2 - 2) / 2) + 1 = 3 rows; PyTorch would drop the third.
-  Attrs_ a = {{"pool_size", 2}, {"strides", 2}, {"padding", 1}, {"ceil_mode", true}};
+  AttrList a = {{"pool_size", 2}, {"strides", 2}, {"padding", 1}, {"ceil_mode", true}};
   EXPECT_EQ(type_of("nn.max_pool2d", {1, 1, 3, 4}, a),
             "Tensor[(1, 1, 3, 3), float32]");
 }
@@ -154,7 +126,7 @@ TEST(PoolRelation, WindowLargerThanThePaddedInputIsAnError) {
             "Tensor[(1, 1, 1), float32]");
   EXPECT_THAT(error_of([] { type_of("nn.max_pool1d", {1, 1, 2}, {{"pool_size", 3}, {"ceil_mode", true}}); }),
               AllOf(HasSubstr("spans 3"), HasSubstr("padded input has 2 (2 + padding 0 + 0 + 0 for ceil_mode)")));
-  Attrs_ dilated = {{"pool_size", 3}, {"dilation", 2}};
+  AttrList dilated = {{"pool_size", 3}, {"dilation", 2}};
   EXPECT_THAT(error_of([&] { type_of("nn.avg_pool1d", {1, 1, 4}, dilated); }),
               AllOf(HasSubstr("nn.avg_pool1d"), HasSubstr("spans 5"), HasSubstr("Tensor[(1, 1, 4), float32]")));
 }
@@ -174,7 +146,7 @@ TEST(PoolRelation, LayoutsMustFitTheDataAndKeepThePooledAxesWhole) {
 
 TEST(PoolRelation, GradientsTakeTheDataTypeAndCheckOutGrad) {
   Type x = tensor_type({1, 2, 6, 6});
-  Attrs_ a = {{"pool_size", 2}, {"strides", 2}};
+  AttrList a = {{"pool_size", 2}, {"strides", 2}};
   EXPECT_EQ(infer_op_type("nn.max_pool2d_grad", {tensor_type({1, 2, 3, 3}), x}, a), "Tensor[(1, 2, 6, 6), float32]");
   EXPECT_THAT(error_of([&] { infer_op_type("nn.avg_pool2d_grad", {tensor_type({1, 2, 4, 3}), x}, a); }),
               AllOf(HasSubstr("nn.avg_pool2d_grad"), HasSubstr("out_grad Tensor[(1, 2, 4, 3), float32]"),
@@ -187,14 +159,14 @@ TEST(PoolRelation, GradientsTakeTheDataTypeAndCheckOutGrad) {
 }
 
 TEST(PoolKernel, MaxPoolTakesEachWindowsLargest) {
-  Tensor x = values({1, 1, 4, 4}, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15});
+  Tensor x = tensor_of({0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15}, {1, 1, 4, 4});
   Value y = run_op("nn.max_pool2d", {x}, {{"pool_size", 2}, {"strides", 2}});
   EXPECT_THAT(elements(y.tensor()), ElementsAre(5, 7, 13, 15));
 }
 
 TEST(PoolKernel, AvgPoolDivisorCountsPaddingOnlyWhenAsked) {
-  Tensor ones = values({1, 1, 3, 3}, std::vector<double>(9, 1.0), DataType::Float(64));
-  Attrs_ a = {{"pool_size", 3}, {"padding", 1}};
+  Tensor ones = tensor_of(std::vector<double>(9, 1.0), {1, 1, 3, 3}, f64);
+  AttrList a = {{"pool_size", 3}, {"padding", 1}};
   EXPECT_THAT(elements(run_op("nn.avg_pool2d", {ones}, a).tensor()), ElementsAre(1, 1, 1, 1, 1, 1, 1, 1, 1));
   a.emplace_back("count_include_pad", true);
   const double c = 4.0 / 9, e = 6.0 / 9;
@@ -203,8 +175,8 @@ TEST(PoolKernel, AvgPoolDivisorCountsPaddingOnlyWhenAsked) {
 
 TEST(PoolKernel, CeilModeWindowInThePaddingFollowsTopi) {
   // [P, 1, 2, 3, P] plus one more tail element for ceil_mode; windows start at 0, 2 and 4.
-  Tensor x = values({1, 1, 3}, {1, 2, 3});
-  Attrs_ a = {{"pool_size", 2}, {"strides", 2}, {"padding", 1}, {"ceil_mode", true}};
+  Tensor x = tensor_of({1, 2, 3}, {1, 1, 3});
+  AttrList a = {{"pool_size", 2}, {"strides", 2}, {"padding", 1}, {"ceil_mode", true}};
   EXPECT_THAT(elements(run_op("nn.max_pool1d", {x}, a).tensor()),
               ElementsAre(1, 3, std::numeric_limits<float>::lowest()));
   // Without padding counted the first window divides 1 by 1, and the last (no data) 0 by max(0, 1);
@@ -215,7 +187,7 @@ TEST(PoolKernel, CeilModeWindowInThePaddingFollowsTopi) {
 }
 
 TEST(PoolKernel, AdaptiveWindowsSpanFloorToCeil) {
-  Tensor x = values({1, 1, 5}, {1, 2, 3, 4, 5}, DataType::Float(64));
+  Tensor x = tensor_of({1, 2, 3, 4, 5}, {1, 1, 5}, f64);
   // Windows [0, 2), [1, 4), [3, 5).
   EXPECT_THAT(elements(run_op("nn.adaptive_avg_pool1d", {x}, {{"output_size", 3}}).tensor()),
               ElementsAre(1.5, 3, 4.5));
@@ -223,11 +195,11 @@ TEST(PoolKernel, AdaptiveWindowsSpanFloorToCeil) {
 }
 
 TEST(PoolKernel, MaxPoolGradientGoesToTheFirstLargest) {
-  Attrs_ a = {{"pool_size", 2}, {"strides", 2}};
-  Tensor g = values({1, 1, 1, 1}, {10});
-  EXPECT_THAT(elements(run_op("nn.max_pool2d_grad", {g, values({1, 1, 2, 2}, {1, 4, 3, 2})}, a).tensor()),
+  AttrList a = {{"pool_size", 2}, {"strides", 2}};
+  Tensor g = tensor_of({10}, {1, 1, 1, 1});
+  EXPECT_THAT(elements(run_op("nn.max_pool2d_grad", {g, tensor_of({1, 4, 3, 2}, {1, 1, 2, 2})}, a).tensor()),
               ElementsAre(0, 10, 0, 0));
-  EXPECT_THAT(elements(run_op("nn.max_pool2d_grad", {g, values({1, 1, 2, 2}, {5, 5, 5, 5})}, a).tensor()),
+  EXPECT_THAT(elements(run_op("nn.max_pool2d_grad", {g, tensor_of({5, 5, 5, 5}, {1, 1, 2, 2})}, a).tensor()),
               ElementsAre(10, 0, 0, 0));
 }
 
@@ -235,7 +207,7 @@ TEST(PoolGradient, Pool2dGradientsAreThePoolGradOpsWithTheSameWindow) {
   Var x = var("x", tensor_type({1, 1, 5, 5}));
   Var g = var("g", tensor_type({1, 1, 3, 3}));
   for (const std::string name : {"nn.max_pool2d", "nn.avg_pool2d"}) {
-    Attrs_ a = {{"pool_size", 3}, {"strides", 2}, {"padding", 1}};
+    AttrList a = {{"pool_size", 3}, {"strides", 2}, {"padding", 1}};
     if (name == "nn.avg_pool2d") a.emplace_back("count_include_pad", true);
     std::vector<Expr> grads = OpRegistry::global().get(name).gradient(call(name, {x}, a), g);
     ASSERT_EQ(grads.size(), 1u) << name;

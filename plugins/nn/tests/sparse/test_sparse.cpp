@@ -14,22 +14,6 @@ using ::testing::HasSubstr;
 
 const DataType i32 = DataType::Int(32);
 
-Tensor tensor_of(std::vector<double> values, std::vector<int64_t> shape, DataType dtype) {
-  nlohmann::json data = values;
-  return tensor_from_json({{"shape", shape}, {"dtype", dtype.str()}, {"data", data}});
-}
-
-template <typename F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "expected an error";
-  return "";
-}
-
 TEST(NnSparse, SparseDenseMatchesDenseProductsForCsrAndBsr) {
   EXPECT_EQ(check_golden_cases("sparse.json", "nn.sparse_dense", 1e-5, 1e-5), 8);
 }

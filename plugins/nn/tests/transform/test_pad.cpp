@@ -1,7 +1,9 @@
 // nn.pad, nn.mirror_pad, nn.dilate and nn.fifo_buffer against golden values
 // from gen_transform.py (NumPy, cross-checked with PyTorch), hand-worked
 // cases, and their type-relation and attribute errors.
-#include "transform_test.h"
+#include <gmock/gmock.h>
+
+#include "../op_golden.h"
 
 namespace weft::testing {
 namespace {
@@ -14,18 +16,18 @@ TEST(NnPad, ConstantEdgeReflectMatchNumPy) { EXPECT_EQ(check_golden_cases("trans
 
 TEST(NnPad, PadValueIsAnInputCastToTheDataDtype) {
   Value out =
-      run_op("nn.pad", {values({1, 2}, {2}), values({7}, {}, DataType::Int(32))}, {{"pad_width", pairs({{1, 2}})}});
+      run_op("nn.pad", {tensor_of({1, 2}, {2}), tensor_of({7}, {}, DataType::Int(32))}, {{"pad_width", pairs({{1, 2}})}});
   EXPECT_THAT(elements(out.tensor()), ElementsAre(7, 1, 2, 7, 7));
   EXPECT_EQ(out.tensor().dtype(), f32);
 }
 
 TEST(NnPad, NegativeWidthsCropAsInTheReference) {
-  Value out = run_op("nn.pad", {values({1, 2, 3, 4}, {4}), values({0}, {})}, {{"pad_width", pairs({{-1, 1}})}});
+  Value out = run_op("nn.pad", {tensor_of({1, 2, 3, 4}, {4}), tensor_of({0}, {})}, {{"pad_width", pairs({{-1, 1}})}});
   EXPECT_THAT(elements(out.tensor()), ElementsAre(2, 3, 4, 0));
 }
 
 TEST(NnPad, MovesAnyDtype) {
-  Value out = run_op("nn.pad", {values({5, -6}, {2}, DataType::Int(8)), values({0}, {})},
+  Value out = run_op("nn.pad", {tensor_of({5, -6}, {2}, DataType::Int(8)), tensor_of({0}, {})},
                      {{"pad_width", pairs({{0, 1}})}, {"pad_mode", "reflect"}});
   EXPECT_EQ(out.tensor().dtype(), DataType::Int(8));
   EXPECT_THAT(elements(out.tensor()), ElementsAre(5, -6, 5));
@@ -73,7 +75,7 @@ TEST(NnMirrorPad, SymmetricAndReflectMatchNumPy) {
 }
 
 TEST(NnMirrorPad, HandWorked) {
-  Tensor x = values({1, 2, 3}, {3});
+  Tensor x = tensor_of({1, 2, 3}, {3});
   EXPECT_THAT(elements(run_op("nn.mirror_pad", {x}, {{"pad_width", pairs({{2, 1}})}}).tensor()),
               ElementsAre(2, 1, 1, 2, 3, 3));
   EXPECT_THAT(elements(run_op("nn.mirror_pad", {x}, {{"pad_width", pairs({{2, 1}})}, {"mode", "REFLECT"}}).tensor()),
@@ -92,7 +94,7 @@ TEST(NnMirrorPad, Errors) {
 TEST(NnDilate, MatchesNumPy) { EXPECT_EQ(check_golden_cases("transform.json", "nn.dilate"), 4); }
 
 TEST(NnDilate, HandWorked) {
-  Value out = run_op("nn.dilate", {values({1, 2}, {2})}, {{"strides", ints({3})}, {"dilation_value", 9.0}});
+  Value out = run_op("nn.dilate", {tensor_of({1, 2}, {2})}, {{"strides", ints({3})}, {"dilation_value", 9.0}});
   EXPECT_THAT(elements(out.tensor()), ElementsAre(1, 9, 9, 2));
 }
 
@@ -106,7 +108,7 @@ TEST(NnDilate, Errors) {
 TEST(NnFifoBuffer, MatchesConcatenateAndSlice) { EXPECT_EQ(check_golden_cases("transform.json", "nn.fifo_buffer"), 6); }
 
 TEST(NnFifoBuffer, HandWorked) {
-  Value out = run_op("nn.fifo_buffer", {values({5}, {1}), values({1, 2, 3, 4}, {4})});
+  Value out = run_op("nn.fifo_buffer", {tensor_of({5}, {1}), tensor_of({1, 2, 3, 4}, {4})});
   EXPECT_THAT(elements(out.tensor()), ElementsAre(2, 3, 4, 5));
 }
 

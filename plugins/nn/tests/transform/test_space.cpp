@@ -2,7 +2,9 @@
 // nn.batch_to_space_nd against golden values from gen_transform.py (NumPy in
 // TensorFlow's order; CRD cross-checked with PyTorch's pixel_shuffle),
 // hand-worked cases from the reference's docs, and their errors.
-#include "transform_test.h"
+#include <gmock/gmock.h>
+
+#include "../op_golden.h"
 
 namespace weft::testing {
 namespace {
@@ -16,7 +18,7 @@ TEST(NnDepthToSpace, DcrAndCrdInBothLayoutsMatchNumPy) {
 }
 
 TEST(NnDepthToSpace, HandWorkedDcrAndCrd) {
-  Tensor x = values({0, 1, 2, 3, 4, 5, 6, 7}, {1, 8, 1, 1});
+  Tensor x = tensor_of({0, 1, 2, 3, 4, 5, 6, 7}, {1, 8, 1, 1});
   // DCR: channel = block offset * 2 + c; CRD: channel = c * 4 + block offset.
   EXPECT_THAT(elements(run_op("nn.depth_to_space", {x}, {{"block_size", int64_t{2}}}).tensor()),
               ElementsAre(0, 2, 4, 6, 1, 3, 5, 7));
@@ -52,7 +54,7 @@ TEST(NnSpaceToBatchNd, MatchesTensorFlowOrder) {
 
 TEST(NnSpaceToBatchNd, ReferenceDocExample) {
   // x = [[[[1], [2]], [[3], [4]]]] -> [[[[1]]], [[[2]]], [[[3]]], [[[4]]]]
-  Value out = run_op("nn.space_to_batch_nd", {values({1, 2, 3, 4}, {1, 2, 2, 1})},
+  Value out = run_op("nn.space_to_batch_nd", {tensor_of({1, 2, 3, 4}, {1, 2, 2, 1})},
                      {{"block_shape", ints({2, 2})}, {"paddings", pairs({{0, 0}, {0, 0}})}});
   EXPECT_EQ(out.tensor().shape(), (std::vector<int64_t>{4, 1, 1, 1}));
   EXPECT_THAT(elements(out.tensor()), ElementsAre(1, 2, 3, 4));
@@ -76,7 +78,7 @@ TEST(NnBatchToSpaceNd, InvertsSpaceToBatchAndCrops) {
 }
 
 TEST(NnBatchToSpaceNd, ReferenceDocExample) {
-  Value out = run_op("nn.batch_to_space_nd", {values({1, 2, 3, 4}, {4, 1, 1, 1})},
+  Value out = run_op("nn.batch_to_space_nd", {tensor_of({1, 2, 3, 4}, {4, 1, 1, 1})},
                      {{"block_shape", ints({2, 2})}, {"crops", pairs({{0, 0}, {0, 0}})}});
   EXPECT_EQ(out.tensor().shape(), (std::vector<int64_t>{1, 2, 2, 1}));
   EXPECT_THAT(elements(out.tensor()), ElementsAre(1, 2, 3, 4));

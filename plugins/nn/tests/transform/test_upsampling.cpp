@@ -2,7 +2,9 @@
 // gen_transform.py (TOPI's resize in NumPy; bilinear/trilinear with aligned or
 // half-pixel corners and integer-scale nearest cross-checked with PyTorch),
 // hand-worked cases of the reference's conventions, and their errors.
-#include "transform_test.h"
+#include <gmock/gmock.h>
+
+#include "../op_golden.h"
 
 namespace weft::testing {
 namespace {
@@ -16,15 +18,15 @@ TEST(NnUpsampling, AllMethodsAndLayoutsMatchTopiResize) {
 }
 
 TEST(NnUpsampling, NearestRepeatsPixels) {
-  Value out = run_op("nn.upsampling", {values({1, 2}, {1, 1, 1, 2})}, {{"scale_w", 2.0}});
+  Value out = run_op("nn.upsampling", {tensor_of({1, 2}, {1, 1, 1, 2})}, {{"scale_w", 2.0}});
   EXPECT_THAT(elements(out.tensor()), ElementsAre(1, 1, 2, 2));
 }
 
 TEST(NnUpsampling, BilinearWithoutAlignCornersUsesAsymmetricCoordinates) {
   // Output x maps to x * in / out = x / 2, so the last pixel repeats the edge.
-  Value out = run_op("nn.upsampling", {values({0, 4}, {1, 1, 1, 2}, f64)}, {{"scale_w", 2.0}, {"method", "bilinear"}});
+  Value out = run_op("nn.upsampling", {tensor_of({0, 4}, {1, 1, 1, 2}, f64)}, {{"scale_w", 2.0}, {"method", "bilinear"}});
   EXPECT_THAT(elements(out.tensor()), ElementsAre(0, 2, 4, 4));
-  out = run_op("nn.upsampling", {values({0, 4}, {1, 1, 1, 2}, f64)},
+  out = run_op("nn.upsampling", {tensor_of({0, 4}, {1, 1, 1, 2}, f64)},
                {{"scale_w", 2.0}, {"method", "bilinear"}, {"align_corners", true}});
   EXPECT_THAT(elements(out.tensor()), ElementsAre(0, 4.0 / 3, 8.0 / 3, 4));
 }
@@ -47,7 +49,7 @@ TEST(NnUpsampling, Errors) {
               AllOf(HasSubstr("nn.upsampling"), HasSubstr("scale_h"), HasSubstr("expected > 0")));
   EXPECT_THAT(type_error("nn.upsampling", {tensor_type({1, 2, 3, 3}, f32)}, {{"layout", "NCWH"}}),
               AllOf(HasSubstr("nn.upsampling"), HasSubstr("\"NCWH\""), HasSubstr("NCHW or NHWC")));
-  EXPECT_THAT(run_error("nn.upsampling", {values({1, 2}, {1, 1, 1, 2}, DataType::Int(32))}),
+  EXPECT_THAT(run_error("nn.upsampling", {tensor_of({1, 2}, {1, 1, 1, 2}, DataType::Int(32))}),
               AllOf(HasSubstr("nn.upsampling"), HasSubstr("int32")));
 }
 
@@ -58,7 +60,7 @@ TEST(NnUpsampling3d, AllModesAndLayoutsMatchTopiResize) {
 TEST(NnUpsampling3d, HalfPixelNearestFloorsAsTheReferenceDoes) {
   // Source coordinates (x + 0.5) / 2 - 0.5 = -0.25, 0.25, 0.75, 1.25 floor to
   // 0, 0, 0, 1: TOPI floors rather than rounding to the nearest pixel.
-  Value out = run_op("nn.upsampling3d", {values({1, 2}, {1, 1, 1, 1, 2})}, {{"scale_w", 2.0}});
+  Value out = run_op("nn.upsampling3d", {tensor_of({1, 2}, {1, 1, 1, 1, 2})}, {{"scale_w", 2.0}});
   EXPECT_THAT(elements(out.tensor()), ElementsAre(1, 1, 1, 2));
 }
 
