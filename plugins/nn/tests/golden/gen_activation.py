@@ -5,29 +5,18 @@ fast_softmax, log_softmax, dropout), computed with PyTorch and NumPy.
 Run once with Debian's python3 (python3-numpy, python3-torch):
     /usr/bin/python3 gen_activation.py   # writes activation.json beside it
 """
-import json
 import os
+import sys
 
 import numpy as np
 import torch
 import torch.nn.functional as F
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "..", "tests", "support"))
+from golden_json import case, write_cases  # noqa: E402 (found through the path above)
+
 rng = np.random.default_rng(4)
 DTYPES = ["float32", "float64"]
-
-
-def tensor(a):
-    a = np.asarray(a)
-    return {"shape": list(a.shape), "dtype": str(a.dtype), "data": a.reshape(-1).tolist()}
-
-
-def case(name, op, attrs, inputs, output=None, outputs=None):
-    c = {"name": name, "op": op, "attrs": attrs, "inputs": [tensor(i) for i in inputs]}
-    if outputs is not None:
-        c["outputs"] = [tensor(o) for o in outputs]
-    else:
-        c["output"] = tensor(output)
-    return c
 
 
 def fast_exp32(x):
@@ -84,6 +73,4 @@ for dt in DTYPES:
     cases.append(case(f"dropout_inference_{dt}", "nn.dropout", {"rate": 0.3}, [x], outputs=[x, np.ones_like(x)]))
 
 path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "activation.json")
-with open(path, "w") as f:
-    json.dump({"generator": "gen_activation.py", "cases": cases}, f)
-print(f"wrote {len(cases)} cases to {path}")
+write_cases(path, "gen_activation.py", cases)

@@ -11,19 +11,17 @@ same bitpack, as TOPI accepts it.
 Run once with Debian's python3 (python3-numpy):
     /usr/bin/python3 gen_bitserial.py   # writes bitserial.json beside it
 """
-import json
 import os
+import sys
 
 import numpy as np
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "..", "tests", "support"))
+from golden_json import tensor, write_cases  # noqa: E402 (found through the path above)
 
 rng = np.random.default_rng(31)
 HERE = os.path.dirname(os.path.abspath(__file__))
 WIDTH = {"uint8": 8, "uint16": 16, "uint32": 32}
-
-
-def tensor(a):
-    a = np.asarray(a)
-    return {"shape": list(a.shape), "dtype": str(a.dtype), "data": a.reshape(-1).tolist()}
 
 
 def bitpack(a, bits, pack_axis, bit_axis, pack_type):
@@ -150,5 +148,4 @@ for name, layout, (n, c, h, wd, f, kh, kw), strides, padding, abits, wbits, pack
         cases.append({"name": name + "_prepacked", "op": "nn.bitserial_conv2d", "attrs": attrs,
                       "inputs": [tensor(x), tensor(bitpack(w, wbits, 1, 4, pack_type))], "output": tensor(y)})
 
-with open(os.path.join(HERE, "bitserial.json"), "w") as fh:
-    json.dump({"generator": "gen_bitserial.py", "cases": cases}, fh)
+write_cases(os.path.join(HERE, "bitserial.json"), "gen_bitserial.py", cases)

@@ -7,25 +7,19 @@ is an explicit pad (conv) or a crop of the unpadded result (transposes).
 Run once with Debian's python3 (python3-numpy, python3-torch):
     /usr/bin/python3 gen_conv.py   # writes conv.json and conv_transpose.json beside it
 """
-import json
 import os
+import sys
 import re
 
 import numpy as np
 import torch
 import torch.nn.functional as F
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "..", "tests", "support"))
+from golden_json import case, write_cases  # noqa: E402 (found through the path above)
+
 rng = np.random.default_rng(19)
 HERE = os.path.dirname(os.path.abspath(__file__))
-
-
-def tensor(a):
-    a = np.asarray(a)
-    return {"shape": list(a.shape), "dtype": str(a.dtype), "data": a.reshape(-1).tolist()}
-
-
-def case(name, op, attrs, inputs, output):
-    return {"name": name, "op": op, "attrs": attrs, "inputs": [tensor(i) for i in inputs], "output": tensor(output)}
 
 
 def to_layout(a, canonical, layout):
@@ -412,6 +406,4 @@ for dt in ("float32", "float64"):
 
 for fname, cases in (("conv.json", conv), ("conv_transpose.json", transpose), ("conv_winograd.json", winograd),
                      ("conv_special.json", special)):
-    with open(os.path.join(HERE, fname), "w") as f:
-        json.dump({"generator": "gen_conv.py", "cases": cases}, f)
-        f.write("\n")
+    write_cases(os.path.join(HERE, fname), "gen_conv.py", cases, newline=True)

@@ -9,20 +9,18 @@ PyTorch's conv2d on the untransformed weight.
 Run once with Debian's python3 (python3-numpy, python3-torch):
     /usr/bin/python3 gen_conv_gemm.py   # writes conv_gemm.json beside it
 """
-import json
 import os
+import sys
 
 import numpy as np
 import torch
 import torch.nn.functional as F
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "..", "tests", "support"))
+from golden_json import tensor, write_cases  # noqa: E402 (found through the path above)
+
 rng = np.random.default_rng(41)
 HERE = os.path.dirname(os.path.abspath(__file__))
-
-
-def tensor(a):
-    a = np.asarray(a)
-    return {"shape": list(a.shape), "dtype": str(a.dtype), "data": a.reshape(-1).tolist()}
 
 
 def gemm_transform(w, tile_n, tile_k):
@@ -93,5 +91,4 @@ for name, xshape, wshape, strides, padding, dilation, tn, tk, dt, layout, out_dt
                   "inputs": [tensor(x_in), tensor(gemm_transform(w, tn, tk))], "output": tensor(y),
                   "hwio_weight": tensor(w), "tiles": {"tile_N": tn, "tile_K": tk}})
 
-with open(os.path.join(HERE, "conv_gemm.json"), "w") as f:
-    json.dump({"generator": "gen_conv_gemm.py", "cases": cases}, f)
+write_cases(os.path.join(HERE, "conv_gemm.json"), "gen_conv_gemm.py", cases)

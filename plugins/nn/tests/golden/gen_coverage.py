@@ -12,24 +12,18 @@ Oracles: PyTorch (convs, adaptive max pooling) in float64, NumPy for layouts.
 Run once with Debian's python3 (python3-numpy, python3-torch):
     /usr/bin/python3 gen_coverage.py   # writes coverage.json beside it
 """
-import json
 import os
+import sys
 
 import numpy as np
 import torch
 import torch.nn.functional as F
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "..", "tests", "support"))
+from golden_json import case, write_cases  # noqa: E402 (found through the path above)
+
 rng = np.random.default_rng(53)
 HERE = os.path.dirname(os.path.abspath(__file__))
-
-
-def tensor(a):
-    a = np.asarray(a)
-    return {"shape": list(a.shape), "dtype": str(a.dtype), "data": a.reshape(-1).tolist()}
-
-
-def case(name, op, attrs, inputs, output):
-    return {"name": name, "op": op, "attrs": attrs, "inputs": [tensor(i) for i in inputs], "output": tensor(output)}
 
 
 def permute(a, canonical, layout):
@@ -186,5 +180,4 @@ cases.append(case("depthwise_conv2d_NCHWc_int8_to_int32", "nn.contrib_depthwise_
                    "kernel_layout": "OIHW1i4o", "out_dtype": "int32"},
                   [np.ascontiguousarray(block(xd, 1, 4)), wd_blocked], np.ascontiguousarray(block(yd, 1, 4))))
 
-with open(os.path.join(HERE, "coverage.json"), "w") as f:
-    json.dump({"generator": "gen_coverage.py", "cases": cases}, f)
+write_cases(os.path.join(HERE, "coverage.json"), "gen_coverage.py", cases)

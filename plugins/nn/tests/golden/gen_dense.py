@@ -5,23 +5,17 @@ nn.bias_add and nn.batch_flatten, computed with PyTorch and NumPy.
 Run once with Debian's python3 (python3-numpy, python3-torch):
     /usr/bin/python3 gen_dense.py   # writes dense.json beside it
 """
-import json
 import os
+import sys
 
 import numpy as np
 import torch
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "..", "tests", "support"))
+from golden_json import case, write_cases  # noqa: E402 (found through the path above)
+
 rng = np.random.default_rng(44)
 DTYPES = ["float32", "float64"]
-
-
-def tensor(a):
-    a = np.asarray(a)
-    return {"shape": list(a.shape), "dtype": str(a.dtype), "data": a.reshape(-1).tolist()}
-
-
-def case(name, op, attrs, inputs, output):
-    return {"name": name, "op": op, "attrs": attrs, "inputs": [tensor(i) for i in inputs], "output": tensor(output)}
 
 
 def randn(shape, dt):
@@ -118,6 +112,4 @@ cases.append(case("batch_matmul_int8_to_int32", "nn.batch_matmul", {"out_dtype":
                   (xi.astype(np.int64) @ yi.astype(np.int64).transpose(0, 2, 1)).astype(np.int32)))
 
 path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "dense.json")
-with open(path, "w") as f:
-    json.dump({"generator": "gen_dense.py", "cases": cases}, f)
-print(f"wrote {len(cases)} cases to {path}")
+write_cases(path, "gen_dense.py", cases)

@@ -5,24 +5,18 @@ nn.nll_loss, computed with PyTorch and NumPy.
 Run once with Debian's python3 (python3-numpy, python3-torch):
     /usr/bin/python3 gen_loss.py   # writes loss.json beside it
 """
-import json
 import os
+import sys
 
 import numpy as np
 import torch
 import torch.nn.functional as F
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "..", "tests", "support"))
+from golden_json import case, write_cases  # noqa: E402 (found through the path above)
+
 rng = np.random.default_rng(444)
 DTYPES = ["float32", "float64"]
-
-
-def tensor(a):
-    a = np.asarray(a)
-    return {"shape": list(a.shape), "dtype": str(a.dtype), "data": a.reshape(-1).tolist()}
-
-
-def case(name, op, attrs, inputs, output):
-    return {"name": name, "op": op, "attrs": attrs, "inputs": [tensor(i) for i in inputs], "output": tensor(output)}
 
 
 cases = []
@@ -61,6 +55,4 @@ for dt in DTYPES:
                           [pred4.numpy(), tgt4.numpy(), w3.numpy()], out.numpy()))
 
 path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "loss.json")
-with open(path, "w") as f:
-    json.dump({"generator": "gen_loss.py", "cases": cases}, f)
-print(f"wrote {len(cases)} cases to {path}")
+write_cases(path, "gen_loss.py", cases)

@@ -13,19 +13,18 @@ axis 1 for batch/instance/group norm, the last axes for layer_norm, and lrn
 over the axes after it, and l2_normalize floors the sum of squares (not the
 norm) at eps; PyTorch has neither, so NumPy alone covers them.
 """
-import json
+import os
+import sys
 
 import numpy as np
 import torch
 import torch.nn.functional as F
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "..", "tests", "support"))
+from golden_json import float_tensor, write_cases  # noqa: E402 (found through the path above)
+
 RNG = np.random.RandomState(5)
 DTYPES = ("float32", "float64")
-
-
-def tensor_json(a, dtype):
-    a = np.asarray(a, dtype=dtype)
-    return {"shape": list(a.shape), "dtype": dtype, "data": [float(v) for v in a.ravel()]}
 
 
 def rand(shape, dtype, lo=-2.0, hi=2.0):
@@ -74,8 +73,8 @@ def batch_norm_cases():
                                training=False, eps=eps).numpy()
             close(y, np.moveaxis(ref, 1, axis), name)
             out.append({"name": f"{name}_{dtype}", "op": "nn.batch_norm", "attrs": attrs,
-                        "inputs": [tensor_json(v, dtype) for v in (x, gamma, beta, mean, var)],
-                        "outputs": [tensor_json(y, dtype), tensor_json(mean, dtype), tensor_json(var, dtype)]})
+                        "inputs": [float_tensor(v, dtype) for v in (x, gamma, beta, mean, var)],
+                        "outputs": [float_tensor(y, dtype), float_tensor(mean, dtype), float_tensor(var, dtype)]})
     add("nchw", (2, 3, 4, 5), {})
     add("axis_last_is_minus_one", (2, 4, 5, 3), {"axis": -1})
     add("axis_3_eps", (2, 4, 5, 3), {"axis": 3, "epsilon": 1e-3})
@@ -115,7 +114,7 @@ def affine_norm_cases():
             if ref is not None:
                 close(y, ref, name)
             out.append({"name": f"{name}_{dtype}", "op": op, "attrs": attrs,
-                        "inputs": [tensor_json(v, dtype) for v in (x, gamma, beta)], "output": tensor_json(y, dtype)})
+                        "inputs": [float_tensor(v, dtype) for v in (x, gamma, beta)], "output": float_tensor(y, dtype)})
     add("instance_nchw", "nn.instance_norm", (2, 3, 4, 5), {})
     add("instance_ncw_no_affine", "nn.instance_norm", (2, 3, 6), {"center": False, "scale": False})
     add("instance_nhwc", "nn.instance_norm", (2, 4, 5, 3), {"axis": -1, "epsilon": 1e-3})
@@ -145,7 +144,7 @@ def lrn_cases():
             ref = F.local_response_norm(xt, size, alpha=alpha, beta=beta, k=bias).numpy()
             close(y, np.moveaxis(ref, 1, axis), name)
             out.append({"name": f"{name}_{dtype}", "op": "nn.lrn", "attrs": attrs,
-                        "inputs": [tensor_json(x, dtype)], "output": tensor_json(y, dtype)})
+                        "inputs": [float_tensor(x, dtype)], "output": float_tensor(y, dtype)})
     add("defaults", (1, 7, 2, 3), {})
     add("size3_strong", (2, 4, 3, 2), {"size": 3, "alpha": 0.5, "beta": 0.6, "bias": 1.0})
     add("nhwc", (1, 2, 3, 6), {"axis": 3, "size": 3, "alpha": 0.2})
@@ -161,7 +160,7 @@ def l2_cases():
             x = rand(shape, dtype)
             y = x / np.sqrt(np.maximum((x * x).sum(axis=axes, keepdims=True), attrs["eps"]))
             out.append({"name": f"{name}_{dtype}", "op": "nn.l2_normalize", "attrs": attrs,
-                        "inputs": [tensor_json(x, dtype)], "output": tensor_json(y, dtype)})
+                        "inputs": [float_tensor(x, dtype)], "output": float_tensor(y, dtype)})
     add("axis1", (2, 3, 4), {"eps": 1e-12, "axis": [1]})
     add("all_axes", (2, 3, 4), {"eps": 1e-12})
     add("two_axes", (2, 3, 4), {"eps": 1e-10, "axis": [1, 2]})
@@ -172,6 +171,4 @@ def l2_cases():
 
 if __name__ == "__main__":
     cases = batch_norm_cases() + affine_norm_cases() + lrn_cases() + l2_cases()
-    with open("norm.json", "w") as f:
-        json.dump({"generator": "gen_norm.py", "cases": cases}, f, separators=(",", ":"))
-        f.write("\n")
+    write_cases("norm.json", "gen_norm.py", cases, compact=True, newline=True)

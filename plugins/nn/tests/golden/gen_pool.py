@@ -14,19 +14,18 @@ Wherever PyTorch's conventions coincide (same output shape, symmetric
 padding) the NumPy result is asserted equal to PyTorch's.
 """
 import itertools
-import json
+import os
+import sys
 
 import numpy as np
 import torch
 import torch.nn.functional as F
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "..", "tests", "support"))
+from golden_json import float_tensor, write_cases  # noqa: E402 (found through the path above)
+
 RNG = np.random.RandomState(4)
 DTYPES = ("float32", "float64")
-
-
-def tensor_json(a, dtype):
-    a = np.asarray(a, dtype=dtype)
-    return {"shape": list(a.shape), "dtype": dtype, "data": [float(v) for v in a.ravel()]}
 
 
 def tdiv(a, b):
@@ -135,7 +134,7 @@ def pool_case(name, op, nc_shape, layout, attrs, is_max):
         if layout != "NC" + spatial:
             case_attrs["layout"] = layout
         cases.append({"name": f"{name}_{dtype}", "op": op, "attrs": case_attrs,
-                      "inputs": [tensor_json(x, dtype)], "output": tensor_json(y, dtype)})
+                      "inputs": [float_tensor(x, dtype)], "output": float_tensor(y, dtype)})
     return cases
 
 
@@ -235,7 +234,7 @@ def adaptive_cases():
             if not glob:
                 attrs["output_size"] = output_size
             out.append({"name": f"{name}_{dtype}", "op": op, "attrs": attrs,
-                        "inputs": [tensor_json(x, dtype)], "output": tensor_json(y, dtype)})
+                        "inputs": [float_tensor(x, dtype)], "output": float_tensor(y, dtype)})
 
     add("global_max_nchw", "nn.global_max_pool2d", (2, 3, 4, 5), "NCHW", None)
     add("global_avg_nchw", "nn.global_avg_pool2d", (2, 3, 4, 5), "NCHW", None)
@@ -342,7 +341,7 @@ def grad_cases():
             if layout != "NCHW":
                 case_attrs["layout"] = layout
             out.append({"name": f"{name}_{dtype}", "op": op, "attrs": case_attrs,
-                        "inputs": [tensor_json(dy, dtype), tensor_json(x, dtype)], "output": tensor_json(dx, dtype)})
+                        "inputs": [float_tensor(dy, dtype), float_tensor(x, dtype)], "output": float_tensor(dx, dtype)})
 
     s2 = (1, 2, 5, 6)
     add("max_grad_k2s2", "nn.max_pool2d_grad", s2, "NCHW", {"pool_size": 2, "strides": 2})
@@ -359,13 +358,7 @@ def grad_cases():
     return out
 
 
-def write(path, cases):
-    with open(path, "w") as f:
-        json.dump({"generator": "gen_pool.py", "cases": cases}, f, separators=(",", ":"))
-        f.write("\n")
-
-
 if __name__ == "__main__":
-    write("pool.json", pool_cases())
-    write("pool_adaptive.json", adaptive_cases())
-    write("pool_grad.json", grad_cases())
+    write_cases("pool.json", "gen_pool.py", pool_cases(), compact=True, newline=True)
+    write_cases("pool_adaptive.json", "gen_pool.py", adaptive_cases(), compact=True, newline=True)
+    write_cases("pool_grad.json", "gen_pool.py", grad_cases(), compact=True, newline=True)

@@ -8,20 +8,18 @@ sums, and a PyTorch conv2d for the 3x3 sparse convolutions).
 Run once with Debian's python3 (python3-numpy, python3-torch):
     /usr/bin/python3 gen_sparse.py   # writes sparse.json beside it
 """
-import json
 import os
+import sys
 
 import numpy as np
 import torch
 import torch.nn.functional as F
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "..", "tests", "support"))
+from golden_json import case, write_cases  # noqa: E402 (found through the path above)
+
 rng = np.random.default_rng(23)
 HERE = os.path.dirname(os.path.abspath(__file__))
-
-
-def tensor(a):
-    a = np.asarray(a)
-    return {"shape": list(a.shape), "dtype": str(a.dtype), "data": a.reshape(-1).tolist()}
 
 
 def sparse_dense_matrix(rows, cols, bs_r, bs_c, density, dt):
@@ -49,15 +47,6 @@ def to_csr(m, index_dtype="int32"):
     keep = m != 0
     data, indices, indptr = to_bsr(m, keep, 1, 1, index_dtype)
     return data.reshape(-1), indices, indptr
-
-
-def case(name, op, attrs, inputs, output=None, outputs=None):
-    c = {"name": name, "op": op, "attrs": attrs, "inputs": [tensor(i) for i in inputs]}
-    if outputs is not None:
-        c["outputs"] = [tensor(o) for o in outputs]
-    else:
-        c["output"] = tensor(output)
-    return c
 
 
 cases = []
@@ -133,5 +122,4 @@ for dt in ("float32", "float64"):
     cases.append(case(f"3x3_NCHW_{dt}", "nn.sparse_conv2d", {"layout": "NCHW", "kernel_size": 3},
                       [x_nchw, data, ind, ptr], y))
 
-with open(os.path.join(HERE, "sparse.json"), "w") as f:
-    json.dump({"generator": "gen_sparse.py", "cases": cases}, f)
+write_cases(os.path.join(HERE, "sparse.json"), "gen_sparse.py", cases)

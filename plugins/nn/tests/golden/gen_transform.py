@@ -15,24 +15,18 @@ Run once with Debian's python3 (python3-numpy, python3-torch):
     /usr/bin/python3 gen_transform.py   # writes transform.json beside it
 """
 import itertools
-import json
 import os
+import sys
 
 import numpy as np
 import torch
 import torch.nn.functional as F
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "..", "tests", "support"))
+from golden_json import case, write_cases  # noqa: E402 (found through the path above)
+
 rng = np.random.default_rng(44)
 DTYPES = ["float32", "float64"]
-
-
-def tensor(a):
-    a = np.asarray(a)
-    return {"shape": list(a.shape), "dtype": str(a.dtype), "data": a.reshape(-1).tolist()}
-
-
-def case(name, op, attrs, inputs, output):
-    return {"name": name, "op": op, "attrs": attrs, "inputs": [tensor(i) for i in inputs], "output": tensor(output)}
 
 
 def data(shape, dt):
@@ -283,6 +277,5 @@ for dt in DTYPES:
     cases.append(case(f"batch_to_space_nd_crop_{dt}", "nn.batch_to_space_nd",
                       {"block_shape": [2, 2], "crops": [[0, 1], [1, 0]]}, [y], batch_to_space(y, [2, 2], [[0, 1], [1, 0]])))
 
-with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "transform.json"), "w") as f:
-    json.dump({"generator": "gen_transform.py", "cases": cases}, f)
+write_cases(os.path.join(os.path.dirname(os.path.abspath(__file__)), "transform.json"), "gen_transform.py", cases)
 print(len(cases), "cases")

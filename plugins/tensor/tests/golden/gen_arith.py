@@ -11,20 +11,19 @@ Run once with Debian's python3 (python3-numpy):
 """
 import json
 import os
+import sys
 
 import numpy as np
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "..", "tests", "support"))
+import golden_json  # noqa: E402 (found through the path above)
 
 rng = np.random.default_rng(61)
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
-def t(a):
-    a = np.asarray(a)
-    return {"shape": list(a.shape), "dtype": str(a.dtype), "data": a.reshape(-1).tolist()}
-
-
 def case(name, op, inputs, output, attrs=None):
-    return {"name": name, "op": op, "attrs": attrs or {}, "inputs": [t(i) for i in inputs], "output": t(output)}
+    return golden_json.case(name, op, attrs or {}, inputs, output)
 
 
 cases = []
