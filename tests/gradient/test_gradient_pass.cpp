@@ -44,6 +44,16 @@ std::pair<Value, std::vector<Value>> run_gradient(const Function& fn, const std:
 
 const std::vector<GradientMode> kModes = {GradientMode::kFirstOrder, GradientMode::kHigherOrder};
 
+/// check_grad on a module's main (which calls its other functions), inputs drawn around 0.5.
+::testing::AssertionResult check_grad_of_module(const IRModule& mod) {
+  CheckGradOptions o;
+  o.mean = 0.5;
+  o.scale = 0.1;
+  GradCheckReport report = gradient_check(mod, {}, {}, o);
+  if (report.ok()) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << report.message();
+}
+
 TEST(GradientPass, ReturnsOutputAndOneGradientPerParameter) {
   Var x = var("x", vec3()), y = var("y", vec3());
   Function fn = function({x, y}, call("multiply", {x, y}));
@@ -137,6 +147,44 @@ TEST(GradientPass, HigherOrderDifferentiatesThroughARecursiveClosure) {
   EXPECT_EQ(read(out), (std::vector<double>{1, 16, 1}));
   EXPECT_EQ(read(grads[1]), (std::vector<double>{4, 32, -4}));
   EXPECT_EQ(grads[0].tensor().element_as_double(0), 0.0);
+}
+
+TEST(GradientPass, HigherOrderDifferentiatesThroughGlobalFunctions) {
+  // @sq(z) = z * z; @pow(y, m) = if m > 1 then y * @pow(y, m - 1) else y (calls itself);
+  // main(x) = @sq(x) + @pow(x, 3): x^2 + x^3, so 2x + 3x^2.
+  Type scalar = tensor_type({}, DataType::Float(64));
+  Expr one = constant(Tensor::scalar(1.0, DataType::Float(64)));
+  Var z = var("z", vec3()), y = var("y", vec3()), m = var("m", scalar), x = var("x", vec3());
+  IRModule mod;
+  GlobalVar sq = mod.add("sq", function({z}, call("multiply", {z, z}), vec3()));
+  GlobalVar pow = global_var("pow");
+  Expr recurse = call("multiply", {y, call_function(pow, {y, call("subtract", {m, one})})});
+  mod.add(pow, function({y, m}, if_then_else(call("greater", {m, one}), recurse, y), vec3()));
+  Expr three = constant(Tensor::scalar(3.0, DataType::Float(64)));
+  mod.add("main", function({x}, call("add", {call_function(sq, {x}), call_function(pow, {x, three})})));
+
+  IRModule grad_mod = infer_type(mod);
+  grad_mod.add(grad_mod.global_var("main"), gradient(grad_mod.main(), grad_mod, GradientMode::kHigherOrder));
+  Value result = Interpreter(grad_mod).run_main({values({1, 2, -1})});
+  EXPECT_EQ(read(result.fields().at(0)), (std::vector<double>{2, 12, 0}));
+  EXPECT_EQ(read(result.fields().at(1).fields().at(0)), (std::vector<double>{5, 16, 1}));
+  EXPECT_TRUE(check_grad_of_module(mod));
+}
+
+TEST(GradientPass, HigherOrderNamesMutuallyRecursiveGlobals) {
+  Var a = var("a", vec3()), b = var("b", vec3()), x = var("x", vec3());
+  IRModule mod;
+  GlobalVar ping = global_var("ping"), pong = global_var("pong");
+  mod.add(ping, function({a}, call_function(pong, {a}), vec3()));
+  mod.add(pong, function({b}, call_function(ping, {b}), vec3()));
+  mod.add("main", function({x}, call_function(ping, {x})));
+  IRModule typed = infer_type(mod);
+  try {
+    gradient(typed.main(), typed, GradientMode::kHigherOrder);
+    FAIL() << "mutual recursion was accepted";
+  } catch (const Error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("mutually recursive global functions (@ping -> @pong -> @ping)"));
+  }
 }
 
 TEST(GradientPass, HigherOrderMatchesCentralDifferencesWithClosuresAndIf) {
