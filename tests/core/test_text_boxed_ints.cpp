@@ -6,6 +6,7 @@
 // The texts below are laid out as TVM prints them after InferType.
 #include <gtest/gtest.h>
 
+#include "support/op_test.h"
 #include "weft/interpreter.h"
 #include "weft/passes.h"
 #include "weft/printer.h"
@@ -82,15 +83,6 @@ std::string boxed_int_section(const std::vector<std::string>& values) {
          "}";
 }
 
-std::string error_of(const std::string& text) {
-  try {
-    parse_module(text, "m.relay");
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
-
 // indices_or_sections of main's split: its body, or the call its body's first
 // argument projects from.
 const AttrValue& split_sections(const IRModule& mod) {
@@ -138,7 +130,7 @@ TEST(TextBoxedInts, BoxedIndicesReadFromTheSectionOrFromWhereEachPartEnds) {
 
 TEST(TextBoxedInts, WhatTheProgramDoesNotDetermineIsAnErrorNamingTheAttr) {
   // No annotation (the text was printed before type inference).
-  EXPECT_EQ(error_of(cut_at_indices("", kOmittedNote)),
+  EXPECT_EQ(testing::parse_error(cut_at_indices("", kOmittedNote)),
             "m.relay:3:34: op split, attr indices_or_sections: `meta[runtime.BoxInt][0]` refers to the metadata "
             "section, which this text does not have (TVM printed it with show_meta_data=False), and the program does "
             "not determine its value (the call has no `/* ty=... */` annotation); expected the text with its "
@@ -146,12 +138,12 @@ TEST(TextBoxedInts, WhatTheProgramDoesNotDetermineIsAnErrorNamingTheAttr) {
   // Unequal parts cannot come from a number of sections.
   std::string unequal = four_sections(kOmittedNote);
   unequal.replace(unequal.find("(Tensor[(1, 2), float32], Tensor[(1, 2)"), 17, "(Tensor[(1, 1), float32]");
-  EXPECT_NE(error_of(unequal).find("op split, attr indices_or_sections: `meta[runtime.BoxInt][0]` refers to the "
+  EXPECT_NE(testing::parse_error(unequal).find("op split, attr indices_or_sections: `meta[runtime.BoxInt][0]` refers to the "
                                    "metadata section, which this text does not have"),
             std::string::npos)
-      << error_of(unequal);
+      << testing::parse_error(unequal);
   // A boxed integer that no result type determines.
-  EXPECT_EQ(error_of("#[version = \"0.0.5\"]\n"
+  EXPECT_EQ(testing::parse_error("#[version = \"0.0.5\"]\n"
                      "def @main(%x: Tensor[(1, 8), float32]) {\n"
                      "  nn.dense(%x, %x, units=meta[runtime.BoxInt][0]) /* ty=Tensor[(1, 1), float32] */\n"
                      "}\n" +
@@ -162,17 +154,17 @@ TEST(TextBoxedInts, WhatTheProgramDoesNotDetermineIsAnErrorNamingTheAttr) {
 }
 
 TEST(TextBoxedInts, BadBoxedIntsInTheSectionAreErrors) {
-  EXPECT_EQ(error_of(four_sections(boxed_int_section({"four"}))),
+  EXPECT_EQ(testing::parse_error(four_sections(boxed_int_section({"four"}))),
             "m.relay:9:1: metadata runtime.BoxInt value \"four\" is not a 64-bit integer");
-  EXPECT_EQ(error_of(four_sections(boxed_int_section({"99999999999999999999"}))),
+  EXPECT_EQ(testing::parse_error(four_sections(boxed_int_section({"99999999999999999999"}))),
             "m.relay:9:1: metadata runtime.BoxInt value \"99999999999999999999\" is not a 64-bit integer");
   std::string index_1 = four_sections(boxed_int_section({"4"}));
   index_1.replace(index_1.find("BoxInt][0]"), 10, "BoxInt][1]");
-  EXPECT_EQ(error_of(index_1),
+  EXPECT_EQ(testing::parse_error(index_1),
             "m.relay:3:38: `meta[runtime.BoxInt][1]` is out of range: the metadata section holds 1 boxed integers");
   std::string other_key = four_sections(boxed_int_section({"4"}));
   other_key.replace(other_key.find("runtime.BoxInt][0]"), 14, "runtime.BoxFloat");
-  EXPECT_EQ(error_of(other_key),
+  EXPECT_EQ(testing::parse_error(other_key),
             "m.relay:3:38: unsupported meta reference `meta[runtime.BoxFloat][0]` in attribute `indices_or_sections`; "
             "expected meta[runtime.BoxInt][N]");
 }

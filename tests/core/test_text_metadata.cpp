@@ -2,6 +2,7 @@
 // The base64 strings are TVM's NDArray layout, packed with Python's struct.
 #include <gtest/gtest.h>
 
+#include "support/op_test.h"
 #include "test_ops.h"
 #include "weft/printer.h"
 #include "weft/structural.h"
@@ -46,15 +47,6 @@ std::string section(const std::string& b64) {
          "\"], \n"
          "  \"attrs\": {\"tvm_version\": \"0.19.0\"}\n"
          "}\n";
-}
-
-std::string error_of(const std::string& text) {
-  try {
-    parse_module(text, "m.relay");
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "(no error)";
 }
 
 const Tensor& constant_arg(const IRModule& mod) {
@@ -151,35 +143,35 @@ TEST_F(TextMetadataTest, NonCanonicalNaNScalarsTravelInTheMetadata) {
 }
 
 TEST_F(TextMetadataTest, BrokenSectionsAreErrorsAtTheMetadataLine) {
-  EXPECT_EQ(error_of(program("{ not json")).rfind("m.relay:6:1: malformed metadata JSON: ", 0), 0u);
-  EXPECT_EQ(error_of(program("[]")), "m.relay:6:1: the metadata section is not a JSON object");
-  EXPECT_EQ(error_of(program("{\"root\": 9, \"nodes\": []}")),
+  EXPECT_EQ(testing::parse_error(program("{ not json")).rfind("m.relay:6:1: malformed metadata JSON: ", 0), 0u);
+  EXPECT_EQ(testing::parse_error(program("[]")), "m.relay:6:1: the metadata section is not a JSON object");
+  EXPECT_EQ(testing::parse_error(program("{\"root\": 9, \"nodes\": []}")),
             "m.relay:6:1: metadata node index 9 is out of range (0 nodes)");
-  EXPECT_EQ(error_of(program("{\"root\": 0, \"nodes\": [{\"type_key\": \"Array\"}]}")),
+  EXPECT_EQ(testing::parse_error(program("{\"root\": 0, \"nodes\": [{\"type_key\": \"Array\"}]}")),
             "m.relay:6:1: the metadata root is a Array, expected a Map");
   std::string wrong_index = section(kTwoFloats);
   wrong_index.replace(wrong_index.find("\"data\": \"0\""), 11, "\"data\": \"1\"");
-  EXPECT_EQ(error_of(program(wrong_index)),
+  EXPECT_EQ(testing::parse_error(program(wrong_index)),
             "m.relay:6:1: metadata constant refers to tensor 1, which b64ndarrays does not hold");
-  EXPECT_EQ(error_of(program(section("P6G0lvBAXt0*"))), "m.relay:6:1: metadata b64ndarrays holds invalid base64");
-  EXPECT_EQ(error_of(program(section("AAAAAAAAAAAAAAAA"))),
+  EXPECT_EQ(testing::parse_error(program(section("P6G0lvBAXt0*"))), "m.relay:6:1: metadata b64ndarrays holds invalid base64");
+  EXPECT_EQ(testing::parse_error(program(section("AAAAAAAAAAAAAAAA"))),
             "m.relay:6:1: metadata tensor 0 does not start with the NDArray magic number");
-  EXPECT_EQ(error_of(program(section("P6G0lvBAXt0AAAAAAAAAAAEAAAAAAAAAAQAAAAIgAQACAAAAAAAAAAgAAAAAAAAAAACAPw=="))),
+  EXPECT_EQ(testing::parse_error(program(section("P6G0lvBAXt0AAAAAAAAAAAEAAAAAAAAAAQAAAAIgAQACAAAAAAAAAAgAAAAAAAAAAACAPw=="))),
             "m.relay:6:1: metadata tensor 0 is truncated");
-  EXPECT_EQ(error_of(program(section("P6G0lvBAXt0AAAAAAAAAAAEAAAAAAAAAAQAAAAEBAQACAAAAAAAAAAIAAAAAAAAAAQI="))),
+  EXPECT_EQ(testing::parse_error(program(section("P6G0lvBAXt0AAAAAAAAAAAEAAAAAAAAAAQAAAAEBAQACAAAAAAAAAAIAAAAAAAAAAQI="))),
             "m.relay:6:1: metadata tensor 0 is a bool array holding a byte other than 0 or 1");
   // Two dims of 2^40 elements with no data: rejected before anything is allocated.
-  EXPECT_EQ(error_of(program(section("P6G0lvBAXt0AAAAAAAAAAAEAAAAAAAAAAgAAAAIgAQAAAAAAAAEAAAAAAAAAAQAAAAAAAAAAAAA="))),
+  EXPECT_EQ(testing::parse_error(program(section("P6G0lvBAXt0AAAAAAAAAAAEAAAAAAAAAAgAAAAIgAQAAAAAAAAEAAAAAAAAAAQAAAAAAAAAAAAA="))),
             "m.relay:6:1: metadata tensor 0 has more elements than its bytes can hold");
 }
 
 TEST_F(TextMetadataTest, BadReferencesSayWhatTheSectionHolds) {
-  EXPECT_EQ(error_of(program(section(kTwoFloats), 3)),
+  EXPECT_EQ(testing::parse_error(program(section(kTwoFloats), 3)),
             "m.relay:3:16: `meta[relay.Constant][3]` is out of range: the metadata section holds 1 constants");
-  EXPECT_EQ(error_of("def @main(%x) {\n  test.add(%x, meta[relay.Constant][0])\n}\n"),
+  EXPECT_EQ(testing::parse_error("def @main(%x) {\n  test.add(%x, meta[relay.Constant][0])\n}\n"),
             "m.relay:2:16: `meta[relay.Constant][0]` refers to a metadata section the text does not have; expected "
             "`#[metadata]` at the end");
-  EXPECT_EQ(error_of("def @main(%x) {\n  test.add(%x, meta[relay.Function][0])\n}\n"),
+  EXPECT_EQ(testing::parse_error("def @main(%x) {\n  test.add(%x, meta[relay.Function][0])\n}\n"),
             "m.relay:2:16: unsupported meta reference `meta[relay.Function][0]`; expected meta[relay.Constant][N]");
 }
 

@@ -20,6 +20,7 @@
 #include "weft/interpreter.h"
 #include "weft/op.h"
 #include "weft/passes.h"
+#include "weft/text.h"
 
 namespace weft::testing {
 
@@ -129,6 +130,11 @@ std::string error_of(F&& f) {
   }
   ADD_FAILURE() << "expected an error";
   return "";
+}
+
+/// The error reading Relay text `text` (as file m.relay) gives; a test failure when it reads.
+inline std::string parse_error(const std::string& text) {
+  return error_of([&] { parse_module(text, "m.relay"); });
 }
 
 /// The error running `op` on these inputs gives; a test failure when it runs.
