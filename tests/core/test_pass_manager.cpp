@@ -2,6 +2,8 @@
 // PassContext scopes, typed config keys and the pass registry.
 #include <gtest/gtest.h>
 
+#include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -141,6 +143,36 @@ TEST_F(PassManagerTest, PassRunsUnderTheInnermostScope) {
   }
   probe(module());
   EXPECT_EQ(seen, 2);
+}
+
+TEST_F(PassManagerTest, StatisticsRecordedThroughAnyCopyReachTheContextsOwner) {
+  // A pass counts through the const context it is given; under a Scope that is
+  // the scope's copy, inside a Sequential the same one passed down.
+  Pass counting = create_module_pass({"Counting", 0, {}}, [](IRModule mod, const PassContext& ctx) {
+    ctx.add_statistic("Counting", "visited", 2);
+    ctx.add_statistic("Counting", "folded", 1);
+    return mod;
+  });
+  PassContext ctx;
+  {
+    PassContext::Scope scope(ctx);
+    sequential({counting, counting})(module());
+  }
+  counting(module(), ctx);  // run directly with the context itself
+  using Table = std::map<std::string, std::map<std::string, int64_t>>;
+  EXPECT_EQ(ctx.statistics(), (Table{{"Counting", {{"folded", 3}, {"visited", 6}}}}));
+  PassContext copy = ctx;
+  copy.add_statistic("Other", "n", -4);  // negative deltas count down
+  EXPECT_EQ(ctx.statistics().at("Other").at("n"), -4);
+}
+
+TEST_F(PassManagerTest, FreshContextsHaveTheirOwnStatistics) {
+  PassContext a;
+  PassContext b;
+  a.add_statistic("P", "k", 5);
+  EXPECT_TRUE(b.statistics().empty());
+  EXPECT_TRUE(PassContext().statistics().empty());
+  EXPECT_EQ(a.statistics().at("P").at("k"), 5);
 }
 
 TEST_F(PassManagerTest, PassItselfIsNotGatedOnlySequentialGates) {

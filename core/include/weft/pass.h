@@ -4,6 +4,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
@@ -88,6 +89,10 @@ Pass sequential(std::vector<Pass> passes, std::string name = "sequential", int o
 /// context current until it goes away.
 class PassContext {
  public:
+  /// A context with the defaults below, its own empty statistics table and no
+  /// config values set.
+  PassContext();
+
   int opt_level = 2;  // Relay's default
   std::vector<std::string> required_passes;  // run whatever their opt_level
   std::vector<std::string> disabled_passes;  // never run by Sequential
@@ -114,6 +119,16 @@ class PassContext {
   /// when disabled, always when required, else when info.opt_level <= opt_level.
   bool pass_enabled(const PassInfo& info) const;
 
+  /// Adds delta to the counter `key` of pass `pass` (MLIR's pass statistics,
+  /// e.g. FoldConstant's number of calls folded); a counter starts at 0. The
+  /// table lives behind a shared pointer: every copy of a context (the one a
+  /// Scope holds, the one a pass is given) records into the same table, so a
+  /// pass can record through the const context it runs under and whoever made
+  /// the context reads the result. Thread-safe.
+  void add_statistic(const std::string& pass, const std::string& key, int64_t delta) const;
+  /// Every counter recorded so far, by pass then key (a snapshot).
+  std::map<std::string, std::map<std::string, int64_t>> statistics() const;
+
   /// Makes ctx current on this thread until destroyed; calls enter_context /
   /// exit_context on its instruments. Scopes nest and must be destroyed in
   /// reverse order of creation (they are meant to live on the stack).
@@ -127,6 +142,8 @@ class PassContext {
 
  private:
   std::map<std::string, AttrValue> config_;
+  struct Statistics;
+  std::shared_ptr<Statistics> statistics_;
 };
 
 // ---- Instruments ------------------------------------------------------------

@@ -132,6 +132,23 @@ Pass sequential(std::vector<Pass> passes, std::string name, int opt_level) {
 
 // ---- PassContext ---------------------------------------------------------------
 
+struct PassContext::Statistics {
+  std::mutex mutex;
+  std::map<std::string, std::map<std::string, int64_t>> counters;
+};
+
+PassContext::PassContext() : statistics_(std::make_shared<Statistics>()) {}
+
+void PassContext::add_statistic(const std::string& pass, const std::string& key, int64_t delta) const {
+  std::lock_guard lock(statistics_->mutex);
+  statistics_->counters[pass][key] += delta;
+}
+
+std::map<std::string, std::map<std::string, int64_t>> PassContext::statistics() const {
+  std::lock_guard lock(statistics_->mutex);
+  return statistics_->counters;
+}
+
 const PassContext& PassContext::current() {
   auto& stack = scope_stack();
   if (!stack.empty()) return stack.back();
