@@ -2,7 +2,8 @@
 #include "conv_common.h"
 
 #include <algorithm>
-#include <cctype>
+
+#include <weft/sdk/layout.hpp>
 
 namespace weft_nn::conv {
 
@@ -22,34 +23,21 @@ Layout Layout::parse(const std::string& name, const std::string& canonical, cons
   auto fail = [&](const std::string& why) -> Error {
     return Error(attr + " '" + name + "' is not convertible from " + canonical + ": " + why);
   };
+  weft::sdk::Layout parsed;
+  try {
+    parsed = weft::sdk::Layout(name);
+  } catch (const weft::sdk::LayoutError& e) {
+    throw fail(e.what());
+  }
   Layout out;
   out.name_ = name;
-  std::vector<int> primal_seen(canonical.size(), 0), split_seen(canonical.size(), 0);
-  for (size_t i = 0; i < name.size();) {
-    int64_t factor = 0;
-    size_t digits = i;
-    while (i < name.size() && std::isdigit(static_cast<unsigned char>(name[i]))) {
-      factor = factor * 10 + (name[i] - '0');
-      if (factor > (int64_t{1} << 30)) throw fail("block size too large");
-      ++i;
-    }
-    if (i == name.size()) throw fail("a block size must be followed by an axis letter");
-    char c = name[i++];
-    bool split = i - 1 > digits;
-    if (!std::isalpha(static_cast<unsigned char>(c))) throw fail(std::string("'") + c + "' is not an axis letter");
-    if (split != static_cast<bool>(std::islower(static_cast<unsigned char>(c)))) {
-      throw fail(split ? "a blocked axis is written in lower case after its size (8c)"
-                       : "a lower-case axis needs a block size (8c)");
-    }
-    if (split && factor <= 0) throw fail("block sizes must be positive");
-    size_t axis = canonical.find(static_cast<char>(std::toupper(static_cast<unsigned char>(c))));
-    if (axis == std::string::npos) throw fail(std::string("axis '") + c + "' is not one of " + canonical);
-    int& seen = split ? split_seen[axis] : primal_seen[axis];
-    if (seen++) throw fail(std::string("axis '") + c + "' appears twice");
-    out.axes_.push_back(Axis{axis, split ? factor : 0});
+  for (const weft::sdk::LayoutAxis& a : parsed.axes()) {
+    size_t axis = canonical.find(a.primal_name());
+    if (axis == std::string::npos) throw fail(std::string("axis '") + a.name + "' is not one of " + canonical);
+    out.axes_.push_back(Axis{axis, a.factor});
   }
-  for (size_t a = 0; a < canonical.size(); ++a) {
-    if (!primal_seen[a]) throw fail(std::string("axis '") + canonical[a] + "' is missing");
+  for (char c : canonical) {
+    if (!parsed.contains(c)) throw fail(std::string("axis '") + c + "' is missing");
   }
   return out;
 }
