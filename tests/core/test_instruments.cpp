@@ -2,9 +2,11 @@
 // dumps and the well-formedness check.
 #include <gtest/gtest.h>
 
+#include <exception>
 #include <memory>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "test_ops.h"
@@ -27,10 +29,15 @@ struct Recorder : PassInstrument {
   }
   void run_before_pass(const IRModule&, const PassInfo& info) override { log->push_back(tag + " before " + info.name); }
   void run_after_pass(const IRModule&, const PassInfo& info) override { log->push_back(tag + " after " + info.name); }
+  void run_after_pass_failed(const IRModule& before, const PassInfo& info, const std::exception& e) override {
+    log->push_back(tag + " failed " + info.name + ": " + e.what());
+    failed_before = before;
+  }
 
   std::string tag;
   std::shared_ptr<std::vector<std::string>> log;
   std::string skip;  // should_run answers false for this pass
+  IRModule failed_before;  // what the last failed pass was given
 };
 
 class InstrumentTest : public ::testing::Test {
@@ -97,15 +104,83 @@ TEST_F(InstrumentTest, ShouldRunFalseSkipsThePassUnlessTheContextRequiresIt) {
   EXPECT_EQ(*log_, (std::vector<std::string>{"r before grow", "r after grow"}));  // not even asked
 }
 
-TEST_F(InstrumentTest, AfterHookIsNotCalledWhenThePassThrows) {
+TEST_F(InstrumentTest, FailedHookReplacesTheAfterHookWhenThePassThrows) {
   auto rec = std::make_shared<Recorder>("r", log_);
   PassContext ctx;
   ctx.instruments = {rec};
   Pass failing = create_module_pass({"Failing", 0, {}}, [](IRModule, const PassContext&) -> IRModule {
     throw Error("deliberate failure");
   });
-  EXPECT_THROW(failing(module(), ctx), Error);
-  EXPECT_EQ(*log_, (std::vector<std::string>{"r should_run Failing", "r before Failing"}));
+  IRModule given = module();
+  EXPECT_THROW(failing(given, ctx), Error);
+  EXPECT_EQ(*log_, (std::vector<std::string>{"r should_run Failing", "r before Failing",
+                                             "r failed Failing: deliberate failure"}));
+  EXPECT_EQ(rec->failed_before.main().get(), given.main().get());  // the module the pass was given
+}
+
+TEST_F(InstrumentTest, FailureReachesEveryEnclosingPassOnItsWayOut) {
+  auto rec = std::make_shared<Recorder>("r", log_);
+  PassContext ctx;
+  ctx.instruments = {rec};
+  Pass failing = create_module_pass({"Failing", 0, {}}, [](IRModule, const PassContext&) -> IRModule {
+    throw Error("deliberate failure");
+  });
+  EXPECT_THROW(sequential({identity("A"), failing, identity("Never")}, "outer")(module(), ctx), Error);
+  EXPECT_EQ(*log_, (std::vector<std::string>{"r should_run outer", "r before outer", "r should_run A", "r before A",
+                                             "r after A", "r should_run Failing", "r before Failing",
+                                             "r failed Failing: deliberate failure",
+                                             "r failed outer: deliberate failure"}));
+}
+
+TEST_F(InstrumentTest, AnInstrumentThatThrowsFailsThePassForTheInstrumentsAfterIt) {
+  // The first instrument rejects every result (as WellFormedInstrument does a
+  // bad one): the second never gets run_after_pass, so it hears of the failure.
+  struct Rejects : PassInstrument {
+    std::string name() const override { return "Rejects"; }
+    void run_after_pass(const IRModule&, const PassInfo& info) override { throw Error("rejected " + info.name); }
+  };
+  auto rec = std::make_shared<Recorder>("r", log_);
+  PassContext ctx;
+  ctx.instruments = {std::make_shared<Rejects>(), rec};
+  EXPECT_THROW(identity("A")(module(), ctx), Error);
+  EXPECT_EQ(*log_, (std::vector<std::string>{"r should_run A", "r before A", "r failed A: rejected A"}));
+  // One that throws before the pass: the pass does not run, and those already told it began hear it failed.
+  struct RefusesToStart : PassInstrument {
+    std::string name() const override { return "RefusesToStart"; }
+    void run_before_pass(const IRModule&, const PassInfo& info) override { throw Error("no " + info.name); }
+  };
+  log_->clear();
+  ctx.instruments = {rec, std::make_shared<RefusesToStart>()};
+  bool ran = false;
+  Pass probe = create_module_pass({"B", 0, {}}, [&](IRModule mod, const PassContext&) {
+    ran = true;
+    return mod;
+  });
+  EXPECT_THROW(probe(module(), ctx), Error);
+  EXPECT_FALSE(ran);
+  EXPECT_EQ(*log_, (std::vector<std::string>{"r should_run B", "r before B", "r failed B: no B"}));
+}
+
+TEST_F(InstrumentTest, AFailedHookThatThrowsDoesNotHideThePassError) {
+  struct ThrowsOnFailure : PassInstrument {
+    std::string name() const override { return "ThrowsOnFailure"; }
+    void run_after_pass_failed(const IRModule&, const PassInfo&, const std::exception&) override {
+      throw Error("instrument trouble");
+    }
+  };
+  auto rec = std::make_shared<Recorder>("r", log_);
+  PassContext ctx;
+  ctx.instruments = {std::make_shared<ThrowsOnFailure>(), rec};
+  Pass failing = create_module_pass({"Failing", 0, {}}, [](IRModule, const PassContext&) -> IRModule {
+    throw Error("deliberate failure");
+  });
+  try {
+    failing(module(), ctx);
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("deliberate failure"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(log_->back(), "r failed Failing: deliberate failure");  // the later instrument still heard
 }
 
 TEST_F(InstrumentTest, TimingRecordsEveryPassWithItsDepth) {
@@ -133,7 +208,7 @@ TEST_F(InstrumentTest, TimingRecordsEveryPassWithItsDepth) {
   EXPECT_NE(report.find("%)"), std::string::npos) << report;  // share of the parent
 }
 
-TEST_F(InstrumentTest, TimingRecoversAfterAPassThrew) {
+TEST_F(InstrumentTest, TimingClosesTheEntriesOfAFailedPassAndItsParents) {
   auto timing = std::make_shared<TimingInstrument>();
   PassContext ctx;
   ctx.instruments = {timing};
@@ -142,15 +217,17 @@ TEST_F(InstrumentTest, TimingRecoversAfterAPassThrew) {
   });
   {
     PassContext::Scope scope(ctx);
-    EXPECT_THROW(failing(module()), Error);
+    EXPECT_THROW(sequential({identity("A"), failing}, "outer")(module()), Error);
+    identity("B")(module());  // in the same scope: nothing left open above it
   }
-  {
-    PassContext::Scope scope(ctx);
-    identity("A")(module());
-  }
-  ASSERT_EQ(timing->entries().size(), 2u);
-  EXPECT_EQ(timing->entries()[1].pass, "A");
-  EXPECT_EQ(timing->entries()[1].depth, 0);  // not nested under the failed pass
+  std::vector<std::tuple<std::string, int, bool>> got;
+  for (const auto& e : timing->entries()) got.emplace_back(e.pass, e.depth, e.failed);
+  EXPECT_EQ(got, (std::vector<std::tuple<std::string, int, bool>>{
+                     {"outer", 0, true}, {"A", 1, false}, {"Failing", 1, true}, {"B", 0, false}}));
+  EXPECT_GE(timing->entries()[0].time, timing->entries()[2].time);
+  std::string report = timing->report();
+  EXPECT_NE(report.find("  Failing: "), std::string::npos) << report;
+  EXPECT_NE(report.find("%) (failed)\nB: "), std::string::npos) << report;
 }
 
 TEST_F(InstrumentTest, IRDumpPrintsTheModuleAfterEachPass) {
@@ -167,6 +244,39 @@ TEST_F(InstrumentTest, IRDumpPrintsTheModuleAfterEachPass) {
   std::string after_grow = text.substr(grow, pipeline - grow);
   EXPECT_NE(after_grow.find("def @main(%x: Tensor[(2), float32])"), std::string::npos) << after_grow;
   EXPECT_NE(after_grow.find("test.relu(%0)"), std::string::npos) << after_grow;  // the second relu
+}
+
+TEST_F(InstrumentTest, IRDumpAfterChangePrintsOnlyPassesThatChangedTheModule) {
+  // Rebuilds main node for node: new nodes, same program.
+  Pass rebuild = create_function_pass({"Rebuild", 0, {}}, [](Function fn, const IRModule&, const PassContext&) {
+    const auto* relu = fn->body.as<CallNode>();
+    return function(fn->params, call("test.relu", {relu->args[0]}), fn->ret_type, fn->attrs);
+  });
+  std::ostringstream out;
+  PassContext ctx;
+  ctx.instruments = {std::make_shared<IRDumpInstrument>(out, IRDumpInstrument::Mode::kAfterChange)};
+  sequential({identity("Same"), rebuild, add_relu("Grow"), identity("Again")}, "pipeline")(module(), ctx);
+  std::string text = out.str();
+  EXPECT_EQ(text.find("// IR after Same\n"), std::string::npos) << text;
+  EXPECT_EQ(text.find("// IR after Rebuild\n"), std::string::npos) << text;  // equal, if not the same nodes
+  EXPECT_EQ(text.find("// IR after Again\n"), std::string::npos) << text;
+  size_t grow = text.find("// IR after Grow\n");
+  size_t pipeline = text.find("// IR after pipeline\n");  // the whole pipeline changed it too
+  ASSERT_NE(grow, std::string::npos) << text;
+  ASSERT_NE(pipeline, std::string::npos) << text;
+  EXPECT_LT(grow, pipeline);
+  EXPECT_NE(text.find("test.relu(%0)", grow), std::string::npos) << text;
+  // A pass that fails prints nothing and leaves nothing behind for the next one.
+  out.str("");
+  Pass failing = create_module_pass({"Failing", 0, {}}, [](IRModule, const PassContext&) -> IRModule {
+    throw Error("deliberate failure");
+  });
+  EXPECT_THROW(sequential({add_relu("Grow"), failing}, "broken")(module(), ctx), Error);
+  add_relu("Later")(module(), ctx);
+  text = out.str();
+  EXPECT_EQ(text.find("// IR after Failing"), std::string::npos) << text;
+  EXPECT_EQ(text.find("// IR after broken"), std::string::npos) << text;
+  EXPECT_NE(text.find("// IR after Later\n"), std::string::npos) << text;
 }
 
 TEST_F(InstrumentTest, WellFormedInstrumentCatchesABrokenPass) {

@@ -166,6 +166,24 @@ TEST_F(PassManagerTest, StatisticsRecordedThroughAnyCopyReachTheContextsOwner) {
   EXPECT_EQ(ctx.statistics().at("Other").at("n"), -4);
 }
 
+TEST_F(PassManagerTest, AnExplicitContextReachesFunctionPassesInsideSequentialsNotTheCurrentOne) {
+  std::vector<int> levels;
+  Pass probe = create_function_pass({"Probe", 0, {}}, [&](Function fn, const IRModule&, const PassContext& ctx) {
+    levels.push_back(ctx.opt_level);
+    ctx.add_statistic("Probe", "functions", 1);
+    return fn;
+  });
+  PassContext scoped;
+  scoped.opt_level = 1;
+  PassContext::Scope scope(scoped);  // current() differs from the explicit context
+  PassContext ctx;
+  ctx.opt_level = 3;
+  sequential({sequential({probe}, "inner")}, "outer")(module(), ctx);
+  EXPECT_EQ(levels, (std::vector<int>{3}));
+  EXPECT_EQ(ctx.statistics().at("Probe").at("functions"), 1);
+  EXPECT_TRUE(PassContext::current().statistics().empty());
+}
+
 TEST_F(PassManagerTest, FreshContextsHaveTheirOwnStatistics) {
   PassContext a;
   PassContext b;

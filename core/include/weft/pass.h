@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <exception>
 #include <functional>
 #include <map>
 #include <memory>
@@ -46,8 +47,17 @@ class PassInstrument {
   /// in required_passes.
   virtual bool should_run(const IRModule&, const PassInfo&) { return true; }
   virtual void run_before_pass(const IRModule&, const PassInfo&) {}
-  /// Not called when the pass throws.
+  /// Called with the module the pass returned. Not called when the pass throws.
   virtual void run_after_pass(const IRModule&, const PassInfo&) {}
+  /// Called instead of run_after_pass when the pass fails: the pass throws, or
+  /// an instrument's run_before_pass or run_after_pass throws (a
+  /// WellFormedInstrument's violation). Every instrument whose run_before_pass
+  /// returned gets exactly one of run_after_pass and run_after_pass_failed, so
+  /// per-pass state (a timer, a saved module) can always be closed. `before`
+  /// is the module the pass was given; the exception then propagates to the
+  /// caller. Must not throw: what it throws is dropped so that the failure
+  /// itself reaches the caller.
+  virtual void run_after_pass_failed(const IRModule& before, const PassInfo&, const std::exception&) {}
 };
 
 /// A module-to-module transformation; copyable, cheap to copy.
@@ -155,33 +165,46 @@ class TimingInstrument : public PassInstrument {
     std::string pass;
     int depth;  // 0 for a pass run directly, 1 for one run inside it, ...
     std::chrono::nanoseconds time;
+    bool failed = false;  // the pass threw: time runs up to the failure
   };
   std::string name() const override { return "PassTimingInstrument"; }
-  /// Forgets passes left open by a pass that threw; keeps the entries.
-  void enter_context() override { open_.clear(); }
   void run_before_pass(const IRModule&, const PassInfo&) override;
   void run_after_pass(const IRModule&, const PassInfo&) override;
+  void run_after_pass_failed(const IRModule&, const PassInfo&, const std::exception&) override;
   const std::vector<Entry>& entries() const { return entries_; }
   /// One line per pass run, in start order, indented by nesting:
-  /// "sequential: 1520 us" then "  InferType: 310 us (20.4%)" (share of the parent).
+  /// "sequential: 1520 us" then "  InferType: 310 us (20.4%)" (share of the
+  /// parent); a pass that threw ends in " (failed)".
   std::string report() const;
 
  private:
+  // Closes the innermost open entry.
+  void close(const PassInfo& info, bool failed);
+
   std::vector<Entry> entries_;
   // Passes started but not finished: entry index and start time.
   std::vector<std::pair<size_t, std::chrono::steady_clock::time_point>> open_;
 };
 
-/// Prints the module (Relay text) after each pass to a stream, preceded by a
-/// "// IR after NAME" comment line.
+/// Prints the module (Relay text) after passes to a stream, preceded by a
+/// "// IR after NAME" comment line: after every pass (MLIR's
+/// --print-ir-after-all), or only after those that changed the module
+/// (--print-ir-after-change: structural equality, after a cheap check that the
+/// functions are the very same nodes). Nothing is printed for a pass that failed.
 class IRDumpInstrument : public PassInstrument {
  public:
-  explicit IRDumpInstrument(std::ostream& out) : out_(out) {}
+  enum class Mode { kAfterEveryPass, kAfterChange };
+  explicit IRDumpInstrument(std::ostream& out, Mode mode = Mode::kAfterEveryPass) : out_(out), mode_(mode) {}
   std::string name() const override { return "PrintIRAfter"; }
+  void run_before_pass(const IRModule& mod, const PassInfo& info) override;
   void run_after_pass(const IRModule& mod, const PassInfo& info) override;
+  void run_after_pass_failed(const IRModule&, const PassInfo&, const std::exception&) override;
 
  private:
   std::ostream& out_;
+  Mode mode_;
+  // kAfterChange: the module each open pass was given, innermost last.
+  std::vector<IRModule> before_;
 };
 
 /// Checks well-formedness after each pass; a violation is a weft::Error naming

@@ -82,10 +82,28 @@ IRModule Pass::operator()(IRModule mod, const PassContext& ctx) const {
     for (const auto& inst : ctx.instruments) run = inst->should_run(mod, info_) && run;
   }
   if (!run) return mod;
-  for (const auto& inst : ctx.instruments) inst->run_before_pass(mod, info_);
-  IRModule out = fn_(std::move(mod), ctx);
-  for (const auto& inst : ctx.instruments) inst->run_after_pass(out, info_);
-  return out;
+  const auto& instruments = ctx.instruments;
+  const IRModule before = mod;  // for run_after_pass_failed; a copy shares the functions
+  size_t begun = 0;  // instruments whose run_before_pass returned
+  size_t ended = 0;  // instruments whose run_after_pass was called (returned or threw)
+  try {
+    for (; begun < instruments.size(); ++begun) instruments[begun]->run_before_pass(mod, info_);
+    IRModule out = fn_(std::move(mod), ctx);
+    while (ended < begun) {
+      ++ended;
+      instruments[ended - 1]->run_after_pass(out, info_);
+    }
+    return out;
+  } catch (const std::exception& e) {
+    for (size_t i = ended; i < begun; ++i) {
+      try {
+        instruments[i]->run_after_pass_failed(before, info_, e);
+      } catch (...) {
+        // Documented not to throw; the pass's own failure is what the caller needs.
+      }
+    }
+    throw;
+  }
 }
 
 Pass create_module_pass(PassInfo info, Pass::ModuleFn fn) { return Pass(std::move(info), std::move(fn)); }
