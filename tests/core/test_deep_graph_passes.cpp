@@ -132,6 +132,36 @@ TEST_F(DeepGraphTest, CommonSubexprMergesAlongA100000NodeChain) {
   });
 }
 
+TEST_F(DeepGraphTest, RemoveUnusedFunctionsFindsAGlobalAtTheBottomOfA100000Chain) {
+  testing::run_with_stack(testing::kSmallStack, [] {
+    Var x = var("x", t23());
+    Expr e = call_function(global_var("leaf"), {x});
+    for (int i = 0; i < kLength; ++i) e = relu(e);
+    IRModule mod = IRModule::from_function(function({x}, e));
+    Var y = var("y", t23());
+    mod.add("leaf", function({y}, y));
+    mod.add("unused", function({y}, y));
+    IRModule out = RemoveUnusedFunctions()(mod);
+    EXPECT_TRUE(out.contains("leaf"));
+    EXPECT_FALSE(out.contains("unused"));
+  });
+}
+
+TEST_F(DeepGraphTest, BindParamsSubstitutesAtTheBottomOfA100000Chain) {
+  testing::run_with_stack(testing::kSmallStack, [] {
+    Function chain = call_chain(kLength);
+    Var w = var("w", t23());
+    Function fn = function({chain->params[0], w}, call("test.add", {chain->body, w}));
+    Tensor value = Tensor::zeros({2, 3}, DataType::Float(32));
+    Function bound = bind_params(fn, {{"x", value}});
+    ASSERT_EQ(bound->params.size(), 1u);
+    int constants = 0;
+    post_order_visit(bound, [&](const Expr& e) { constants += e->kind == ExprKind::kConstant; });
+    EXPECT_EQ(constants, 1);
+    EXPECT_EQ(well_formed_violation(bound), std::nullopt);
+  });
+}
+
 // A visitor and a mutator over a 100,000-binding let chain (the IR suite covers
 // call chains).
 struct LetCounter : ExprVisitor {

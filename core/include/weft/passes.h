@@ -1,8 +1,10 @@
 // The passes that need no knowledge of particular ops, and the checks they use.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "weft/expr.h"
 #include "weft/module.h"
@@ -64,6 +66,30 @@ Pass DeadCodeElimination();
 Pass EliminateCommonSubexpr();
 /// "WellFormedCheck", opt_level 0: a weft::Error if the module is not well formed.
 Pass WellFormedCheck();
+
+/// "RemoveUnusedFunctions", opt_level 1, as Relay's: keeps the functions named
+/// in entry_functions and every function they reach through a global
+/// reference (a call, or a GlobalVar passed as a value), transitively; drops
+/// the others. An entry or a referenced global that the module does not define
+/// is a weft::Error naming it. Needs no types.
+Pass RemoveUnusedFunctions(std::vector<std::string> entry_functions = {"main"});
+IRModule remove_unused_functions(const IRModule& mod, const std::vector<std::string>& entry_functions = {"main"});
+
+/// Binds named parameters of `fn` to constants, as relay.build(params=...)
+/// does (bind_params_by_name): each parameter named in `params` is replaced by
+/// a Constant holding its tensor in the body and leaves the parameter list;
+/// the others stay, in order. Names are the parameters' user-facing names
+/// (param_names in weft/names.h: lstm's data, data1, ...). Unlike Relay, which
+/// skips them, a name that is not a parameter is a weft::Error naming it and
+/// listing the parameters; so is a tensor whose dtype or shape does not fit the
+/// parameter's type (annotated, else inferred; `?` fits any extent), naming the
+/// parameter and its type. Needs no types.
+Function bind_params(const Function& fn, const std::map<std::string, Tensor>& params);
+/// bind_params on main; a module without main is a weft::Error.
+IRModule bind_params(const IRModule& mod, const std::map<std::string, Tensor>& params);
+/// "BindParams", opt_level 0: bind_params on main with these values. Not in the
+/// registry (it needs its values): `weft opt --params` and callers create it.
+Pass BindParams(std::map<std::string, Tensor> params);
 
 /// Registers the passes above with `registry` under their names, skipping names
 /// already there. PassRegistry::global() does this on first use, so the core

@@ -15,6 +15,7 @@ void register_core_passes(PassRegistry& registry) {
       {"EliminateCommonSubexpr", EliminateCommonSubexpr},
       {"WellFormedCheck", WellFormedCheck},
       {"Gradient", GradientPass},
+      {"RemoveUnusedFunctions", [] { return RemoveUnusedFunctions(); }},
   };
   for (const auto& [name, factory] : passes)
     if (!registry.contains(name)) registry.add(name, factory);

@@ -18,6 +18,7 @@ const std::vector<std::string>& optimization_pass_names() {
   // FoldConstant, FoldScaleAxis, SimplifyExpr, CanonicalizeOps, InferType,
   // AlterOpLayout, FoldConstant, FuseOps.
   static const std::vector<std::string> names = {
+      "RemoveUnusedFunctions",
       "EliminateCommonSubexpr",
       "InferType",
   };
