@@ -53,7 +53,9 @@ extern "C" {
 /* ---- Version ------------------------------------------------------------- */
 
 #define WEFT_PLUGIN_ABI_MAJOR 1
-#define WEFT_PLUGIN_ABI_MINOR 2 /* 1.1: model variants, expr_free_vars, ops' infer_inputs; 1.2: attrs' text_default */
+/* 1.1: model variants, expr_free_vars, ops' infer_inputs; 1.2: attrs' text_default;
+ * 1.3: ops' named rewrites */
+#define WEFT_PLUGIN_ABI_MINOR 3
 
 /* ---- Status -------------------------------------------------------------- */
 
@@ -170,6 +172,16 @@ typedef weft_status_t (*weft_gradient_fn)(void* user_data, weft_expr_t* call, we
 typedef weft_status_t (*weft_infer_inputs_fn)(void* user_data, weft_type_t* const* arg_types, size_t num_args,
                                               weft_attrs_t* attrs, weft_type_t** out_types);
 
+/* A named IR-to-IR rewrite of one call of the op (ABI 1.3), e.g.
+ * "simplify_inference" turning nn.batch_norm into arithmetic. `call` is typed:
+ * its checked type and its arguments' are set. The rewrite builds its
+ * replacement through the host API and stores it in *out_expr (a new
+ * reference); it must have the call's type. Leaving *out_expr NULL (as it is
+ * on entry) says the rewrite does not apply to this call. A non-NULL status
+ * is an error; the host adds the op and the rewrite's name. user_data is the
+ * rewrite's own (weft_op_rewrite_t.user_data). */
+typedef weft_status_t (*weft_call_rewrite_fn)(void* user_data, weft_expr_t* call, weft_expr_t** out_expr);
+
 /* Tensor-expression compute: the op's output(s) as TE over its input
  * placeholders. The host hands it to the TE layer, which defines the handles. */
 typedef weft_status_t (*weft_te_compute_fn)(void* user_data, weft_te_tensor_t* const* inputs,
@@ -199,6 +211,17 @@ typedef struct weft_attr_field_t {
   weft_attr_value_t* text_default;
 } weft_attr_field_t;
 
+/* One named rewrite of an op (ABI 1.3). */
+typedef struct weft_op_rewrite_t {
+  size_t struct_size;
+  const char* name;        /* required; the passes that apply it ask by name */
+  weft_call_rewrite_fn fn; /* required */
+  /* Passed to fn (so one fn can serve several rewrites); never freed by the
+   * host, so it must live as long as the registration (e.g. inside the op's
+   * own user_data), as an attr field's normalize_user_data. */
+  void* user_data;
+} weft_op_rewrite_t;
+
 typedef struct weft_op_input_t {
   size_t struct_size;
   const char* name;
@@ -227,6 +250,10 @@ typedef struct weft_op_desc_t {
   weft_gradient_fn gradient;           /* may be NULL: not differentiable */
   weft_te_compute_fn te_compute;       /* may be NULL */
   weft_infer_inputs_fn infer_inputs;   /* ABI 1.1; may be NULL */
+  /* ABI 1.3: the op's named rewrites (copied during registration; names
+   * unique). May be NULL with num_rewrites 0. */
+  const weft_op_rewrite_t* rewrites;
+  size_t num_rewrites;
 } weft_op_desc_t;
 
 /* A named variant of a model family: `<family>-<suffix>` on the command line.

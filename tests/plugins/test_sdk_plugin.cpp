@@ -152,6 +152,49 @@ TEST_F(SdkPluginTest, GradientBuildsIR) {
   EXPECT_TRUE(grads[1].same_as(g));
 }
 
+// A typed call of sdk.axpy(%x, %y) with `alpha`, as rewrites receive it.
+Call typed_axpy(double alpha) {
+  Var x = var("x", tensor_type({2})), y = var("y", tensor_type({2}));
+  Function fn = infer_type(IRModule::from_expr(call("sdk.axpy", {x, y}, {{"alpha", alpha}}))).main();
+  return downcast<CallNode>(fn->body);
+}
+
+TEST_F(SdkPluginTest, RewritesCrossTheBoundaryByName) {
+  const OpDef& op = OpRegistry::global().get("sdk.axpy");
+  ASSERT_EQ(op.rewrites.size(), 3u);
+  const CallRewrite& drop = op.rewrites.at("drop_zero_alpha");
+  Call zero = typed_axpy(0.0);
+  EXPECT_TRUE(drop(zero).same_as(zero->args[1]));  // the plugin handed back the host's own node
+  EXPECT_FALSE(drop(typed_axpy(2.0)).defined());   // a NULL result: the rewrite does not apply
+  // A replacement the plugin built through the host API.
+  Call unit = typed_axpy(1.0);
+  Expr swapped = op.rewrites.at("commute_unit_alpha")(unit);
+  auto* c = swapped.as<CallNode>();
+  ASSERT_NE(c, nullptr);
+  EXPECT_EQ(c->op.as<OpNode>()->name(), "sdk.axpy");
+  EXPECT_TRUE(c->args[0].same_as(unit->args[1]));
+  EXPECT_TRUE(c->args[1].same_as(unit->args[0]));
+}
+
+TEST_F(SdkPluginTest, RewriteThatThrowsIsAnErrorNamingTheOpAndTheRewrite) {
+  const OpDef& op = OpRegistry::global().get("sdk.axpy");
+  try {
+    op.rewrites.at("unrewritable")(typed_axpy(1.0));
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("op sdk.axpy: rewrite 'unrewritable': no rule for this call"));
+    EXPECT_EQ(e.status(), StatusCode::kUnsupported);
+  }
+  // An untyped call: the plugin's reading of its type fails, and says why.
+  Var x = var("x", tensor_type({2}));
+  try {
+    op.rewrites.at("drop_zero_alpha")(call("sdk.axpy", {x, x}));
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("op sdk.axpy: rewrite 'drop_zero_alpha': "));
+  }
+}
+
 TEST_F(SdkPluginTest, ModelBuildsWithCheckedParameters) {
   Function f = build_model("sdk.tiny", make_attrs({{"units", 5}}));
   ASSERT_EQ(f->params.size(), 1u);

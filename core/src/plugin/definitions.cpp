@@ -124,6 +124,27 @@ OpDef op_definition(const weft_op_desc_t& d, const std::string& plugin) {
       return given;
     };
   }
+  for (size_t i = 0; i < d.num_rewrites; ++i) {
+    weft_op_rewrite_t r = read_element(d.rewrites, i, "weft_op_rewrite_t");
+    std::string what = "op '" + name + "': rewrite " + std::to_string(i);
+    if (!r.name || !*r.name) throw StatusError{WEFT_STATUS_INVALID_ARGUMENT, what + " has no name"};
+    require(r.fn, what + " ('" + r.name + "')'s fn");
+    std::string rewrite = r.name;
+    auto fn = r.fn;
+    void* rewrite_ud = r.user_data;
+    // Holding ud keeps the plugin's data, where rewrite_ud lives, as long as the rewrite.
+    bool fresh = def.rewrites
+                     .emplace(rewrite,
+                              [fn, rewrite_ud, ud, name, rewrite](const Call& call) -> Expr {
+                                weft_expr_t* out = nullptr;
+                                auto err = take_error(fn(rewrite_ud, borrow_handle<weft_expr_t>(call), &out));
+                                Expr replacement = out ? adopt<ExprNode>(out, "an expression") : Expr();
+                                if (err) throw in_context("rewrite '" + rewrite + "'", *err).op(name);
+                                return replacement;
+                              })
+                     .second;
+    if (!fresh) throw StatusError{WEFT_STATUS_INVALID_ARGUMENT, "op '" + name + "' has two rewrites named '" + rewrite + "'"};
+  }
   return def;
 }
 

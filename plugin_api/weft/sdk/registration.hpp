@@ -25,6 +25,9 @@ using Normalizer = std::function<Value(const Value& value)>;
 /// Argument types in (unknown parts are incomplete types); out: for each
 /// argument the type it must have, or an empty Type where it cannot tell.
 using InputInference = std::function<std::vector<Type>(const std::vector<Type>& args, const Attrs& attrs)>;
+/// A typed call of the op in; out: its replacement (of the call's type), or
+/// an empty Expr where the rewrite does not apply.
+using CallRewrite = std::function<Expr(const Expr& call)>;
 
 namespace detail {
 
@@ -180,6 +183,15 @@ class OpBuilder {
   /// Types of arguments the others determine (an untyped weight from the
   /// data and attrs), as Relay's relations assign them.
   OpBuilder& infer_inputs(InputInference fn) { callbacks_->infer_inputs = std::move(fn); return *this; }
+  /// A named rewrite of the op's calls, applied by the passes that ask for
+  /// it by name: "simplify_inference", "canonicalize", "simplify_expr".
+  OpBuilder& rewrite(std::string name, CallRewrite fn) {
+    for (const auto& r : callbacks_->rewrites) {
+      if (r.first == name) throw Error("op '" + name_ + "' declares rewrite '" + name + "' twice");
+    }
+    callbacks_->rewrites.emplace_back(std::move(name), std::move(fn));
+    return *this;
+  }
 
   /// Called by the Registrar after the plugin's registration function.
   void register_with(weft_registrar_t* registrar) {
@@ -205,6 +217,12 @@ class OpBuilder {
     d.kernel = callbacks_->kernel ? &kernel_trampoline : nullptr;
     d.gradient = callbacks_->gradient ? &gradient_trampoline : nullptr;
     d.infer_inputs = callbacks_->infer_inputs ? &infer_inputs_trampoline : nullptr;
+    std::vector<weft_op_rewrite_t> rewrites;
+    for (auto& r : callbacks_->rewrites) {
+      rewrites.push_back(weft_op_rewrite_t{sizeof(weft_op_rewrite_t), r.first.c_str(), &rewrite_trampoline, &r.second});
+    }
+    d.rewrites = rewrites.data();
+    d.num_rewrites = rewrites.size();
     d.destroy_user_data = &detail::destroy<Callbacks>;
     d.user_data = callbacks_.release();  // the host owns it from here, even on failure
     check(host().register_op(registrar, &d));
@@ -219,8 +237,12 @@ class OpBuilder {
     Kernel kernel;
     Gradient gradient;
     InputInference infer_inputs;
+    std::vector<std::pair<std::string, CallRewrite>> rewrites;  // each one's address is its user_data
     std::vector<std::shared_ptr<Normalizer>> normalizers;
   };
+  static weft_status_t rewrite_trampoline(void* ud, weft_expr_t* call, weft_expr_t** out) {
+    return guarded([&] { *out = (*static_cast<CallRewrite*>(ud))(Handle<weft_expr_t>::borrow(call)).release(); });
+  }
   static weft_status_t infer_inputs_trampoline(void* ud, weft_type_t* const* args, size_t n, weft_attrs_t* attrs,
                                                weft_type_t** out) {
     return guarded([&] {

@@ -1,5 +1,5 @@
 // A plugin written with weft/plugin.hpp that uses every registration kind:
-// an op (attrs with defaults, a normalizer, kernel, gradient), a model, an
+// an op (attrs with defaults, a normalizer, kernel, gradient, rewrites), a model, an
 // initializer, a pass, a target and a frontend.
 #include <cstdlib>
 #include <cstring>
@@ -64,6 +64,23 @@ WEFT_PLUGIN(reg) {
         double alpha = call.attrs().get_float("alpha");
         sdk::Expr dx = sdk::call("sdk.axpy", {grad, grad}, {{"alpha", alpha - 1.0}});
         return std::vector<sdk::Expr>{dx, grad};
+      })
+      // axpy(x, y, alpha=0) is y. Reading the types shows that the call and
+      // its arguments arrive typed.
+      .rewrite("drop_zero_alpha",
+               [](const sdk::Expr& call) -> sdk::Expr {
+                 if (call.type().str() != call.arg(1).type().str()) throw sdk::Error("axpy's type is not y's");
+                 if (call.attrs().get_float("alpha") != 0.0) return {};
+                 return call.arg(1);
+               })
+      // axpy(x, y, alpha=1) is axpy(y, x, alpha=1): a replacement built through the host.
+      .rewrite("commute_unit_alpha",
+               [](const sdk::Expr& call) -> sdk::Expr {
+                 if (call.attrs().get_float("alpha") != 1.0) return {};
+                 return sdk::call("sdk.axpy", {call.arg(1), call.arg(0)}, {{"alpha", 1.0}});
+               })
+      .rewrite("unrewritable", [](const sdk::Expr&) -> sdk::Expr {
+        throw sdk::Error("no rule for this call", WEFT_STATUS_UNSUPPORTED);
       });
 
   reg.model("sdk.tiny")

@@ -1,0 +1,148 @@
+// The driver that applies ops' named rewrites bottom-up (see call_rewrites.h).
+#include "weft/call_rewrites.h"
+
+#include <string>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+#include "snippet.h"
+#include "weft/functor.h"
+#include "weft/op.h"
+
+namespace weft {
+
+namespace {
+
+// Rewriting one call more often than this means two rewrites undo each other.
+constexpr int kMaxRewritesPerCall = 1000;
+
+class CallRewriter : public ExprMutator {
+ public:
+  CallRewriter(std::string_view rewrite, std::string_view pass) : rewrite_(rewrite), pass_(pass) {}
+
+ protected:
+  Expr visit_call(const Call& c) override {
+    if (!c->has_type()) {
+      throw Error(pass_ + " needs a typed program (run InferType first); this call has no type")
+          .in(detail::expr_snippet(c));
+    }
+    Expr rebuilt = typed_like(ExprMutator::visit_call(c), c);
+    for (int round = 0;; ++round) {
+      auto* call = rebuilt.as<CallNode>();
+      auto* op = call ? call->op.as<OpNode>() : nullptr;
+      if (!op) return rebuilt;
+      auto it = op->def->rewrites.find(rewrite_);
+      if (it == op->def->rewrites.end()) return rebuilt;
+      if (round == kMaxRewritesPerCall) {
+        throw Error("rewrite '" + rewrite_ + "' rewrote a call " + std::to_string(round) +
+                    " times without reaching a form it leaves alone")
+            .op(op->name())
+            .in(detail::expr_snippet(c));
+      }
+      Expr replacement = it->second(downcast<CallNode>(rebuilt));
+      if (!replacement) return rebuilt;
+      type_new_nodes(replacement, op->name());
+      if (!type_equal(replacement->checked_type(), rebuilt->checked_type())) {
+        throw Error("rewrite '" + rewrite_ + "' changed the call's type from " +
+                    type_to_text(rebuilt->checked_type()) + " to " + type_to_text(replacement->checked_type()))
+            .op(op->name())
+            .in(detail::expr_snippet(c));
+      }
+      if (replacement->kind == ExprKind::kTuple) rewritten_tuples_.insert(replacement.get());
+      rebuilt = replacement;
+    }
+  }
+
+  Expr visit_tuple_get_item(const TupleGetItem& t) override {
+    Expr rebuilt = typed_like(ExprMutator::visit_tuple_get_item(t), t);
+    auto* item = rebuilt.as<TupleGetItemNode>();
+    if (!rewritten_tuples_.count(item->tuple.get())) return rebuilt;
+    return item->tuple.as<TupleNode>()->fields.at(static_cast<size_t>(item->index));
+  }
+
+  Expr visit_function(const Function& f) override { return typed_like(ExprMutator::visit_function(f), f); }
+  Expr visit_tuple(const Tuple& t) override { return typed_like(ExprMutator::visit_tuple(t), t); }
+  Expr visit_let(const Let& l) override { return typed_like(ExprMutator::visit_let(l), l); }
+  Expr visit_if(const If& i) override { return typed_like(ExprMutator::visit_if(i), i); }
+
+ private:
+  // A copy the mutator made has the original's type, as rewrites keep types.
+  static Expr typed_like(Expr rebuilt, const Expr& original) {
+    if (!rebuilt->has_type() && original->has_type()) rebuilt->set_checked_type(original->checked_type());
+    return rebuilt;
+  }
+
+  // Types the nodes a rewrite built (those without a type), children first.
+  void type_new_nodes(const Expr& replacement, const std::string& op) {
+    detail::post_order(
+        replacement, [](const ExprNode* n) { return n->has_type() || n->kind == ExprKind::kOp; },
+        [&](const ExprNode* n) {
+          Expr e(const_cast<ExprNode*>(n));
+          try {
+            n->set_checked_type(type_from_operands(e));
+          } catch (Error& err) {
+            throw Error("rewrite '" + rewrite_ + "' built an expression that does not type-check: " + err.what())
+                .op(op)
+                .in(detail::expr_snippet(e));
+          }
+        });
+  }
+
+  static Type type_from_operands(const Expr& e) {
+    switch (e->kind) {
+      case ExprKind::kVar:
+        if (auto& t = e.as<VarNode>()->type_annotation) return t;
+        throw Error("a variable it made has no type annotation");
+      case ExprKind::kConstant: {
+        const Tensor& data = e.as<ConstantNode>()->data;
+        return tensor_type(data.shape(), data.dtype());
+      }
+      case ExprKind::kCall: {
+        auto* c = e.as<CallNode>();
+        auto* op = c->op.as<OpNode>();
+        if (!op) throw Error("only calls of ops can be typed here");
+        std::vector<Type> args;
+        for (const Expr& a : c->args) args.push_back(a->checked_type());
+        Type t = op->def->relation(args, c->attrs ? c->attrs : empty_attrs());
+        if (!t) throw Error("the type relation of " + op->name() + " returned no type");
+        return t;
+      }
+      case ExprKind::kTuple: {
+        std::vector<Type> fields;
+        for (const Expr& f : e.as<TupleNode>()->fields) fields.push_back(f->checked_type());
+        return tuple_type(std::move(fields));
+      }
+      case ExprKind::kTupleGetItem: {
+        auto* item = e.as<TupleGetItemNode>();
+        auto* tt = item->tuple->checked_type().as<TupleTypeNode>();
+        if (!tt || item->index < 0 || static_cast<size_t>(item->index) >= tt->fields.size())
+          throw Error("a projection [" + std::to_string(item->index) + "] of " + type_to_text(item->tuple->checked_type()));
+        return tt->fields[static_cast<size_t>(item->index)];
+      }
+      case ExprKind::kLet: return e.as<LetNode>()->body->checked_type();
+      case ExprKind::kIf: return e.as<IfNode>()->then_branch->checked_type();
+      default: throw Error("a rewrite may build calls of ops, tuples, projections, constants, lets and ifs, not a " +
+                           std::string(expr_kind_name(e->kind)));
+    }
+  }
+
+  std::string rewrite_, pass_;
+  std::unordered_set<const ExprNode*> rewritten_tuples_;
+};
+
+}  // namespace
+
+Expr rewrite_calls(const Expr& expr, std::string_view rewrite_name, std::string_view pass_name) {
+  return CallRewriter(rewrite_name, pass_name).mutate(expr);
+}
+
+Pass create_call_rewrite_pass(PassInfo info, std::string rewrite_name) {
+  std::string pass_name = info.name;
+  return create_function_pass(std::move(info), [rewrite_name, pass_name](Function fn, const IRModule&,
+                                                                        const PassContext&) {
+    return downcast<FunctionNode>(rewrite_calls(fn, rewrite_name, pass_name));
+  });
+}
+
+}  // namespace weft
