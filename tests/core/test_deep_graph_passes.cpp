@@ -194,5 +194,30 @@ TEST_F(DeepGraphTest, VisitorAndMutatorHandleA100000LetChain) {
   });
 }
 
+TEST_F(DeepGraphTest, FoldConstantFoldsA100000CallChainAndLetChainOfConstants) {
+  testing::run_with_stack(testing::kSmallStack, [] {
+    // add(...add(add(ones, ones), ones)..., ones): every element is kLength + 1.
+    Tensor ones = Tensor::zeros({2, 3}, DataType::Float(32));
+    for (int i = 0; i < 6; ++i) ones.data_as<float>()[i] = 1;
+    Expr one = constant(ones);
+    Expr e = one;
+    for (int i = 0; i < kLength; ++i) e = call("test.add", {e, one});
+    Function folded = FoldConstant()(IRModule::from_function(function({}, e))).main();
+    auto* c = folded->body.as<ConstantNode>();
+    ASSERT_TRUE(c);
+    EXPECT_EQ(c->data.data_as<float>()[5], kLength + 1.0f);
+    // let %v0 = add(ones, ones); let %v1 = add(%v0, ones); ... %v(n-1): all
+    // bindings inlined, one constant left.
+    std::vector<Var> vars;
+    for (int i = 0; i < kLength; ++i) vars.push_back(var("v" + std::to_string(i)));
+    Expr body = vars.back();
+    for (int i = kLength; i-- > 0;) body = let(vars[i], call("test.add", {i == 0 ? one : Expr(vars[i - 1]), one}), body);
+    Function lets = FoldConstant()(IRModule::from_function(function({}, body))).main();
+    auto* lc = lets->body.as<ConstantNode>();
+    ASSERT_TRUE(lc);
+    EXPECT_EQ(lc->data.data_as<float>()[0], kLength + 1.0f);
+  });
+}
+
 }  // namespace
 }  // namespace weft

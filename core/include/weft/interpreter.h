@@ -66,6 +66,14 @@ class Interpreter {
   IRModule mod_;
 };
 
+/// Runs one op call on its reference kernel, given its argument values (tuple
+/// arguments are passed as their fields) and its output type, whose shapes must
+/// be static. What InferType gave the call is not consulted, so a caller that
+/// knows the output type (FoldConstant, from the op's relation) needs no typed
+/// module. weft::Error naming the op when it has no kernel, the output type is
+/// dynamic, or the kernel rejects its input.
+Value run_op(const Call& call, const std::vector<Value>& args, const Type& out_type);
+
 /// Evaluates a closed expression (no free variables), e.g. in tests.
 Value evaluate(const Expr& expr);
 

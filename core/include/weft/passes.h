@@ -64,6 +64,22 @@ Pass DeadCodeElimination();
 /// boundary), so no closure body comes to share nodes with its enclosing
 /// function. Needs no types (no InferType required).
 Pass EliminateCommonSubexpr();
+/// "FoldConstant", opt_level 2, as Relay's: an op call whose arguments are all
+/// constants or tuples of constants is evaluated on the op's reference kernel
+/// (its output type from the op's relation) and replaced by its value, a tuple
+/// of constants for a tuple output; folding cascades bottom-up. Also, as Relay:
+/// a projection of a literal tuple becomes that field, a let-bound constant is
+/// inlined at its uses and its binding dropped, and an `if` on a constant
+/// condition becomes the branch taken. Left alone, as in Relay: calls of
+/// functions, closures and globals (their arguments are still folded), calls
+/// without arguments (`zeros(shape=...)` would only grow the program), and
+/// everything inside a function marked Primitive. Also left alone: ops without
+/// a reference kernel and calls whose output has a `?` extent (Relay's VM would
+/// run those). weft has no stateful or non-computational (annotation) ops, and
+/// no shape_of/ndarray_size, which Relay folds from a typed non-constant
+/// argument. Needs no types; an ill-typed constant call is a weft::Error naming
+/// the op and FoldConstant. Records "folded calls" among the statistics.
+Pass FoldConstant();
 /// "WellFormedCheck", opt_level 0: a weft::Error if the module is not well formed.
 Pass WellFormedCheck();
 

@@ -74,7 +74,53 @@ void dataflow_children(const ExprNode& e, const auto& fn) {
   }
 }
 
+/// A value of type t with fresh tensors, appending them to `flat` in order.
+Value allocate(const Type& t, const std::string& op, std::vector<Tensor>& flat) {
+  if (auto tt = t.as<TensorTypeNode>()) {
+    if (!tt->is_static())
+      throw Error("output type " + type_to_text(t) + " has dynamic dimensions; the interpreter needs static shapes")
+          .op(op);
+    Tensor out = Tensor::zeros(tt->shape, tt->dtype);
+    flat.push_back(out);
+    return out;
+  }
+  if (auto tup = t.as<TupleTypeNode>()) {
+    std::vector<Value> fields;
+    for (auto& f : tup->fields) fields.push_back(allocate(f, op, flat));
+    return Value::tuple(std::move(fields));
+  }
+  throw Error("op output of type " + type_to_text(t) + " cannot be allocated").op(op);
+}
+
 }  // namespace
+
+Value run_op(const Call& c, const std::vector<Value>& args, const Type& out_type) {
+  const OpDef& def = *downcast<OpNode>(c->op)->def;
+  if (!def.kernel) throw Error("op has no reference kernel, so the interpreter cannot run it").op(def.name);
+  std::vector<Tensor> inputs;
+  for (auto& a : args) {
+    auto flat = a.flatten();  // a tuple argument (concatenate's) passes its fields
+    inputs.insert(inputs.end(), flat.begin(), flat.end());
+  }
+  std::vector<Tensor> outputs;
+  Value result = allocate(out_type, def.name, outputs);
+  try {
+    def.kernel(inputs, outputs, c->attrs ? c->attrs : empty_attrs());
+  } catch (Error& e) {
+    if (e.op_name().empty()) e.op(def.name);
+    throw e.in(describe_call(c));
+  } catch (const std::bad_alloc&) {
+    // The kernel's own scratch memory: name the op, the call and the sizes it works on.
+    size_t bytes = 0;
+    for (const Tensor& t : inputs) bytes += t.nbytes();
+    for (const Tensor& t : outputs) bytes += t.nbytes();
+    throw Error("out of memory in the op's kernel, which works on " + std::to_string(bytes) +
+                " bytes of inputs and outputs (" + type_to_text(out_type) + ")")
+        .op(def.name)
+        .in(describe_call(c));
+  }
+  return result;
+}
 
 class Evaluator {
  public:
@@ -179,7 +225,10 @@ class Evaluator {
     std::vector<Value> args;
     args.reserve(c->args.size());
     for (auto& a : c->args) args.push_back(memo_.at(a.get()));
-    if (c->op->kind == ExprKind::kOp) return call_op(c, args);
+    if (c->op->kind == ExprKind::kOp) {
+      if (!c->has_type()) throw InternalError(__FILE__, __LINE__, "call without a type reached the interpreter");
+      return run_op(c, args, c->checked_type());
+    }
     const Value& callee = memo_.at(c->op.get());
     if (!callee.is_closure()) throw Error("called value is not a function").in(describe_call(c));
     if (depth_ >= max_call_depth())
@@ -188,53 +237,6 @@ class Evaluator {
           .in(describe_call(c))
           .note("WEFT_MAX_CALL_DEPTH (or weft::set_max_call_depth) raises the limit");
     return apply(interp_, callee.closure(), args, depth_ + 1);
-  }
-
-  Value call_op(const Call& c, const std::vector<Value>& args) {
-    const OpDef& def = *downcast<OpNode>(c->op)->def;
-    if (!def.kernel) throw Error("op has no reference kernel, so the interpreter cannot run it").op(def.name);
-    if (!c->has_type()) throw InternalError(__FILE__, __LINE__, "call without a type reached the interpreter");
-    std::vector<Tensor> inputs;
-    for (auto& a : args) {
-      auto flat = a.flatten();  // a tuple argument (concatenate's) passes its fields
-      inputs.insert(inputs.end(), flat.begin(), flat.end());
-    }
-    std::vector<Tensor> outputs;
-    Value result = allocate(c->checked_type(), def.name, outputs);
-    try {
-      def.kernel(inputs, outputs, c->attrs ? c->attrs : empty_attrs());
-    } catch (Error& e) {
-      if (e.op_name().empty()) e.op(def.name);
-      throw e.in(describe_call(c));
-    } catch (const std::bad_alloc&) {
-      // The kernel's own scratch memory: name the op, the call and the sizes it works on.
-      size_t bytes = 0;
-      for (const Tensor& t : inputs) bytes += t.nbytes();
-      for (const Tensor& t : outputs) bytes += t.nbytes();
-      throw Error("out of memory in the op's kernel, which works on " + std::to_string(bytes) +
-                  " bytes of inputs and outputs (" + type_to_text(c->checked_type()) + ")")
-          .op(def.name)
-          .in(describe_call(c));
-    }
-    return result;
-  }
-
-  /// A value of type t with fresh tensors, appending them to `flat` in order.
-  static Value allocate(const Type& t, const std::string& op, std::vector<Tensor>& flat) {
-    if (auto tt = t.as<TensorTypeNode>()) {
-      if (!tt->is_static())
-        throw Error("output type " + type_to_text(t) + " has dynamic dimensions; the interpreter needs static shapes")
-            .op(op);
-      Tensor out = Tensor::zeros(tt->shape, tt->dtype);
-      flat.push_back(out);
-      return out;
-    }
-    if (auto tup = t.as<TupleTypeNode>()) {
-      std::vector<Value> fields;
-      for (auto& f : tup->fields) fields.push_back(allocate(f, op, flat));
-      return Value::tuple(std::move(fields));
-    }
-    throw Error("op output of type " + type_to_text(t) + " cannot be allocated").op(op);
   }
 
   const Interpreter& interp_;

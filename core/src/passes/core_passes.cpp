@@ -14,6 +14,7 @@ void register_core_passes(PassRegistry& registry) {
       {"DeadCodeElimination", DeadCodeElimination},
       {"EliminateCommonSubexpr", EliminateCommonSubexpr},
       {"WellFormedCheck", WellFormedCheck},
+      {"FoldConstant", FoldConstant},
       {"Gradient", GradientPass},
       {"RemoveUnusedFunctions", [] { return RemoveUnusedFunctions(); }},
   };
