@@ -24,10 +24,10 @@ class FoldConstantTest : public ::testing::Test {
   void SetUp() override { testing::register_test_ops(); }
 };
 
-IRModule fold(const IRModule& mod) {
-  PassContext ctx;
-  ctx.instruments = {std::make_shared<WellFormedInstrument>()};
-  return FoldConstant()(mod, ctx);
+IRModule fold(const IRModule& mod, const PassContext& ctx = PassContext()) {
+  PassContext checked = ctx;
+  checked.instruments.push_back(std::make_shared<WellFormedInstrument>());
+  return FoldConstant()(mod, checked);
 }
 
 Function fold(const Function& fn) { return fold(IRModule::from_function(fn)).main(); }
@@ -57,6 +57,18 @@ TEST_F(FoldConstantTest, AnArithmeticChainOnConstantsBecomesItsValue) {
     add(%x, %1)
   })",
                   R"(def @main(%x: Tensor[(2), float32]) { add(%x, 9f) })");
+}
+
+TEST_F(FoldConstantTest, TheFoldedCallsAreCountedInTheStatistics) {
+  // add(1, 2) and multiply(3, 3) fold; add(%x, 9) does not; over two functions.
+  IRModule mod = parse_module(R"(def @main(%x: Tensor[(2), float32]) {
+    %0 = add(1f, 2f);
+    add(%x, multiply(%0, %0))
+  }
+  def @other() { negative(1f) })");
+  PassContext ctx;
+  fold(mod, ctx);
+  EXPECT_EQ(ctx.statistics()["FoldConstant"]["folded calls"], 3);
 }
 
 TEST_F(FoldConstantTest, OnlyTheConstantPartOfAPartlyConstantGraphFolds) {

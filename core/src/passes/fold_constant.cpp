@@ -197,9 +197,11 @@ class ConstantFolder : public ExprMutator {
 }  // namespace
 
 Pass FoldConstant() {
-  return create_function_pass({"FoldConstant", 2, {}}, [](Function fn, const IRModule&, const PassContext&) {
+  return create_function_pass({"FoldConstant", 2, {}}, [](Function fn, const IRModule&, const PassContext& ctx) {
     ConstantFolder folder(fn);
-    return downcast<FunctionNode>(folder.mutate(fn));
+    Function folded = downcast<FunctionNode>(folder.mutate(fn));
+    ctx.add_statistic("FoldConstant", "folded calls", folder.folded_calls());
+    return folded;
   });
 }
 
