@@ -20,7 +20,9 @@ const std::vector<std::string>& optimization_pass_names() {
   static const std::vector<std::string> names = {
       "RemoveUnusedFunctions",
       "EliminateCommonSubexpr",
+      "FoldConstant",
       "InferType",
+      "FoldConstant",
   };
   return names;
 }
