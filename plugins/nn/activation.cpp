@@ -262,7 +262,10 @@ void register_activation_ops(Registrar& reg) {
       .gradient([](const Expr&, const Expr& g) {
         // The result is the data (nothing dropped at inference); the mask is constant.
         return Grads{get_item(g, 0)};
-      });
+      })
+      // At inference the result is the data, as the reference's SimplifyInference
+      // rewrites dropout(x)[0]; the mask stays a projection of the call.
+      .rewrite("simplify_inference", [](const Expr& c) { return tuple({c.arg(0), get_item(c, 1)}); });
 }
 
 }  // namespace weft_nn

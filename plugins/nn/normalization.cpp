@@ -8,6 +8,7 @@
 
 #include <weft/sdk/gradient.hpp>
 
+#include "bias_axis.h"
 #include "nn_ops.h"
 
 namespace weft_nn {
@@ -235,6 +236,74 @@ std::vector<Expr> affine_norm_gradient(Kind kind, const Expr& c, const Expr& g) 
   return {call("reshape_like", {dxv, x}), dgamma, dbeta};
 }
 
+// ---- SimplifyInference: the reference's *ToInferUnpack (simplify_inference.cc) -----------------
+
+/// A 0-d constant of data's dtype, as the reference's MakeConstantScalar(dtype, (float)value).
+Expr scalar_of(const Type& data, double value) {
+  return weft::sdk::scalar(static_cast<float>(value), data.dtype());
+}
+
+/// batch_norm at inference as arithmetic, as BatchNormToInferUnpack:
+/// data * scale + shift with scale = 1 / sqrt(moving_var + epsilon) (* gamma)
+/// and shift = -moving_mean * scale (+ beta), both along axis. The moving
+/// statistics (outputs 1 and 2) stay projections of the call, as the
+/// reference rewrites only the projection [0].
+Expr batch_norm_simplified(const Expr& c) {
+  Attrs a = c.attrs();
+  Expr data = c.arg(0);
+  Type t = data.type();
+  Expr scale = call("divide", {scalar_of(t, 1.0), call("sqrt", {call("add", {c.arg(4), scalar_of(t, a.get_float("epsilon"))})})});
+  if (a.get_bool("scale")) scale = call("multiply", {scale, c.arg(1)});
+  Expr shift = call("multiply", {call("negative", {c.arg(3)}), scale});
+  if (a.get_bool("center")) shift = call("add", {shift, c.arg(2)});
+  int64_t ndim = static_cast<int64_t>(t.ndim()), axis = static_cast<int64_t>(batch_norm_axis(a, t));
+  Expr out = call("add", {call("multiply", {data, expand_bias_to_axis(scale, ndim, axis)}),
+                          expand_bias_to_axis(shift, ndim, axis)});
+  return weft::sdk::tuple({out, get_item(c, 1), get_item(c, 2)});
+}
+
+/// instance/layer/group norm as arithmetic, as the reference's
+/// InstanceNormToInferUnpack, LayerNormToInferUnpack, GroupNormToInferUnpack:
+/// (x - mean) / sqrt(variance + epsilon) over the axes `kind` reduces (on the
+/// grouped view for group_norm, reshaped back), then * gamma and + beta along
+/// axis as the flags ask.
+Expr affine_norm_simplified(Kind kind, const Expr& c) {
+  Attrs a = c.attrs();
+  Expr data = c.arg(0);
+  Type t = data.type();
+  int64_t ndim = static_cast<int64_t>(t.ndim()), axis = static_cast<int64_t>(axis_index(a.get_int("axis"), t));
+  std::vector<int64_t> reduced;
+  Expr x = data;
+  if (kind == Kind::kInstance) {
+    for (int64_t d = 1; d < ndim; ++d)
+      if (d != axis) reduced.push_back(d);
+  } else if (kind == Kind::kLayer) {
+    reduced.push_back(a.get_int("axis"));  // as given: the reference reduces over param->axis
+  } else {
+    std::vector<int64_t> shape = grad::static_shape(data, "nn.group_norm's data"), grouped;
+    int64_t groups = a.get_int("num_groups");
+    for (int64_t d = 0; d < ndim; ++d) {
+      if (d == axis) {
+        grouped.push_back(groups);
+        grouped.push_back(shape[d] / groups);
+      } else {
+        grouped.push_back(shape[d]);
+      }
+      if (d >= axis) reduced.push_back(d + 1);
+    }
+    x = call("reshape", {data}, {{"newshape", grouped}});
+  }
+  weft::sdk::AttrList over = {{"axis", reduced}, {"keepdims", true}, {"exclude", false}};
+  Expr mean = call("mean", {x}, over);
+  Expr var = call("variance", {x, mean}, over);
+  Expr out = call("divide", {call("subtract", {x, mean}),
+                             call("sqrt", {call("add", {var, scalar_of(t, a.get_float("epsilon"))})})});
+  if (kind == Kind::kGroup) out = call("reshape", {out}, {{"newshape", grad::static_shape(data, "nn.group_norm's data")}});
+  if (a.get_bool("scale")) out = call("multiply", {out, expand_bias_to_axis(c.arg(1), ndim, axis)});
+  if (a.get_bool("center")) out = call("add", {out, expand_bias_to_axis(c.arg(2), ndim, axis)});
+  return out;
+}
+
 void affine_attrs(OpBuilder& op, int64_t default_axis) {
   op.attr("axis", default_axis, "The channel axis, the one gamma and beta run along (negative counts from the end).")
       .attr("epsilon", 1e-5, "Added to the variance before its square root.")
@@ -255,7 +324,8 @@ OpBuilder& affine_norm_op(Registrar& reg, const char* name, Kind kind, const std
       .kernel([kind](const KernelArgs& k) {
         dispatch_float(k, [&](auto t) { affine_norm_kernel<decltype(t)>(kind, k); });
       })
-      .gradient([kind](const Expr& c, const Expr& g) { return affine_norm_gradient(kind, c, g); });
+      .gradient([kind](const Expr& c, const Expr& g) { return affine_norm_gradient(kind, c, g); })
+      .rewrite("simplify_inference", [kind](const Expr& c) { return affine_norm_simplified(kind, c); });
 }
 
 }  // namespace
@@ -283,7 +353,8 @@ void register_normalization_ops(weft::sdk::Registrar& reg) {
       .kernel([](const KernelArgs& k) {
         dispatch_float(k, [&](auto t) { batch_norm_kernel<decltype(t)>(k); });
       })
-      .gradient(batch_norm_gradient);
+      .gradient(batch_norm_gradient)
+      .rewrite("simplify_inference", batch_norm_simplified);
 
   affine_attrs(affine_norm_op(reg, "nn.instance_norm", Kind::kInstance,
                               "Instance normalization: (data - mean) / sqrt(var + epsilon) * gamma + beta, mean "

@@ -145,6 +145,17 @@ std::vector<Expr> l2_normalize_gradient(const Expr& c, const Expr& g) {
   return {grad::sub(grad::mul(g, r), grad::mul(x, floored))};
 }
 
+/// l2_normalize as arithmetic, as the reference's L2NormToInferUnpack:
+/// data / sqrt(max(sum(data * data, axis, keepdims), eps)), eps a float32
+/// constant whatever the dtype, as there.
+Expr l2_normalize_simplified(const Expr& c) {
+  Expr data = c.arg(0);
+  Expr eps = weft::sdk::scalar(static_cast<float>(c.attrs().get_float("eps")));
+  Expr squares = call("sum", {call("multiply", {data, data})},
+                      {{"axis", c.attrs().get_value("axis")}, {"keepdims", true}, {"exclude", false}});
+  return call("divide", {data, call("sqrt", {call("maximum", {squares, eps})})});
+}
+
 }  // namespace
 
 void register_local_normalization_ops(Registrar& reg) {
@@ -189,7 +200,8 @@ void register_local_normalization_ops(Registrar& reg) {
       .kernel([](const KernelArgs& k) {
         dispatch_float(k, [&](auto t) { l2_kernel<decltype(t)>(k); });
       })
-      .gradient(l2_normalize_gradient);
+      .gradient(l2_normalize_gradient)
+      .rewrite("simplify_inference", l2_normalize_simplified);
 }
 
 }  // namespace weft_nn::norm

@@ -82,6 +82,14 @@ Pass EliminateCommonSubexpr();
 Pass FoldConstant();
 /// "WellFormedCheck", opt_level 0: a weft::Error if the module is not well formed.
 Pass WellFormedCheck();
+/// "SimplifyInference", opt_level 0, requires InferType, as Relay's: each op
+/// call is replaced by its op's "simplify_inference" rewrite (see
+/// weft/call_rewrites.h), which the nn plugin gives nn.batch_norm and
+/// nn.dropout (their projection [0]), nn.instance_norm, nn.layer_norm,
+/// nn.group_norm and nn.l2_normalize: the reference's arithmetic, with its
+/// epsilon placement and center/scale flags. Needs a typed program (an error
+/// naming the pass otherwise); leaves it typed throughout.
+Pass SimplifyInference();
 
 /// "RemoveUnusedFunctions", opt_level 1, as Relay's: keeps the functions named
 /// in entry_functions and every function they reach through a global

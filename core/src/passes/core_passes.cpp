@@ -17,6 +17,7 @@ void register_core_passes(PassRegistry& registry) {
       {"FoldConstant", FoldConstant},
       {"Gradient", GradientPass},
       {"RemoveUnusedFunctions", [] { return RemoveUnusedFunctions(); }},
+      {"SimplifyInference", SimplifyInference},
   };
   for (const auto& [name, factory] : passes)
     if (!registry.contains(name)) registry.add(name, factory);

@@ -19,6 +19,7 @@ const std::vector<std::string>& optimization_pass_names() {
   // AlterOpLayout, FoldConstant, FuseOps.
   static const std::vector<std::string> names = {
       "RemoveUnusedFunctions",
+      "SimplifyInference",
       "EliminateCommonSubexpr",
       "FoldConstant",
       "InferType",
