@@ -14,6 +14,7 @@
 
 #include "weft/attrs.h"
 #include "weft/expr.h"
+#include "weft/layout.h"
 #include "weft/registry.h"
 #include "weft/tensor.h"
 #include "weft/type.h"
@@ -59,6 +60,30 @@ using Gradient = std::function<std::vector<Expr>(const Call& call, const Expr& o
 /// An IR-to-IR rewrite of one call, e.g. "simplify_inference" for batch_norm.
 using CallRewrite = std::function<Expr(const Call& call)>;
 
+/// What an op needs for a layout of its inputs (Relay's InferCorrectLayoutOutput):
+/// one layout per input tensor (the fields of a tuple argument count one by one),
+/// one per output tensor, and the attrs that go with them (a reduction's axis, a
+/// conv's data_layout, or the call's own attrs when nothing depends on layout).
+struct InferredLayouts {
+  std::vector<Layout> inputs;
+  std::vector<Layout> outputs;
+  Attrs attrs;
+};
+/// Relay's FInferCorrectLayout. `new_in` holds the layouts the inputs arrive in
+/// after a rewrite (empty on the first call, which asks what the op needs as
+/// it stands), `old_in` those they had before, either undefined where not
+/// known; `old_in_types` are the argument types before the rewrite (a tuple
+/// argument's is its TupleType). An undefined layout in the result means the
+/// op cannot follow: its inputs go back to their old layouts.
+using LayoutInference = std::function<InferredLayouts(const Attrs& attrs, std::span<const Layout> new_in,
+                                                      std::span<const Layout> old_in,
+                                                      std::span<const Type> old_in_types)>;
+/// Relay's FTVMConvertOpLayout: the call (typed arguments) rebuilt for the
+/// user's desired layouts, one per input ("default" where the op picks), e.g.
+/// conv2d with data_layout NHWC and kernel_layout HWIO; a null Expr leaves it.
+/// The result calls an op with the same number of arguments.
+using LayoutConversion = std::function<Expr(const Call& call, std::span<const std::string> desired_layouts)>;
+
 struct OpDef {
   std::string name;
   std::string description;
@@ -72,6 +97,8 @@ struct OpDef {
   std::any te_compute;        // target-neutral compute description (TE layer)
   Gradient gradient;          // may be empty: the op is not differentiable
   std::map<std::string, CallRewrite> rewrites;
+  LayoutInference infer_layout;     // may be empty: the op needs its inputs as they were
+  LayoutConversion convert_layout;  // may be empty: ConvertLayout cannot choose the op's layouts
   int support_level = 10;
   std::string plugin;  // which plugin registered it ("" for ops defined in-process)
 

@@ -1,9 +1,11 @@
 // The passes that need no knowledge of particular ops, and the checks they use.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "weft/expr.h"
@@ -114,6 +116,46 @@ IRModule bind_params(const IRModule& mod, const std::map<std::string, Tensor>& p
 /// "BindParams", opt_level 0: bind_params on main with these values. Not in the
 /// registry (it needs its values): `weft opt --params` and callers create it.
 Pass BindParams(std::map<std::string, Tensor> params);
+/// Layouts the user wants per op name, one per input ("default" where the op
+/// chooses), e.g. {"nn.conv2d": {"NHWC", "default"}}.
+using DesiredLayouts = std::map<std::string, std::vector<std::string>>;
+/// Reads desired layouts from JSON text, {"nn.conv2d": ["NHWC", "default"]};
+/// anything else is a weft::Error showing the expected form.
+DesiredLayouts parse_desired_layouts(std::string_view json);
+/// Relay's ConvertLayout on one typed function: each op named in `desired` is
+/// rebuilt in those layouts by its convert_layout hook; every other op follows
+/// its producers where its infer_layout hook allows (elementwise ops, reductions
+/// with their axes renumbered, ...) and otherwise gets its inputs back in their
+/// old layouts. A layout_transform is inserted only where a value's layout
+/// differs from the one its consumer needs, once per value and layout pair
+/// (so consecutive transforms back and forth never arise); the function's
+/// result comes back in its original layout. A weight that is a constant gets
+/// a layout_transform of a constant, which FoldConstant folds. An op name that
+/// is not registered or has no convert_layout hook, or a bad layout string, is
+/// a weft::Error naming it; an untyped function is an error naming the pass.
+Function convert_layout(const Function& fn, const DesiredLayouts& desired);
+/// "ConvertLayout", opt_level 3 (needs InferType): convert_layout on every
+/// function with `desired`.
+Pass ConvertLayout(DesiredLayouts desired);
+/// The same, with the desired layouts read (as JSON) from the PassContext config
+/// "relay.ConvertLayout.desired_layouts" ("{}": nothing to convert); what the
+/// registry's "ConvertLayout" makes.
+Pass ConvertLayout();
+
+/// A target's alter hook for one op (Relay's FTVMAlterOpLayout): the call
+/// (typed, its original arguments) rebuilt in the layouts the target prefers,
+/// possibly as another op taking as many arguments, or a null Expr to keep it.
+using AlterLayout = std::function<Expr(const Call& call)>;
+/// Alter hooks by op name.
+using AlterLayouts = std::map<std::string, AlterLayout>;
+/// Relay's AlterOpLayout on one typed function: the ops `alter` names are
+/// rebuilt by their hooks, and the graph follows as in convert_layout (same
+/// transforms, same guarantees, same errors).
+Function alter_op_layout(const Function& fn, const AlterLayouts& alter);
+/// "AlterOpLayout", opt_level 3 (needs InferType): alter_op_layout on every
+/// function. The registry's "AlterOpLayout" has no hooks (nothing to alter)
+/// until a target supplies them (issue 13).
+Pass AlterOpLayout(AlterLayouts alter = {});
 
 /// Registers the passes above with `registry` under their names, skipping names
 /// already there. PassRegistry::global() does this on first use, so the core

@@ -18,6 +18,8 @@ void register_core_passes(PassRegistry& registry) {
       {"Gradient", GradientPass},
       {"RemoveUnusedFunctions", [] { return RemoveUnusedFunctions(); }},
       {"SimplifyInference", SimplifyInference},
+      {"ConvertLayout", [] { return ConvertLayout(); }},
+      {"AlterOpLayout", [] { return AlterOpLayout(); }},
   };
   for (const auto& [name, factory] : passes)
     if (!registry.contains(name)) registry.add(name, factory);
