@@ -162,6 +162,11 @@ TEST_F(ConvertLayoutTest, NoDesiredLayoutsChangeNothing) {
   expect_converted(program, program, {});
 }
 
+TEST_F(ConvertLayoutTest, AnUnchangedGraphKeepsItsNodes) {
+  IRModule typed = InferType()(parse_module(main_of(kParams, "  lt.relu(lt.conv(%x, %w))")));
+  EXPECT_TRUE(convert_layout(typed.main(), {}).same_as(typed.main()));
+}
+
 TEST_F(ConvertLayoutTest, TheRegisteredPassReadsItsConfig) {
   PassContext ctx;
   ctx.set_config("relay.ConvertLayout.desired_layouts", AttrValue(R"({"lt.conv": ["NHWC", "default"]})"));

@@ -56,7 +56,10 @@ class LayoutRewriter : public ExprMutator {
     if (it == known_.end() || !it->second.fields) return ExprMutator::visit_tuple_get_item(t);
     Slot slot = it->second.slots.at(static_cast<size_t>(t->index));
     known_[t.get()] = Slots{{slot}, false};
-    return realize(slot);
+    Expr value = realize(slot);
+    auto* item = value.as<TupleGetItemNode>();
+    bool unchanged = item && item->tuple.same_as(t->tuple) && item->index == t->index;
+    return unchanged ? Expr(t) : value;
   }
 
  private:
@@ -184,18 +187,27 @@ class LayoutRewriter : public ExprMutator {
       Expr e = s.old_layout.defined() ? transform(arg, s.new_layout, s.old_layout) : arg;
       return transform(e, old_cur, new_cur);
     };
+    // Arguments that come out as they went in stay the same nodes, and so does
+    // a call that nothing changed.
     std::vector<Expr> new_args;
-    for (const Expr& a : rebuilt->args) {
+    bool same = rebuilt->op.same_as(c->op) && attrs_equal(after->attrs, c->attrs);
+    for (size_t i = 0; i < rebuilt->args.size(); ++i) {
+      const Expr& a = rebuilt->args[i];
       if (auto* t = a.as<TupleNode>()) {
         std::vector<Expr> fields;
-        for (const Expr& f : t->fields) fields.push_back(moved(f));
-        new_args.push_back(tuple(std::move(fields)));
+        auto* original = c->args[i].as<TupleNode>();
+        bool same_fields = original && original->fields.size() == t->fields.size();
+        for (size_t j = 0; j < t->fields.size(); ++j) {
+          fields.push_back(moved(t->fields[j]));
+          same_fields = same_fields && fields.back().same_as(original->fields[j]);
+        }
+        new_args.push_back(same_fields ? c->args[i] : Expr(tuple(std::move(fields))));
       } else {
         new_args.push_back(moved(a));
       }
+      same = same && new_args.back().same_as(c->args[i]);
     }
-    if (k != in.size()) return fall_back(c);  // the rule regrouped the tuple arguments
-    Call result = call(downcast<OpNode>(rebuilt->op), std::move(new_args), after->attrs);
+    Call result = same ? c : call(downcast<OpNode>(rebuilt->op), std::move(new_args), after->attrs);
     Slots info{{}, tuple_type != nullptr};
     for (size_t i = 0; i < outputs; ++i) {
       Expr value = tuple_type ? Expr(get_item(result, static_cast<int>(i))) : Expr(result);
@@ -204,12 +216,12 @@ class LayoutRewriter : public ExprMutator {
     known_[c.get()] = info;
     if (!tuple_type) return realize(info.slots[0]);
     std::vector<Expr> fields;
-    bool same = true;
+    bool unmoved = true;
     for (const Slot& s : info.slots) {
       fields.push_back(realize(s));
-      same &= fields.back().same_as(s.value);
+      unmoved &= fields.back().same_as(s.value);
     }
-    return same ? Expr(result) : Expr(tuple(std::move(fields)));
+    return unmoved ? Expr(result) : Expr(tuple(std::move(fields)));
   }
 
   /// The rule's call over `args`, or c's op with `attrs` where the rule keeps it.

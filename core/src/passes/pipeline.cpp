@@ -23,6 +23,7 @@ const std::vector<std::string>& optimization_pass_names() {
       "EliminateCommonSubexpr",
       "FoldConstant",
       "InferType",
+      "AlterOpLayout",
       "FoldConstant",
   };
   return names;
