@@ -29,6 +29,8 @@
  *   releases with the matching *_release. A handle passed *into* a function is
  *   borrowed: the callee retains it if it keeps it. Handles passed to plugin
  *   callbacks are borrowed for the duration of the call.
+ * - An expression handle is the node itself: every handle to one node is the
+ *   same pointer, so a plugin may key maps by handle to walk a shared graph.
  * - Raw pointers handed out by inspection functions (strings, shape arrays)
  *   are borrowed from the handle they came from and valid while it lives.
  * - Tensors cross as DLPack DLTensor views; the memory belongs to the host.
@@ -54,7 +56,7 @@ extern "C" {
 
 #define WEFT_PLUGIN_ABI_MAJOR 1
 /* 1.1: model variants, expr_free_vars, ops' infer_inputs; 1.2: attrs' text_default;
- * 1.3: ops' named rewrites */
+ * 1.3: ops' named rewrites, module_run_pass */
 #define WEFT_PLUGIN_ABI_MINOR 3
 
 /* ---- Status -------------------------------------------------------------- */
@@ -541,6 +543,14 @@ typedef struct weft_host_api_t {
    * depth-first walk, as Relay's free_vars), as a new Tuple of those Vars;
    * builders use it to make a Function of everything a graph reads. */
   weft_status_t (*expr_free_vars)(weft_expr_t* expr, weft_expr_t** out_tuple);
+
+  /* -- ABI 1.3 -- */
+  /* Runs the registered pass `name` (a core pass or a plugin's) on `module`
+   * under the host's current PassContext, ungated by its opt level, as a pass
+   * plugin's composite pass runs its members (FoldScaleAxis ends with
+   * FoldConstant); *out_module is a new reference. NOT_FOUND naming the
+   * known passes for an unknown name; the pass's own error otherwise. */
+  weft_status_t (*module_run_pass)(weft_module_t* module, const char* name, weft_module_t** out_module);
 } weft_host_api_t;
 
 /* ---- Entry ---------------------------------------------------------------- */

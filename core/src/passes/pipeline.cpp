@@ -22,6 +22,7 @@ const std::vector<std::string>& optimization_pass_names() {
       "SimplifyInference",
       "EliminateCommonSubexpr",
       "FoldConstant",
+      "FoldScaleAxis",  // from the fold_scale_axis pass plugin
       "InferType",
       "AlterOpLayout",
       "FoldConstant",

@@ -257,6 +257,13 @@ weft_status_t module_infer_type(weft_module_t* m, weft_module_t** out) {
   return guard([&] { *out_param(out, "out_module") = new_module_handle(infer_type(module_of(m))); });
 }
 
+weft_status_t module_run_pass(weft_module_t* m, const char* name, weft_module_t** out) {
+  return guard([&] {
+    if (!name) throw StatusError{WEFT_STATUS_INVALID_ARGUMENT, "module_run_pass: name is NULL"};
+    *out_param(out, "out_module") = new_module_handle(PassRegistry::global().create(name)(module_of(m)));
+  });
+}
+
 }  // namespace
 
 void fill_expr_api(weft_host_api_t& api) {
@@ -295,6 +302,7 @@ void fill_expr_api(weft_host_api_t& api) {
   api.module_entry = module_entry;
   api.module_infer_type = module_infer_type;
   api.expr_free_vars = expr_free_vars;
+  api.module_run_pass = module_run_pass;
 }
 
 }  // namespace weft::plugin_host

@@ -432,6 +432,12 @@ class Module : public Handle<weft_module_t> {
     check(host().module_infer_type(get(), &out));
     return Handle::adopt(out);
   }
+  /// The registered pass `name` run on this module (ABI 1.3).
+  Module run_pass(const std::string& name) const {
+    weft_module_t* out = nullptr;
+    check(host().module_run_pass(get(), name.c_str(), &out));
+    return Handle::adopt(out);
+  }
 };
 
 // ---- Tensors in kernels -----------------------------------------------------------------
