@@ -58,6 +58,18 @@ void expect_same_outputs(const IRModule& a, const IRModule& b, const std::vector
         << "element " << i;
 }
 
+bool calls_op(const IRModule& mod, const std::string& op);
+
+// FoldScaleAxis on `text` with `constants` bound leaves no multiply (it ends
+// with FoldConstant: the scaled weights are constants) and computes what the
+// program computed before, on `input` for its one free parameter.
+void expect_fully_folded(const char* text, const std::map<std::string, Tensor>& constants, const Tensor& input) {
+  IRModule before = program(text, constants);
+  IRModule after = run_pass("FoldScaleAxis", before);
+  EXPECT_FALSE(calls_op(after, "multiply")) << to_text(after.main());
+  expect_same_outputs(before, after, {input});
+}
+
 bool calls_op(const IRModule& mod, const std::string& op) {
   bool found = false;
   post_order_visit(mod.main(), [&](const Expr& e) {
@@ -121,11 +133,7 @@ TEST(ForwardFoldScaleAxis, FoldedComputesWhatUnfoldedDoes) {
   std::map<std::string, Tensor> constants = {{"in_scale", filled({4, 1, 1}, 0.5, 1, 1)},
                                              {"weight", filled({2, 4, 3, 3}, -1, 1, 2)},
                                              {"in_bias", filled({4, 1, 1}, -1, 1, 3)}};
-  IRModule before = program(kForwardConv, constants);
-  IRModule after = run_pass("FoldScaleAxis", before);
-  // FoldScaleAxis ends with FoldConstant: the scaled weight is one constant.
-  EXPECT_FALSE(calls_op(after, "multiply")) << to_text(after.main());
-  expect_same_outputs(before, after, {filled({2, 4, 10, 10}, -1, 1, 4)});
+  expect_fully_folded(kForwardConv, constants, filled({2, 4, 10, 10}, -1, 1, 4));
 }
 
 TEST(ForwardFoldScaleAxis, ANegativeScaleDoesNotPassRelu) {
@@ -178,9 +186,7 @@ def @main(%x: Tensor[(3, 8), float32], %w: Tensor[(5, 8), float32], %s: Tensor[(
   nn.dense(%x, multiply(%w, %s), units=5)
 })",
                                scale));
-  std::map<std::string, Tensor> all = {{"s", scale.at("s")}, {"w", filled({5, 8}, -1, 1, 8)}};
-  IRModule before = program(text, all);
-  expect_same_outputs(before, run_pass("FoldScaleAxis", before), {filled({3, 8}, -1, 1, 9)});
+  expect_fully_folded(text, {{"s", scale.at("s")}, {"w", filled({5, 8}, -1, 1, 8)}}, filled({3, 8}, -1, 1, 9));
 }
 
 // ---- Backward: conv2d -> bias_add -> relu -> multiply(., s).
@@ -215,10 +221,7 @@ TEST(BackwardFoldScaleAxis, FoldedComputesWhatUnfoldedDoes) {
   std::map<std::string, Tensor> constants = {{"out_scale", filled({8, 1, 1}, 0.5, 1, 11)},
                                              {"weight", filled({8, 4, 3, 3}, -1, 1, 12)},
                                              {"out_bias", filled({8}, -1, 1, 13)}};
-  IRModule before = program(kBackwardConv, constants);
-  IRModule after = run_pass("FoldScaleAxis", before);
-  EXPECT_FALSE(calls_op(after, "multiply")) << to_text(after.main());
-  expect_same_outputs(before, after, {filled({2, 4, 10, 10}, -1, 1, 14)});
+  expect_fully_folded(kBackwardConv, constants, filled({2, 4, 10, 10}, -1, 1, 14));
 }
 
 TEST(BackwardFoldScaleAxis, ANegativeScaleDoesNotPassRelu) {
