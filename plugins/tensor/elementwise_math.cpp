@@ -28,19 +28,73 @@ void visit(Dtypes which, DLDataType dt, const std::string& op, F&& f) {
   else visit_number(dt, op, f);
 }
 
+/// The stride of a row-major tensor of shape `in` along each dim of the shape
+/// `out` it broadcasts to: 0 where it is broadcast (a missing or size-1 dim).
+Shape broadcast_strides(const Shape& in, const Shape& out) {
+  Shape strides(out.size(), 0), own = row_major_strides(in);
+  size_t lead = out.size() - in.size();
+  for (size_t d = 0; d < in.size(); ++d) strides[lead + d] = in[d] == 1 ? 0 : own[d];
+  return strides;
+}
+
+/// The output dims with each input's strides along them, size-1 dims dropped
+/// and neighbours merged where both inputs step through them alike (so a
+/// weight times a per-channel scale walks rows as long as a channel).
+struct BroadcastWalk {
+  Shape extents, a, b;
+};
+
+BroadcastWalk merged_walk(const Shape& sa, const Shape& sb, const Shape& so) {
+  Shape ta = broadcast_strides(sa, so), tb = broadcast_strides(sb, so);
+  BroadcastWalk w;
+  for (size_t d = so.size(); d-- > 0;) {
+    if (so[d] == 1) continue;
+    if (!w.extents.empty() && ta[d] == w.a.front() * w.extents.front() && tb[d] == w.b.front() * w.extents.front()) {
+      w.extents.front() *= so[d];
+      continue;
+    }
+    w.extents.insert(w.extents.begin(), so[d]);
+    w.a.insert(w.a.begin(), ta[d]);
+    w.b.insert(w.b.begin(), tb[d]);
+  }
+  if (w.extents.empty()) w = {{1}, {0}, {0}};
+  return w;
+}
+
+/// o[i] = f(a[..], b[..]) with NumPy broadcasting, walking the output a row
+/// (its last merged dim) at a time with each input's offset kept by an
+/// odometer: no per-element index arithmetic, nothing allocated per element.
+template <typename T, typename F>
+void broadcast_apply(const Shape& sa, const Shape& sb, const Shape& so, const T* a, const T* b, T* o, const F& f) {
+  int64_t total = product(so);
+  if (total == 0) return;
+  BroadcastWalk w = merged_walk(sa, sb, so);
+  size_t last = w.extents.size() - 1;
+  int64_t inner = w.extents[last], ia = w.a[last], ib = w.b[last];
+  Shape index(w.extents.size(), 0);
+  int64_t off_a = 0, off_b = 0;
+  for (int64_t row = 0, rows = total / inner; row < rows; ++row, o += inner) {
+    for (int64_t j = 0; j < inner; ++j) o[j] = f(a[off_a + j * ia], b[off_b + j * ib]);
+    for (size_t d = last; d-- > 0;) {
+      off_a += w.a[d];
+      off_b += w.b[d];
+      if (++index[d] < w.extents[d]) break;
+      off_a -= w.a[d] * w.extents[d];
+      off_b -= w.b[d] * w.extents[d];
+      index[d] = 0;
+    }
+  }
+}
+
 /// out[i] = f(lhs[..], rhs[..]) with NumPy broadcasting.
 template <typename F>
 Kernel broadcast_kernel(std::string op, Dtypes dtypes, F f) {
   return [op, dtypes, f](const KernelArgs& k) {
     const TensorView& out = k.outputs.at(0);
-    std::vector<int64_t> oa = broadcast_offsets(k.inputs.at(0).shape(), out.shape());
-    std::vector<int64_t> ob = broadcast_offsets(k.inputs.at(1).shape(), out.shape());
     visit(dtypes, out.dtype(), op, [&](auto zero) {
       using T = decltype(zero);
-      const T* a = k.inputs[0].data<T>();
-      const T* b = k.inputs[1].data<T>();
-      T* o = out.data<T>();
-      for (size_t i = 0; i < oa.size(); ++i) o[i] = f(a[oa[i]], b[ob[i]]);
+      broadcast_apply(k.inputs.at(0).shape(), k.inputs.at(1).shape(), out.shape(), k.inputs[0].data<T>(),
+                      k.inputs[1].data<T>(), out.data<T>(), f);
     });
   };
 }
