@@ -162,6 +162,76 @@ TEST_F(DeepGraphTest, BindParamsSubstitutesAtTheBottomOfA100000Chain) {
   });
 }
 
+// The functions `fn` calls directly, in call order.
+std::vector<Function> called_functions(const Function& fn) {
+  std::vector<Function> out;
+  post_order_visit(fn->body, [&](const Expr& e) {
+    auto* c = e.as<CallNode>();
+    if (c && c->op->kind == ExprKind::kFunction) out.push_back(downcast<FunctionNode>(c->op));
+  });
+  return out;
+}
+
+TEST_F(DeepGraphTest, FuseOpsCutsA100000ReluChainIntoFunctionsOfTheMaxDepth) {
+  testing::run_with_stack(testing::kSmallStack, [] {
+    IRModule typed = InferType()(IRModule::from_function(call_chain(kLength)));
+    PassContext ctx;
+    ctx.opt_level = 2;
+    PassContext::Scope scope(ctx);
+    std::vector<Function> fused = called_functions(FuseOps()(typed).main());
+    // Relay's default relay.FuseOps.max_depth, 256: 390 full functions, then the rest.
+    ASSERT_EQ(fused.size(), 391u);
+    for (size_t i = 0; i < fused.size(); ++i) {
+      int relus = 0;
+      post_order_visit(fused[i]->body, [&](const Expr& e) { relus += e->kind == ExprKind::kCall; });
+      EXPECT_EQ(relus, i + 1 < fused.size() ? 256 : kLength - 390 * 256) << i;
+    }
+  });
+}
+
+TEST_F(DeepGraphTest, FuseOpsKeepsEachOfA100000LetBindingsAlone) {
+  testing::run_with_stack(testing::kSmallStack, [] {
+    IRModule typed = InferType()(IRModule::from_function(let_chain(kLength)));
+    Function out = FuseOps(2)(typed).main();
+    int bound_calls = 0;
+    Expr e = out->body;
+    while (auto* l = e.as<LetNode>()) {
+      auto* c = l->value.as<CallNode>();
+      bound_calls += c && c->op->kind == ExprKind::kFunction;
+      e = l->body;
+    }
+    EXPECT_EQ(bound_calls, kLength);
+  });
+}
+
+// Each of 50,000 relus of x feeds both the next add of a 50,000-long chain and
+// the result tuple: walking up the post-dominator tree one node at a time
+// would take 50,000 steps for each relu. The relus cannot fuse into the tuple;
+// the adds fuse along the chain.
+TEST_F(DeepGraphTest, FuseOpsFindsPostDominatorsOfAWideCombInLogarithmicSteps) {
+  testing::run_with_stack(testing::kSmallStack, [] {
+    constexpr int kTeeth = kLength / 2;
+    Var x = var("x", t23());
+    std::vector<Expr> fields{Expr()};
+    Expr chain = x;
+    for (int i = 0; i < kTeeth; ++i) {
+      Expr tooth = relu(x);
+      chain = call("test.add", {chain, tooth});
+      fields.push_back(tooth);
+    }
+    fields[0] = chain;
+    IRModule typed = InferType()(IRModule::from_function(function({x}, tuple(fields))));
+    Function out = FuseOps(2)(typed).main();
+    std::vector<Function> fused = called_functions(out);
+    // One function per relu, and the adds in functions of 256 (the first
+    // add's left operand is x, a parameter).
+    EXPECT_EQ(fused.size(), static_cast<size_t>(kTeeth + (kTeeth + 255) / 256));
+    auto* result = out->body.as<TupleNode>();
+    ASSERT_TRUE(result);
+    EXPECT_EQ(result->fields.size(), static_cast<size_t>(kTeeth + 1));
+  });
+}
+
 // A visitor and a mutator over a 100,000-binding let chain (the IR suite covers
 // call chains).
 struct LetCounter : ExprVisitor {

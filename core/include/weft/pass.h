@@ -81,6 +81,10 @@ class Pass {
   ModuleFn fn_;
 };
 
+/// Whether function attr `name` is set: a nonzero int, true, or a non-empty
+/// string (Relay's HasNonzeroAttr, and a Compiler name).
+bool has_attr(const Function& fn, std::string_view name);
+
 /// A pass over the whole module.
 Pass create_module_pass(PassInfo info, Pass::ModuleFn fn);
 /// A pass applied to each function of the module, skipping those not meant for

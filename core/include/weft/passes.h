@@ -82,6 +82,33 @@ Pass EliminateCommonSubexpr();
 /// argument. Needs no types; an ill-typed constant call is a weft::Error naming
 /// the op and FoldConstant. Records "folded calls" among the statistics.
 Pass FoldConstant();
+/// "FuseOps", opt_level 0, requires InferType: Relay's operator fusion. Builds
+/// the function's dataflow graph and post-dominator tree, then groups ops by
+/// the fusion pattern each op declares (OpDef::pattern; the pass knows no op by
+/// name): an out-elementwise-fusable op (a convolution, dense) absorbs the
+/// elementwise and broadcast ops its result flows into when all paths meet
+/// again; elementwise and broadcast ops fuse into injective, reduction and
+/// anchored consumers; injective chains and tuples fuse along injective paths;
+/// injective fields fuse into a concatenate's tuple. A node fuses with its
+/// post-dominator only when every path between them allows it, so a diamond
+/// with an opaque branch stays apart. Scalar constants fuse into their users;
+/// other constants, variables, lets, ifs and calls of functions stay outside.
+///
+/// Each group becomes a function marked Primitive=1 (0 when it holds no call)
+/// whose parameters p0, p1, ... take the values from outside, called where its
+/// result was: `%0 = fn (%p0: Tensor[...], Primitive=1) -> Tensor[...] {...};
+/// %1 = %0(%x);`. Functions already Primitive (or with a Compiler) are left as
+/// they are. The fusion level is `fuse_opt_level`, or the context's opt_level
+/// when negative; at level 0 every op call is a group of its own. Context keys:
+/// "relay.FuseOps.max_depth" (int, default 256: the most nodes in one group)
+/// and "relay.FuseOps.link_params" (bool, default false: constants stay inside
+/// the functions instead of becoming parameters). Linear in the graph's size
+/// times max_depth, with no recursion on its depth.
+///
+/// Needs checked types (run InferType first): an untyped expression is a
+/// weft::Error naming FuseOps and the expression. The result is typed, as
+/// Relay's is (its function passes end with InferType).
+Pass FuseOps(int fuse_opt_level = -1);
 /// "WellFormedCheck", opt_level 0: a weft::Error if the module is not well formed.
 Pass WellFormedCheck();
 /// "SimplifyInference", opt_level 0, requires InferType, as Relay's: each op

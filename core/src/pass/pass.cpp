@@ -51,7 +51,8 @@ std::string key_list(const std::map<std::string, ConfigKey>& keys) {
   return out;
 }
 
-// Attr "name" of a function holds a nonzero int or bool, or a non-empty string.
+}  // namespace
+
 bool has_attr(const Function& fn, std::string_view name) {
   if (!fn->attrs) return false;
   const AttrValue* v = fn->attrs->find(name);
@@ -63,8 +64,6 @@ bool has_attr(const Function& fn, std::string_view name) {
     default: return !v->is_none();
   }
 }
-
-}  // namespace
 
 // ---- Pass --------------------------------------------------------------------
 

@@ -15,6 +15,7 @@ void register_core_passes(PassRegistry& registry) {
       {"EliminateCommonSubexpr", EliminateCommonSubexpr},
       {"WellFormedCheck", WellFormedCheck},
       {"FoldConstant", FoldConstant},
+      {"FuseOps", [] { return FuseOps(); }},
       {"Gradient", GradientPass},
       {"RemoveUnusedFunctions", [] { return RemoveUnusedFunctions(); }},
       {"SimplifyInference", SimplifyInference},
