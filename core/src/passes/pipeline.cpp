@@ -26,6 +26,7 @@ const std::vector<std::string>& optimization_pass_names() {
       "InferType",
       "AlterOpLayout",
       "FoldConstant",
+      "FuseOps",
   };
   return names;
 }
