@@ -26,6 +26,7 @@ struct FuseOptions {
   int opt_level = 2;
   std::optional<int64_t> max_depth;  // the registered default when unset
   bool link_params = false;
+  size_t max_function_args = 0;  // no limit
 };
 
 IRModule fuse(const IRModule& in, FuseOptions o = {}) {
@@ -36,7 +37,7 @@ IRModule fuse(const IRModule& in, FuseOptions o = {}) {
   if (o.link_params) ctx.set_config("relay.FuseOps.link_params", true);
   PassContext::Scope scope(ctx);
   // Sequential runs InferType first, as FuseOps requires it.
-  return sequential({FuseOps()})(in);
+  return sequential({FuseOps(-1, o.max_function_args)})(in);
 }
 
 IRModule fuse(const std::string& text, FuseOptions o = {}) { return fuse(parse_module(text, "in.relay"), o); }
@@ -530,6 +531,134 @@ TEST(FuseOps, NoFunctionHoldsMoreOpsThanTheMaxDepth) {
   FuseOptions ten;
   ten.max_depth = 10;
   expect_chain_split(20, 10, ten);
+}
+
+// test_fuse_max_diamond: with max_depth the size of one diamond (two
+// branches of 5 exps and their add), each of 3 diamonds is one function.
+TEST(FuseOps, EachDiamondOfTheMaxDepthIsOneFunction) {
+  auto diamond = [](const std::string& in, int& next) {
+    std::string text, a = in, b = in;
+    for (int i = 0; i < 5; ++i) {
+      std::string na = "%" + std::to_string(next++), nb = "%" + std::to_string(next++);
+      text += "  " + na + " = exp(" + a + ");\n  " + nb + " = exp(" + b + ");\n";
+      a = na;
+      b = nb;
+    }
+    std::string out = "%" + std::to_string(next++);
+    return std::make_pair(text + "  " + out + " = add(" + a + ", " + b + ");\n", out);
+  };
+  std::string t = "Tensor[(10, 20), float32]";
+  std::string in = "def @main(%x: " + t + ") {\n", want = in, prev = "%x", called = "%x";
+  int next = 0, fn_next = 500;
+  for (int d = 0; d < 3; ++d) {
+    auto [text, out] = diamond(prev, next);
+    in += text;
+    prev = out;
+    int inner = 0;
+    auto [body, result] = diamond("%p", inner);
+    std::string fn = "%" + std::to_string(fn_next++), call = "%" + std::to_string(fn_next++);
+    want += "  " + fn + " = fn (%p: " + t + ", Primitive=1) -> " + t + " {\n" + body + "  " + result + "\n  };\n";
+    want += "  " + call + " = " + fn + "(" + called + ");\n";
+    called = call;
+  }
+  FuseOptions o;
+  o.max_depth = 11;
+  expect_fused(in + "  " + prev + "\n}", want + "  " + called + "\n}", o);
+}
+
+// test_fuse_softmax: softmax, an anchor, takes the elementwise cast after it.
+TEST(FuseOps, SoftmaxTakesTheCastAfterIt) {
+  expect_fused(R"(
+def @main(%x: Tensor[(16, 16), float32]) {
+  %0 = nn.softmax(%x);
+  cast(%0, dtype="float16")
+})",
+               R"(
+def @main(%x: Tensor[(16, 16), float32]) {
+  %0 = fn (%p0: Tensor[(16, 16), float32], Primitive=1) -> Tensor[(16, 16), float16] {
+    %1 = nn.softmax(%p0);
+    cast(%1, dtype="float16")
+  };
+  %0(%x)
+})");
+}
+
+// test_fuse_bcast_reduce_scalar: a broadcast on scalars fuses into the
+// reduction after it.
+TEST(FuseOps, AScalarComparisonFusesIntoTheReductionAfterIt) {
+  expect_fused(R"(
+def @main(%x: int32) {
+  %0 = less(%x, 10);
+  min(%0)
+})",
+               R"(
+def @main(%x: int32) {
+  %0 = fn (%p0: int32, Primitive=1) -> bool {
+    %1 = less(%p0, 10);
+    min(%1)
+  };
+  %0(%x)
+})");
+}
+
+// test_fuse_max_num_args (static shapes): exp(add(x_i, 1)) for 8 inputs,
+// summed in a chain. With at most 5 function arguments, one of them the output
+// buffer, the first function takes the first 4 inputs; after it each input's
+// ops and each add are functions of their own.
+TEST(FuseOps, NoFunctionTakesMoreArgumentsThanTheLimit) {
+  constexpr int kInputs = 8, kLimit = 5, kFirst = kLimit - 1;
+  const std::string t = "Tensor[(10, 20), float32]";
+  int next = 0;
+  auto name = [&] { return "%" + std::to_string(next++); };
+  // exp(add(in, 1f)), bound to fresh names; returns its text and result.
+  auto base = [&](const std::string& in) {
+    std::string a = name(), e = name();
+    return std::make_pair("  " + a + " = add(" + in + ", 1f);\n  " + e + " = exp(" + a + ");\n", e);
+  };
+  // The bases of `inputs` and the chain of adds over them.
+  auto summed = [&](const std::vector<std::string>& inputs) {
+    std::string text, acc;
+    for (const std::string& in : inputs) {
+      auto [b, out] = base(in);
+      text += b;
+      if (acc.empty()) {
+        acc = out;
+      } else {
+        std::string s = name();
+        text += "  " + s + " = add(" + acc + ", " + out + ");\n";
+        acc = s;
+      }
+    }
+    return std::make_pair(text, acc);
+  };
+  std::string params;
+  std::vector<std::string> xs, ps;
+  for (int i = 0; i < kInputs; ++i) {
+    params += std::string(i ? ", " : "") + "%x" + std::to_string(i) + ": " + t;
+    xs.push_back("%x" + std::to_string(i));
+    if (i < kFirst) ps.push_back("%p" + std::to_string(i));
+  }
+  auto [in_body, in_result] = summed(xs);
+  std::string want = "def @main(" + params + ") {\n  %500 = fn (";
+  for (int i = 0; i < kFirst; ++i) want += ps[i] + ": " + t + ", ";
+  auto [first_body, first_result] = summed(ps);
+  want += "Primitive=1) -> " + t + " {\n" + first_body + "  " + first_result + "\n  };\n";
+  std::string acc = "%501";
+  want += "  " + acc + " = %500(%x0, %x1, %x2, %x3);\n";
+  for (int i = kFirst; i < kInputs; ++i) {
+    auto [b, out] = base("%q");
+    std::string f = name(), w = name(), g = name(), s = name();
+    want += "  " + f + " = fn (%q: " + t + ", Primitive=1) -> " + t + " {\n" + b + "  " + out + "\n  };\n";
+    want += "  " + w + " = " + f + "(" + xs[i] + ");\n";
+    want += "  " + g + " = fn (%a: " + t + ", %b: " + t + ", Primitive=1) -> " + t + " { add(%a, %b) };\n";
+    want += "  " + s + " = " + g + "(" + acc + ", " + w + ");\n";
+    acc = s;
+  }
+  FuseOptions o;
+  o.max_function_args = kLimit;
+  expect_fused("def @main(" + params + ") {\n" + in_body + "  " + in_result + "\n}", want + "  " + acc + "\n}", o);
+  // Without the limit, everything is one function.
+  EXPECT_EQ(called_functions(fuse("def @main(" + params + ") {\n" + in_body + "  " + in_result + "\n}")).size(), 1u);
 }
 
 TEST(FuseOps, ANegativeMaxDepthIsAnErrorNamingTheKey) {

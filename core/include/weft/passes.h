@@ -1,6 +1,7 @@
 // The passes that need no knowledge of particular ops, and the checks they use.
 #pragma once
 
+#include <cstddef>
 #include <functional>
 #include <map>
 #include <optional>
@@ -102,13 +103,17 @@ Pass FoldConstant();
 /// when negative; at level 0 every op call is a group of its own. Context keys:
 /// "relay.FuseOps.max_depth" (int, default 256: the most nodes in one group)
 /// and "relay.FuseOps.link_params" (bool, default false: constants stay inside
-/// the functions instead of becoming parameters). Linear in the graph's size
+/// the functions instead of becoming parameters). With max_function_args
+/// nonzero, no function takes more arguments than that, counting one output
+/// buffer per use and the extents and strides of `?` shapes, as Relay counts
+/// for targets that limit kernel arguments (Relay reads it from the current
+/// target; weft's callers pass their target's). Linear in the graph's size
 /// times max_depth, with no recursion on its depth.
 ///
 /// Needs checked types (run InferType first): an untyped expression is a
 /// weft::Error naming FuseOps and the expression. The result is typed, as
 /// Relay's is (its function passes end with InferType).
-Pass FuseOps(int fuse_opt_level = -1);
+Pass FuseOps(int fuse_opt_level = -1, size_t max_function_args = 0);
 /// "WellFormedCheck", opt_level 0: a weft::Error if the module is not well formed.
 Pass WellFormedCheck();
 /// "SimplifyInference", opt_level 0, requires InferType, as Relay's: each op

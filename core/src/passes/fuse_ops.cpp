@@ -133,9 +133,10 @@ class FuseMutator : public ExprMutator {
 
 }  // namespace
 
-Pass FuseOps(int fuse_opt_level) {
-  return create_function_pass({"FuseOps", 0, {"InferType"}}, [fuse_opt_level](Function fn, const IRModule&,
-                                                                                const PassContext& ctx) {
+Pass FuseOps(int fuse_opt_level, size_t max_function_args) {
+  PassInfo info{"FuseOps", 0, {"InferType"}};
+  return create_function_pass(info, [fuse_opt_level, max_function_args](Function fn, const IRModule&,
+                                                                        const PassContext& ctx) {
     int opt_level = fuse_opt_level < 0 ? ctx.opt_level : fuse_opt_level;
     int64_t max_depth = ctx.get_config(kMaxDepthKey).as_int();
     if (max_depth < 0)
@@ -143,7 +144,7 @@ Pass FuseOps(int fuse_opt_level) {
           .expected("the most ops one fused function may hold, 0 or more");
     ForwardGraph graph = ForwardGraph::build(fn, "FuseOps");
     auto depth = static_cast<uint32_t>(std::min<int64_t>(max_depth, UINT32_MAX));
-    Partition groups = fusion::partition(graph, opt_level, depth);
+    Partition groups = fusion::partition(graph, opt_level, depth, max_function_args);
     return FuseMutator(graph, std::move(groups), ctx.get_config(kLinkParamsKey).as_bool()).run(fn);
   });
 }

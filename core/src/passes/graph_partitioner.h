@@ -26,7 +26,9 @@ struct Partition {
 ///     ops fuse into injective, reduction or anchored consumers;
 ///  1. injective ops and tuples fuse along injective paths;
 ///  2. injective ops fuse into a tuple that already joined injective users.
-/// At opt_level 0 every node stays alone. No group exceeds max_depth nodes.
-Partition partition(const ForwardGraph& graph, int opt_level, uint32_t max_depth);
+/// At opt_level 0 every node stays alone. No group exceeds max_depth nodes;
+/// with max_function_args nonzero, no function takes more arguments than
+/// that, its output buffers and `?` extents counted (0: no limit).
+Partition partition(const ForwardGraph& graph, int opt_level, uint32_t max_depth, size_t max_function_args);
 
 }  // namespace weft::fusion
