@@ -15,9 +15,9 @@
 
 namespace weft::model_testing {
 
-/// The output of model `spec` with initializer `initializer` (seed 0) on random inputs.
-inline Value run_model(const std::string& spec, std::string_view initializer = "xavier") {
-  Workload w = create_workload(build_model(parse_model_spec(spec)), initializer);
+/// Arguments for main of `w`: its parameters, and uniform(0, 1) values drawn
+/// with seed 0 for every `data` parameter.
+inline std::vector<Value> model_args(const Workload& w) {
   sdk::NumpyRandomState state(0);
   std::vector<Value> args;
   size_t next_param = 0;
@@ -29,7 +29,13 @@ inline Value run_model(const std::string& spec, std::string_view initializer = "
       args.emplace_back(w.params.at(next_param++).second);
     }
   }
-  return Interpreter(w.mod).run_main(args);
+  return args;
+}
+
+/// The output of model `spec` with initializer `initializer` (seed 0) on random inputs.
+inline Value run_model(const std::string& spec, std::string_view initializer = "xavier") {
+  Workload w = create_workload(build_model(parse_model_spec(spec)), initializer);
+  return Interpreter(w.mod).run_main(model_args(w));
 }
 
 /// The output tensor's values as doubles (float32 outputs).
