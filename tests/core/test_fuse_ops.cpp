@@ -416,14 +416,17 @@ def @main(%x: Tensor[(10, 20), float32]) {
 // A diamond whose branches meet again, one through an opaque op: the
 // convolution cannot take either branch, since not every path to the meeting
 // point is fusable; the relu branch fuses into the add.
+// A 1x1 convolution whose result goes through relu and `other`, then add.
+std::string conv_diamond(const std::string& other) {
+  return "def @main(%x: Tensor[(1, 4, 8, 8), float32], %w: Tensor[(4, 4, 1, 1), float32]) {\n"
+         "  %0 = nn.conv2d(%x, %w, padding=[0, 0, 0, 0], channels=4, kernel_size=[1, 1]);\n"
+         "  %1 = nn.relu(%0);\n"
+         "  %2 = " + other + "(%0);\n"
+         "  add(%1, %2)\n}";
+}
+
 TEST(FuseOps, ADiamondWithAnOpaqueBranchDoesNotFuseAcrossIt) {
-  expect_fused(R"(
-def @main(%x: Tensor[(1, 4, 8, 8), float32], %w: Tensor[(4, 4, 1, 1), float32]) {
-  %0 = nn.conv2d(%x, %w, padding=[0, 0, 0, 0], channels=4, kernel_size=[1, 1]);
-  %1 = nn.relu(%0);
-  %2 = nn.lrn(%0);
-  add(%1, %2)
-})",
+  expect_fused(conv_diamond("nn.lrn"),
                R"(
 def @main(%x: Tensor[(1, 4, 8, 8), float32], %w: Tensor[(4, 4, 1, 1), float32]) {
   %0 = fn (%p0: Tensor[(1, 4, 8, 8), float32], %p1: Tensor[(4, 4, 1, 1), float32], Primitive=1)
@@ -446,13 +449,7 @@ def @main(%x: Tensor[(1, 4, 8, 8), float32], %w: Tensor[(4, 4, 1, 1), float32]) 
 
 // Without the opaque branch, the same diamond is one function.
 TEST(FuseOps, ADiamondOfElementwiseBranchesFusesWhole) {
-  expect_fused(R"(
-def @main(%x: Tensor[(1, 4, 8, 8), float32], %w: Tensor[(4, 4, 1, 1), float32]) {
-  %0 = nn.conv2d(%x, %w, padding=[0, 0, 0, 0], channels=4, kernel_size=[1, 1]);
-  %1 = nn.relu(%0);
-  %2 = exp(%0);
-  add(%1, %2)
-})",
+  expect_fused(conv_diamond("exp"),
                R"(
 def @main(%x: Tensor[(1, 4, 8, 8), float32], %w: Tensor[(4, 4, 1, 1), float32]) {
   %0 = fn (%p0: Tensor[(1, 4, 8, 8), float32], %p1: Tensor[(4, 4, 1, 1), float32], Primitive=1)

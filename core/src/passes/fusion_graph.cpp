@@ -131,20 +131,10 @@ ForwardGraph ForwardGraph::build(const Function& fn, const char* pass) {
         }
         break;
       }
-      case ExprKind::kLet: {
-        auto& l = static_cast<const LetNode&>(e);
-        mark_extern(l.var);
-        mark_extern(l.value);
-        mark_extern(l.body);
+      case ExprKind::kLet:
+      case ExprKind::kIf:
+        for_each_child(e, mark_extern);  // nothing fuses through a let or an if
         break;
-      }
-      case ExprKind::kIf: {
-        auto& c = static_cast<const IfNode&>(e);
-        mark_extern(c.cond);
-        mark_extern(c.then_branch);
-        mark_extern(c.else_branch);
-        break;
-      }
       default:
         break;  // variables: opaque inputs
     }
