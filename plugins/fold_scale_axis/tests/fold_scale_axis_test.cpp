@@ -189,6 +189,21 @@ def @main(%x: Tensor[(3, 8), float32], %w: Tensor[(5, 8), float32], %s: Tensor[(
   expect_fully_folded(text, {{"s", scale.at("s")}, {"w", filled({5, 8}, -1, 1, 8)}}, filled({3, 8}, -1, 1, 9));
 }
 
+TEST(ForwardFoldScaleAxis, InNhwcTheScaleGoesOnTheHwioWeightsInputChannels) {
+  const char* text = R"(
+def @main(%x: Tensor[(2, 10, 10, 4), float32], %w: Tensor[(3, 3, 4, 2), float32], %s: Tensor[(4), float32]) {
+  nn.conv2d(multiply(%x, %s), %w, channels=2, kernel_size=[3, 3], data_layout="NHWC", kernel_layout="HWIO")
+})";
+  std::map<std::string, Tensor> scale = {{"s", filled({4}, -1, 1, 22)}};
+  expect_equal(run_pass("ForwardFoldScaleAxis", program(text, scale)), program(R"(
+def @main(%x: Tensor[(2, 10, 10, 4), float32], %w: Tensor[(3, 3, 4, 2), float32], %s: Tensor[(4), float32]) {
+  nn.conv2d(%x, multiply(%w, expand_dims(%s, axis=1)), channels=2, kernel_size=[3, 3], data_layout="NHWC", kernel_layout="HWIO")
+})",
+                                                                                 scale));
+  expect_fully_folded(text, {{"s", scale.at("s")}, {"w", filled({3, 3, 4, 2}, -1, 1, 23)}},
+                      filled({2, 10, 10, 4}, -1, 1, 24));
+}
+
 // ---- Backward: conv2d -> bias_add -> relu -> multiply(., s).
 
 const char* kBackwardConv = R"(
@@ -269,6 +284,22 @@ TEST(BackwardFoldScaleAxis, TwoScaledConvsAddedShareTheScale) {
                       {filled({2, 4, 10, 10}, -1, 1, 17), filled({8, 4, 3, 3}, -1, 1, 18), filled({8, 4, 3, 3}, -1, 1, 19)});
 }
 
+TEST(BackwardFoldScaleAxis, ADepthwiseConvTakesTheScaleOnItsOutputChannels) {
+  // groups = channels = 4 and one input channel per group: the weight's O axis.
+  const char* text = R"(
+def @main(%x: Tensor[(1, 4, 6, 6), float32], %w: Tensor[(4, 1, 3, 3), float32], %s: Tensor[(4, 1, 1), float32]) {
+  multiply(nn.conv2d(%x, %w, groups=4, channels=4, kernel_size=[3, 3]), %s)
+})";
+  std::map<std::string, Tensor> scale = {{"s", filled({4, 1, 1}, -1, 1, 25)}};
+  expect_equal(run_pass("BackwardFoldScaleAxis", program(text, scale)), program(R"(
+def @main(%x: Tensor[(1, 4, 6, 6), float32], %w: Tensor[(4, 1, 3, 3), float32], %s: Tensor[(4, 1, 1), float32]) {
+  nn.conv2d(%x, multiply(%w, expand_dims(squeeze(%s, axis=[1, 2]), axis=1, num_newaxis=3)), groups=4, channels=4, kernel_size=[3, 3])
+})",
+                                                                                  scale));
+  expect_fully_folded(text, {{"s", scale.at("s")}, {"w", filled({4, 1, 3, 3}, -1, 1, 26)}},
+                      filled({1, 4, 6, 6}, -1, 1, 27));
+}
+
 // ---- The passes as passes.
 
 TEST(FoldScaleAxisPasses, RegisteredAtTheReferencesOptLevelAfterInferType) {
@@ -309,6 +340,31 @@ TEST(FoldScaleAxisPasses, A100000NodeChainPassesOnASmallStack) {
     }
     EXPECT_EQ(relus, kLength);
     EXPECT_TRUE(bottom->same_as(forward.main()->params[0]));  // relu(...relu(x)): the multiply is gone
+  });
+}
+
+TEST(FoldScaleAxisPasses, A100000NodeChainPassesBackwardOnASmallStack) {
+  // dense, 100,000 relus, then multiply by a positive scale: the scale travels
+  // the chain back into the dense's weight rows.
+  testing::run_with_stack(testing::kSmallStack, [] {
+    constexpr int kLength = 100000;
+    Var x = var("x", tensor_type({2, 3})), w = var("w", tensor_type({4, 3}));
+    Expr e = call("nn.dense", {x, w}, {{"units", 4}});
+    for (int i = 0; i < kLength; ++i) e = call("nn.relu", {e});
+    e = call("multiply", {e, constant(filled({4}, 0.5, 1, 28))});
+    IRModule mod = IRModule::from_function(function({x, w}, e));
+    IRModule backward = PassRegistry::global().create("BackwardFoldScaleAxis")(mod);
+    const Expr* at = &backward.main()->body;
+    int relus = 0;
+    for (auto* c = at->as<CallNode>(); c && c->op.as<OpNode>()->name() == "nn.relu"; c = at->as<CallNode>()) {
+      ++relus;
+      at = &c->args[0];
+    }
+    EXPECT_EQ(relus, kLength);
+    auto* dense = at->as<CallNode>();
+    ASSERT_TRUE(dense);
+    EXPECT_EQ(dense->op.as<OpNode>()->name(), "nn.dense");
+    EXPECT_EQ(dense->args[1].as<CallNode>()->op.as<OpNode>()->name(), "multiply");  // w * s[:, None]
   });
 }
 
