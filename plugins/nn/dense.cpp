@@ -11,6 +11,7 @@
 
 #include <weft/sdk/gradient.hpp>
 
+#include "bias_axis.h"
 #include "nn_ops.h"
 #include "tensor_access.h"
 
@@ -371,6 +372,11 @@ void register_dense_ops(Registrar& reg) {
       .gradient([](const Expr& c, const Expr& g) {
         int64_t axis = c.attrs().get_int("axis");
         return std::vector<Expr>{g, call("sum", {g}, {{"axis", std::vector<int64_t>{axis}}, {"exclude", true}})};
+      })
+      // add(data, bias made to broadcast along axis), as the reference's CanonicalizeOps.
+      .rewrite("canonicalize", [](const Expr& c) {
+        int64_t ndim = static_cast<int64_t>(c.arg(0).type().ndim()), axis = c.attrs().get_int("axis");
+        return call("add", {c.arg(0), expand_bias_to_axis(c.arg(1), ndim, axis < 0 ? axis + ndim : axis)});
       });
 
   reg.op("nn.batch_flatten")

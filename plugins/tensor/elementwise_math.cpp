@@ -12,6 +12,7 @@
 #include <weft/sdk/integer_math.hpp>
 
 #include "kernel_util.h"
+#include "rewrite_match.h"
 #include "tensor_ops.h"
 
 namespace weft_tensor {
@@ -229,6 +230,36 @@ Grads remainder_gradient(const Expr& c, const Expr& g) {
   return Grads{ad::collapse_sum_like(g, x), ad::collapse_sum_like(ad::neg(ad::mul(g, quotient)), y)};
 }
 
+/// Whether `e` is `unit` (0 or 1) everywhere, as the reference's
+/// EliminateIdentityRewrite sees it: a constant whose dims are all 1 holding
+/// it, or a call of zeros/zeros_like (ones/ones_like for 1).
+bool is_unit(const Expr& e, int unit) {
+  if (is_call_of(e, unit == 0 ? "zeros" : "ones") || is_call_of(e, unit == 0 ? "zeros_like" : "ones_like")) return true;
+  if (e.kind() != WEFT_EXPR_CONSTANT) return false;
+  DLTensor t = e.data();
+  for (int i = 0; i < t.ndim; ++i)
+    if (t.shape[i] != 1) return false;
+  const char* at = static_cast<const char*>(t.data) + t.byte_offset;
+  double v = 0;
+  if (t.dtype == dtype::float32) v = *reinterpret_cast<const float*>(at);
+  else if (t.dtype == dtype::float64) v = *reinterpret_cast<const double*>(at);
+  else if (t.dtype == dtype::int32) v = *reinterpret_cast<const int32_t*>(at);
+  else if (t.dtype == dtype::int64) v = *reinterpret_cast<const int64_t*>(at);
+  else return false;  // as the reference, other dtypes are not read
+  return v == unit;
+}
+
+/// x op unit -> x (and unit op x -> x when op commutes), when x already has
+/// the call's type: broadcasting against the unit would not enlarge it.
+CallRewrite identity_elimination(int unit, bool commutes) {
+  return [unit, commutes](const Expr& c) -> Expr {
+    for (size_t x = 0; x < (commutes ? 2u : 1u); ++x) {
+      if (is_unit(c.arg(1 - x), unit) && same_type(c.arg(x).type(), c.type())) return c.arg(x);
+    }
+    return {};
+  };
+}
+
 }  // namespace
 
 void register_elementwise_math_ops(Registrar& reg) {
@@ -236,18 +267,21 @@ void register_elementwise_math_ops(Registrar& reg) {
       .kernel(broadcast_kernel("add", Dtypes::kNumber, [](auto a, auto b) { return wrapping_add(a, b); }))
       .gradient([](const Expr& c, const Expr& g) {
         return Grads{ad::collapse_sum_like(g, c.arg(0)), ad::collapse_sum_like(g, c.arg(1))};
-      });
+      })
+      .rewrite("simplify_expr", identity_elimination(0, true));
   binary(reg, "subtract", "Elementwise lhs - rhs, with broadcasting.", 1)
       .kernel(broadcast_kernel("subtract", Dtypes::kNumber, [](auto a, auto b) { return wrapping_sub(a, b); }))
       .gradient([](const Expr& c, const Expr& g) {
         return Grads{ad::collapse_sum_like(g, c.arg(0)), ad::collapse_sum_like(ad::neg(g), c.arg(1))};
-      });
+      })
+      .rewrite("simplify_expr", identity_elimination(0, false));
   binary(reg, "multiply", "Elementwise lhs * rhs, with broadcasting.", 1)
       .kernel(broadcast_kernel("multiply", Dtypes::kNumber, [](auto a, auto b) { return wrapping_mul(a, b); }))
       .gradient([](const Expr& c, const Expr& g) {
         Expr x = c.arg(0), y = c.arg(1);
         return Grads{ad::collapse_sum_like(ad::mul(g, y), x), ad::collapse_sum_like(ad::mul(g, x), y)};
-      });
+      })
+      .rewrite("simplify_expr", identity_elimination(1, true));
   binary(reg, "divide", "Elementwise lhs / rhs, with broadcasting (IEEE for floats, truncating for ints).", 1)
       .kernel(broadcast_kernel("divide", Dtypes::kNumber, [](auto a, auto b) { return trunc_div(a, b); }))
       .gradient([](const Expr& c, const Expr& g) {
@@ -255,7 +289,8 @@ void register_elementwise_math_ops(Registrar& reg) {
         Expr x = c.arg(0), y = c.arg(1);
         return Grads{ad::collapse_sum_like(ad::div(g, y), x),
                      ad::collapse_sum_like(ad::neg(ad::div(ad::mul(g, c), y)), y)};
-      });
+      })
+      .rewrite("simplify_expr", identity_elimination(1, false));
   binary(reg, "power", "Elementwise lhs ** rhs, with broadcasting.", 4)
       .kernel(broadcast_kernel("power", Dtypes::kFloat, [](auto a, auto b) { return std::pow(a, b); }))
       .gradient([](const Expr& c, const Expr& g) {

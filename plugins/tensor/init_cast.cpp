@@ -165,7 +165,11 @@ void register_init_cast_ops(Registrar& reg) {
       .pattern(WEFT_PATTERN_ELEMWISE)
       .type_relation(cast_relation)
       .kernel([](const KernelArgs& k) { convert(k.inputs.at(0), k.outputs.at(0), "cast", false); })
-      .gradient([](const Expr& c, const Expr& g) { return std::vector<Expr>{grad::cast_like(g, c.arg(0))}; });
+      .gradient([](const Expr& c, const Expr& g) { return std::vector<Expr>{grad::cast_like(g, c.arg(0))}; })
+      // A cast to the dtype data has is data, as the reference's SimplifySameCast.
+      .rewrite("simplify_expr", [](const Expr& c) -> Expr {
+        return c.arg(0).type().dtype() == c.type().dtype() ? c.arg(0) : Expr();
+      });
 }
 
 }  // namespace weft_tensor

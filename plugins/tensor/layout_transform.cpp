@@ -6,6 +6,7 @@
 #include <weft/sdk/layout.hpp>
 
 #include "kernel_util.h"
+#include "rewrite_match.h"
 #include "tensor_ops.h"
 
 namespace weft_tensor {
@@ -67,6 +68,34 @@ void layout_transform_kernel(const KernelArgs& k) {
   });
 }
 
+/// As the reference's SimplifyNoOpTranspose and SimplifyTranspose
+/// (FoldRankChangingLayoutTrans): a transform to the layout data has is data;
+/// after another transform or a transpose it becomes
+/// - one transpose when both only permute axes (nothing when they cancel);
+/// - data again when two transforms A -> B -> A give back data's type;
+/// - one transform A -> C when both change the rank;
+/// - one transform from the permuted layout when it adds rank after a
+///   permutation (transpose to NCHW, then NCHW -> NCHW4c: NHWC -> NCHW4c);
+/// - one transform to the permuted layout when it permutes after one that
+///   drops rank (NCHW4c -> NCHW, then NCHW -> NHWC: NCHW4c -> NHWC).
+Expr simplified_layout_transform(const Expr& c) {
+  Layout b(c.attrs().get_string("src_layout")), to(c.attrs().get_string("dst_layout"));
+  if (b.name() == to.name()) return c.arg(0);
+  Expr inner = c.arg(0);
+  std::optional<Shape> order = axis_order(c), inner_order = axis_order(inner);
+  if (order && inner_order) return call("transpose", {inner.arg(0)}, {{"axes", compose(*inner_order, *order)}});
+  auto transform = [&](const std::string& from, const std::string& dst) {
+    return call("layout_transform", {inner.arg(0)}, {{"src_layout", from}, {"dst_layout", dst}});
+  };
+  if (inner_order && b.ndim() < to.ndim()) return transform(permute_layout(b, inverse(*inner_order)), to.name());
+  if (!is_call_of(inner, "layout_transform") || inner.attrs().get_string("dst_layout") != b.name()) return {};
+  Layout from(inner.attrs().get_string("src_layout"));
+  if (from.name() == to.name()) return same_type(inner.arg(0).type(), c.type()) ? inner.arg(0) : Expr();
+  if (from.ndim() != b.ndim() && b.ndim() != to.ndim()) return transform(from.name(), to.name());
+  if (order && from.ndim() > b.ndim()) return transform(from.name(), permute_layout(b, *order));
+  return {};
+}
+
 }  // namespace
 
 void register_layout_transform_op(Registrar& reg) {
@@ -90,7 +119,8 @@ void register_layout_transform_op(Registrar& reg) {
         Shape shape = grad::static_shape(c.arg(0), "layout_transform's data");
         return std::vector<Expr>{
             call("strided_slice", {back}, {{"begin", Shape(shape.size(), 0)}, {"end", shape}})};
-      });
+      })
+      .rewrite("simplify_expr", simplified_layout_transform);
 }
 
 }  // namespace weft_tensor

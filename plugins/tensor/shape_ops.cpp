@@ -3,8 +3,10 @@
 #include <set>
 
 #include <weft/sdk/gradient.hpp>
+#include <weft/sdk/layout.hpp>
 
 #include "kernel_util.h"
+#include "rewrite_match.h"
 #include "tensor_ops.h"
 
 namespace weft_tensor {
@@ -222,6 +224,46 @@ void copy_kernel(const KernelArgs& k) {
 /// The gradient of an op that only reshapes: the gradient in data's shape.
 std::vector<Expr> reshape_back(const Expr& c, const Expr& g) { return {call("reshape_like", {g, c.arg(0)})}; }
 
+// ---- SimplifyExpr: the reference's SimplifyReshape, SimplifyTranspose, SimplifyNoOpTranspose ----
+
+/// reshape(reshape(x)) -> reshape(x, the outer result's shape) when that shape is static.
+Expr reshape_of_reshape(const Expr& c) {
+  if (!is_call_of(c.arg(0), "reshape")) return {};
+  Shape shape = c.type().shape();
+  for (int64_t d : shape)
+    if (d == WEFT_DIM_ANY) return {};
+  return call("reshape", {c.arg(0).arg(0)}, {{"newshape", shape}});
+}
+
+/// As the reference's SimplifyNoOpTranspose and SimplifyTranspose: a
+/// transpose that keeps every axis in place is its data; one after another
+/// permutation (a transpose or a permuting layout_transform) is one transpose
+/// of the composed axes; one after a layout_transform that drops rank (NCHW4c
+/// -> NCHW) folds into it (NCHW4c -> NHWC).
+Expr simplified_transpose(const Expr& c) {
+  Shape order = *axis_order(c);
+  bool identity = true;
+  for (size_t i = 0; i < order.size(); ++i) identity &= order[i] == static_cast<int64_t>(i);
+  if (identity) return c.arg(0);
+  Expr inner = c.arg(0);
+  if (auto inner_order = axis_order(inner)) {
+    return call("transpose", {inner.arg(0)}, {{"axes", compose(*inner_order, order)}});
+  }
+  if (!is_call_of(inner, "layout_transform")) return {};
+  Layout from(inner.attrs().get_string("src_layout")), to(inner.attrs().get_string("dst_layout"));
+  if (from.ndim() <= to.ndim()) return {};
+  return call("layout_transform", {inner.arg(0)}, {{"src_layout", from.name()}, {"dst_layout", permute_layout(to, order)}});
+}
+
+/// squeeze(expand_dims(x)) and expand_dims(squeeze(x)) that give x's type back -> x.
+CallRewrite undo_of(const char* inner_op) {
+  return [inner_op](const Expr& c) -> Expr {
+    if (!is_call_of(c.arg(0), inner_op)) return {};
+    Expr x = c.arg(0).arg(0);
+    return same_type(x.type(), c.type()) ? x : Expr();
+  };
+}
+
 OpBuilder& data_op(Registrar& reg, const char* name, const char* doc, int level, weft_op_pattern_t pattern) {
   return reg.op(name).describe(doc).input("data", "Tensor", "The input tensor.").support_level(level).pattern(pattern);
 }
@@ -239,7 +281,8 @@ void register_shape_ops(Registrar& reg) {
       .attr("allowzero", false, "Whether a 0 in newshape means an empty dim rather than a copied one.")
       .type_relation(reshape_relation)
       .kernel(copy_kernel)
-      .gradient(reshape_back);
+      .gradient(reshape_back)
+      .rewrite("simplify_expr", reshape_of_reshape);
   reg.op("reshape_like")
       .describe(
           "data reshaped so that its dims [lhs_begin, lhs_end) become shape_like's dims [rhs_begin, rhs_end).")
@@ -265,13 +308,15 @@ void register_shape_ops(Registrar& reg) {
       .normalize(int_list_normal)
       .type_relation(squeeze_relation)
       .kernel(copy_kernel)
-      .gradient(reshape_back);
+      .gradient(reshape_back)
+      .rewrite("simplify_expr", undo_of("expand_dims"));
   data_op(reg, "expand_dims", "data with num_newaxis dims of extent 1 inserted at axis.", 1, WEFT_PATTERN_BROADCAST)
       .attr_required("axis", WEFT_ATTR_INT, "Where the new dims go, in [-ndim - 1, ndim].", "an int")
       .attr("num_newaxis", int64_t{1}, "How many dims to insert (>= 0).")
       .type_relation(expand_dims_relation)
       .kernel(copy_kernel)
-      .gradient(reshape_back);
+      .gradient(reshape_back)
+      .rewrite("simplify_expr", undo_of("squeeze"));
   data_op(reg, "transpose", "data with its dims permuted by axes (reversed when axes is None).", 3,
           WEFT_PATTERN_INJECTIVE)
       .attr_optional("axes", WEFT_ATTR_ANY, "The permutation: output dim i is input dim axes[i].",
@@ -287,7 +332,8 @@ void register_shape_ops(Registrar& reg) {
         const int64_t n = static_cast<int64_t>(perm.size());
         for (int64_t i = 0; i < n; ++i) inverse[static_cast<size_t>(perm[i] < 0 ? perm[i] + n : perm[i])] = i;
         return std::vector<Expr>{call("transpose", {g}, {{"axes", inverse}})};
-      });
+      })
+      .rewrite("simplify_expr", simplified_transpose);
 }
 
 }  // namespace weft_tensor

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "weft/interpreter.h"
@@ -64,6 +65,42 @@ inline void expect_same_outputs(const IRModule& before, const IRModule& after, d
         ADD_FAILURE() << "output " << o << ", element " << i << ": got " << a << ", expected " << e;
     }
   }
+}
+
+/// `pass` on main(params) { in_body }: expects main(params) { want_body } and
+/// the same outputs as before.
+inline void check_main(const Pass& pass, const std::string& params, const std::string& in_body,
+                       const std::string& want_body) {
+  IRModule in = typed_program("def @main(" + params + ") {\n  " + in_body + "\n}\n");
+  IRModule out = run_checked(pass, in);
+  expect_program(out, "def @main(" + params + ") {\n  " + want_body + "\n}\n");
+  expect_same_outputs(in, out);
+}
+
+/// What a pass that needs types does with the untyped program `untyped`: run
+/// alone, a weft::Error naming it; in a sequence at `opt_level`, its required
+/// InferType runs first, so it works (the result is returned); and the
+/// ill-typed program `ill_typed` is InferType's error, whose text is returned.
+inline std::pair<IRModule, std::string> check_needs_types(const Pass& pass, const std::string& untyped,
+                                                          const std::string& ill_typed, int opt_level = 0) {
+  try {
+    pass(parse_module(untyped));
+    ADD_FAILURE() << "an untyped program passed " << pass.info().name;
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find(pass.info().name + " needs a typed program (run InferType first)"),
+              std::string::npos)
+        << e.what();
+  }
+  PassContext ctx;
+  ctx.opt_level = opt_level;
+  IRModule typed_and_run = sequential({pass})(parse_module(untyped), ctx);
+  try {
+    sequential({pass})(parse_module(ill_typed), ctx);
+    ADD_FAILURE() << "an ill-typed program passed " << pass.info().name;
+  } catch (const Error& e) {
+    return {typed_and_run, e.what()};
+  }
+  return {typed_and_run, ""};
 }
 
 }  // namespace weft::testing

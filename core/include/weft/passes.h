@@ -124,6 +124,24 @@ Pass WellFormedCheck();
 /// epsilon placement and center/scale flags. Needs a typed program (an error
 /// naming the pass otherwise); leaves it typed throughout.
 Pass SimplifyInference();
+/// "CanonicalizeOps", opt_level 3, requires InferType, as Relay's: each op
+/// call is replaced by its op's "canonicalize" rewrite; the nn plugin's
+/// nn.bias_add becomes add(data, expand_dims(bias, axis=1,
+/// num_newaxis=rank - axis - 1)) (bias itself when axis is the last). Needs a
+/// typed program (an error naming the pass otherwise); leaves it typed.
+Pass CanonicalizeOps();
+/// "SimplifyExpr", opt_level 0, requires InferType, as Relay's: each op call is
+/// replaced by its op's "simplify_expr" rewrite. The tensor plugin's follow
+/// the reference's SimplifyReshape (reshape of reshape -> one reshape to the
+/// static result shape), SimplifyTranspose and SimplifyNoOpTranspose (composed
+/// or identity transposes; back-to-back layout_transforms that cancel, compose
+/// when both change the rank, or become a transpose when both permute),
+/// SimplifySameCast and EliminateIdentityRewrite (x + 0, 0 + x, x - 0, x * 1,
+/// 1 * x, x / 1 with a constant of unit dims, zeros/ones or zeros_like/
+/// ones_like, when x already has the result's type); and squeeze/expand_dims
+/// pairs that give their data's type back cancel. Needs a typed program (an
+/// error naming the pass otherwise); leaves it typed.
+Pass SimplifyExpr();
 
 /// "RemoveUnusedFunctions", opt_level 1, as Relay's: keeps the functions named
 /// in entry_functions and every function they reach through a global

@@ -21,6 +21,8 @@ void register_core_passes(PassRegistry& registry) {
       {"SimplifyInference", SimplifyInference},
       {"ConvertLayout", [] { return ConvertLayout(); }},
       {"AlterOpLayout", [] { return AlterOpLayout(); }},
+      {"SimplifyExpr", SimplifyExpr},
+      {"CanonicalizeOps", CanonicalizeOps},
   };
   for (const auto& [name, factory] : passes)
     if (!registry.contains(name)) registry.add(name, factory);

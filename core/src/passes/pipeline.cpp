@@ -23,6 +23,8 @@ const std::vector<std::string>& optimization_pass_names() {
       "EliminateCommonSubexpr",
       "FoldConstant",
       "FoldScaleAxis",  // from the fold_scale_axis pass plugin
+      "SimplifyExpr",
+      "CanonicalizeOps",
       "InferType",
       "AlterOpLayout",
       "FoldConstant",
