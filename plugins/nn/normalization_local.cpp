@@ -146,11 +146,12 @@ std::vector<Expr> l2_normalize_gradient(const Expr& c, const Expr& g) {
 }
 
 /// l2_normalize as arithmetic, as the reference's L2NormToInferUnpack:
-/// data / sqrt(max(sum(data * data, axis, keepdims), eps)), eps a float32
-/// constant whatever the dtype, as there.
+/// data / sqrt(max(sum(data * data, axis, keepdims), eps)), eps a scalar of
+/// data's dtype (the reference makes it float32, which float64 data fails to
+/// type-check against).
 Expr l2_normalize_simplified(const Expr& c) {
   Expr data = c.arg(0);
-  Expr eps = weft::sdk::scalar(static_cast<float>(c.attrs().get_float("eps")));
+  Expr eps = grad::scalar_like(data, c.attrs().get_float("eps"));
   Expr squares = call("sum", {call("multiply", {data, data})},
                       {{"axis", c.attrs().get_value("axis")}, {"keepdims", true}, {"exclude", false}});
   return call("divide", {data, call("sqrt", {call("maximum", {squares, eps})})});
