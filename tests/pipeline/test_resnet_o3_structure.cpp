@@ -1,5 +1,5 @@
 // What -O3 leaves of resnet-18 with its parameters bound (the structure
-// goal): no inference-only ops, the batch norms' scales inside the convolution
+// goal): no inference-only ops or bias_add, the batch norms' scales inside the convolution
 // weights, and main a sequence of calls to Primitive functions of at most one
 // convolution or dense each.
 #include <gtest/gtest.h>
@@ -59,12 +59,14 @@ class Resnet18AtO3 : public ::testing::Test {
   }
 };
 
-TEST_F(Resnet18AtO3, KeepsNoBatchNormOrDropout) {
+TEST_F(Resnet18AtO3, KeepsNoBatchNormDropoutOrBiasAdd) {
   IRModule bound = bound_resnet18();
   ASSERT_EQ(count_calls(bound.main()->body, "nn.batch_norm"), 19);
+  ASSERT_EQ(count_calls(bound.main()->body, "nn.bias_add"), 1);
   IRModule after = optimize_o3(bound);
   EXPECT_EQ(count_calls(after.main()->body, "nn.batch_norm"), 0);
   EXPECT_EQ(count_calls(after.main()->body, "nn.dropout"), 0);
+  EXPECT_EQ(count_calls(after.main()->body, "nn.bias_add"), 0);  // CanonicalizeOps: add with expand_dims
   EXPECT_EQ(count_calls(after.main()->body, "nn.conv2d"), count_calls(bound.main()->body, "nn.conv2d"));
 }
 
