@@ -30,7 +30,9 @@ TEST_P(ZooAtO3, GivesTheUnoptimizedOutputsWithItsParametersBound) {
 }
 
 // The sizes the families' own tests run, or smaller images where those run
-// the full size; every family of models/ is here.
+// the full size (densenet's final 7x7 pooling needs 224x224). Every family but
+// inception_v3: its 8x8 pooling needs 299x299 images, over a minute on the
+// interpreter for the two runs.
 INSTANTIATE_TEST_SUITE_P(Models, ZooAtO3,
                          ::testing::Values("mlp", "dqn", "dcgan:ngf=16", "lstm:iterations=3,num_hidden=4",
                                            "mobilenet:alpha=0.25,image_shape=3x32x32,num_classes=10",
