@@ -56,7 +56,7 @@ extern "C" {
 
 #define WEFT_PLUGIN_ABI_MAJOR 1
 /* 1.1: model variants, expr_free_vars, ops' infer_inputs; 1.2: attrs' text_default;
- * 1.3: ops' named rewrites, module_run_pass */
+ * 1.3: ops' named rewrites, module_run_pass, ops' layout hooks */
 #define WEFT_PLUGIN_ABI_MINOR 3
 
 /* ---- Status -------------------------------------------------------------- */
@@ -184,6 +184,34 @@ typedef weft_status_t (*weft_infer_inputs_fn)(void* user_data, weft_type_t* cons
  * rewrite's own (weft_op_rewrite_t.user_data). */
 typedef weft_status_t (*weft_call_rewrite_fn)(void* user_data, weft_expr_t* call, weft_expr_t** out_expr);
 
+/* The layouts an op needs its inputs in and gives its outputs (ABI 1.3;
+ * Relay's FInferCorrectLayout), for ConvertLayout and AlterOpLayout. Layouts
+ * are strings in Relay's notation ("NCHW", "NCHW16c"), "__undef__" where
+ * undefined. One per input tensor (a tuple argument's fields one by one):
+ * new_in are those they arrive in after a rewrite (NULL on the first call,
+ * which asks about the call as it stands), old_in those they had before.
+ * old_in_types are the argument types before the rewrite (num_args of them).
+ * The op points *out_inputs at its input layouts (*out_num_inputs of them, one
+ * per input) and *out_outputs at one per output tensor, "__undef__" where it
+ * cannot follow; the arrays and strings are the op's and must stay valid
+ * until its next call of this function on the same thread (the host copies
+ * them at once). *out_attrs, NULL on entry, may take a new reference to the
+ * call's attrs for these layouts (a reduction's axes); NULL keeps the call's. */
+typedef weft_status_t (*weft_infer_layout_fn)(void* user_data, weft_attrs_t* attrs, const char* const* new_in,
+                                              const char* const* old_in, size_t num_in,
+                                              weft_type_t* const* old_in_types, size_t num_args,
+                                              const char* const** out_inputs, size_t* out_num_inputs,
+                                              const char* const** out_outputs, size_t* out_num_outputs,
+                                              weft_attrs_t** out_attrs);
+
+/* ConvertLayout's rebuilding of a call in the user's desired layouts (ABI 1.3;
+ * Relay's FTVMConvertOpLayout): `call` is typed; desired holds one layout per
+ * input, "default" where the op chooses. *out_expr (NULL on entry) takes a new
+ * reference to a call of an op with as many arguments (conv2d with
+ * data_layout NHWC and kernel_layout HWIO), or stays NULL to keep the call. */
+typedef weft_status_t (*weft_convert_layout_fn)(void* user_data, weft_expr_t* call, const char* const* desired,
+                                                size_t num_desired, weft_expr_t** out_expr);
+
 /* Tensor-expression compute: the op's output(s) as TE over its input
  * placeholders. The host hands it to the TE layer, which defines the handles. */
 typedef weft_status_t (*weft_te_compute_fn)(void* user_data, weft_te_tensor_t* const* inputs,
@@ -256,6 +284,8 @@ typedef struct weft_op_desc_t {
    * unique). May be NULL with num_rewrites 0. */
   const weft_op_rewrite_t* rewrites;
   size_t num_rewrites;
+  weft_infer_layout_fn infer_layout;     /* ABI 1.3; may be NULL: inputs stay in their old layouts */
+  weft_convert_layout_fn convert_layout; /* ABI 1.3; may be NULL: ConvertLayout cannot choose its layouts */
 } weft_op_desc_t;
 
 /* A named variant of a model family: `<family>-<suffix>` on the command line.

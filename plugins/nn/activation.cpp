@@ -143,6 +143,8 @@ OpBuilder& softmax_op(Registrar& reg, const char* name, const char* doc, Softmax
       .support_level(1)
       .pattern(WEFT_PATTERN_OUT_ELEMWISE_FUSABLE)
       .type_relation(softmax_relation)
+      .infer_layout([](const Attrs& attrs, const std::vector<Layout>& new_in, const std::vector<Layout>& old_in,
+                       const std::vector<Type>&) { return layouts::single_axis(attrs, new_in, old_in, "axis", 1); })
       .kernel(softmax_kernel(kind));
 }
 
@@ -193,6 +195,7 @@ void register_activation_ops(Registrar& reg) {
       .support_level(1)
       .pattern(WEFT_PATTERN_ELEMWISE)
       .type_relation(identity_relation)
+      .infer_layout(layouts::elementwise)
       .kernel([](const KernelArgs& k) { rectify(k, 0.0); })
       .gradient([](const Expr& c, const Expr& g) { return Grads{rectified(c.arg(0), g, grad::zeros_like(g))}; });
 

@@ -368,6 +368,8 @@ void register_dense_ops(Registrar& reg) {
       .support_level(1)
       .pattern(WEFT_PATTERN_BROADCAST)
       .type_relation(bias_add_relation)
+      .infer_layout([](const Attrs& attrs, const std::vector<Layout>& new_in, const std::vector<Layout>& old_in,
+                       const std::vector<Type>&) { return layouts::single_axis(attrs, new_in, old_in, "axis", 1); })
       .kernel(bias_add_kernel)
       .gradient([](const Expr& c, const Expr& g) {
         int64_t axis = c.attrs().get_int("axis");

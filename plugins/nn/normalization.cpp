@@ -350,6 +350,10 @@ void register_normalization_ops(weft::sdk::Registrar& reg) {
       .attr("center", true, "Add beta.")
       .attr("scale", true, "Multiply by gamma.")
       .type_relation(batch_norm_relation)
+      .infer_layout([](const weft::sdk::Attrs& attrs, const std::vector<weft::sdk::Layout>& new_in,
+                       const std::vector<weft::sdk::Layout>& old_in, const std::vector<weft::sdk::Type>&) {
+        return weft::sdk::layouts::single_axis(attrs, new_in, old_in, "axis", 3);
+      })
       .kernel([](const KernelArgs& k) {
         dispatch_float(k, [&](auto t) { batch_norm_kernel<decltype(t)>(k); });
       })

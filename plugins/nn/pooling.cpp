@@ -218,6 +218,10 @@ void register_pool(Registrar& reg, const PoolOp& p) {
           "The data layout; it must have the pooled axes " + std::string(p.spatial) + " unsplit.",
           "a layout string such as " + std::string(p.layout));
   op.attr("out_layout", std::string(""), "The output layout: empty or equal to layout (pooling keeps the layout).");
+  op.infer_layout([p](const Attrs& attrs, const std::vector<weft::sdk::Layout>& new_in,
+                      const std::vector<weft::sdk::Layout>&, const std::vector<weft::sdk::Type>&) {
+    return pool_layouts(p.spatial, attrs, new_in);
+  });
   op.attr("ceil_mode", false, "Round the pooled extent up instead of down.");
   if (!p.is_max) {
     op.attr("count_include_pad", false, "Count padding elements in each window's divisor.");

@@ -47,6 +47,11 @@ std::string shape_str(const std::vector<int64_t>& shape);
 /// be primal and unsplit, and the layout must have one axis per dimension of
 /// `data`. Throws an Error naming the layout and the data type otherwise.
 std::vector<size_t> pooled_axes(const std::string& layout, const std::string& spatial, const Type& data);
+/// A pool's layout hook (Relay's PoolInferCorrectLayout): the pool runs in
+/// the layout its input arrives in (its layout attr set to it) unless that
+/// splits or lacks a pooled axis of `spatial`.
+weft::sdk::InferredLayouts pool_layouts(const std::string& spatial, const weft::sdk::Attrs& attrs,
+                                        const std::vector<weft::sdk::Layout>& new_in);
 
 /// `out_layout` must be empty or equal to `layout`: pooling never changes a
 /// layout (Relay's PoolInferCorrectLayout checks the same).

@@ -229,6 +229,10 @@ void register_adaptive(Registrar& reg, const AdaptiveOp& p) {
           "The data layout; it must have the pooled axes " + std::string(p.spatial) + " unsplit.",
           "a layout string such as " + std::string(p.layout));
   op.attr("out_layout", std::string(""), "The output layout: empty or equal to layout (pooling keeps the layout).");
+  op.infer_layout([p](const Attrs& attrs, const std::vector<weft::sdk::Layout>& new_in,
+                      const std::vector<weft::sdk::Layout>&, const std::vector<weft::sdk::Type>&) {
+    return pool_layouts(p.spatial, attrs, new_in);
+  });
   op.type_relation(
       [p](const std::vector<Type>& args, const Attrs& attrs) { return adaptive_relation(p, args, attrs); });
   if (p.global) {

@@ -176,4 +176,14 @@ std::vector<int64_t> PoolAttrs::pooled_shape(const Type& data) const {
   return shape;
 }
 
+weft::sdk::InferredLayouts pool_layouts(const std::string& spatial, const weft::sdk::Attrs& attrs,
+                                        const std::vector<weft::sdk::Layout>& new_in) {
+  using weft::sdk::Layout;
+  Layout layout = new_in.empty() || !new_in[0].defined() ? Layout(attrs.get_string("layout")) : new_in[0];
+  for (char axis : spatial) {
+    if (!layout.contains(axis) || layout.factor_of(axis) > 0) return weft::sdk::layouts::cannot_follow(1);
+  }
+  return {{layout}, {layout}, weft::sdk::layouts::with(attrs, {{"layout", layout.name()}, {"out_layout", ""}})};
+}
+
 }  // namespace weft_nn::pooling

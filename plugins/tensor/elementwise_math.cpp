@@ -192,7 +192,8 @@ OpBuilder& binary(Registrar& reg, const char* name, const char* doc, int level) 
       .input("rhs", "Tensor", "The right operand; broadcast against lhs as in NumPy.")
       .support_level(level)
       .pattern(WEFT_PATTERN_BROADCAST)
-      .type_relation(broadcast_relation);
+      .type_relation(broadcast_relation)
+      .infer_layout(layouts::broadcast);
 }
 
 OpBuilder& unary(Registrar& reg, const char* name, const char* doc, int level) {
@@ -201,7 +202,8 @@ OpBuilder& unary(Registrar& reg, const char* name, const char* doc, int level) {
       .input("data", "Tensor", "The input tensor.")
       .support_level(level)
       .pattern(WEFT_PATTERN_ELEMWISE)
-      .type_relation(identity_relation);
+      .type_relation(identity_relation)
+      .infer_layout(layouts::elementwise);
 }
 
 /// A unary float function as a map kernel.

@@ -124,6 +124,57 @@ OpDef op_definition(const weft_op_desc_t& d, const std::string& plugin) {
       return given;
     };
   }
+  if (auto infer = d.infer_layout) {
+    def.infer_layout = [infer, ud, name](const Attrs& attrs, std::span<const Layout> new_in,
+                                         std::span<const Layout> old_in, std::span<const Type> types) {
+      auto names_of = [](std::span<const Layout> layouts) {
+        std::vector<std::string> out;
+        for (const Layout& l : layouts) out.push_back(l.name());
+        return out;
+      };
+      std::vector<std::string> new_names = names_of(new_in), old_names = names_of(old_in);
+      auto c_strs = [](const std::vector<std::string>& v) {
+        std::vector<const char*> out;
+        for (const std::string& x : v) out.push_back(x.c_str());
+        return out;
+      };
+      std::vector<const char*> new_c = c_strs(new_names), old_c = c_strs(old_names);
+      std::vector<weft_type_t*> handles;
+      for (const Type& t : types) handles.push_back(borrow_handle<weft_type_t>(t));
+      const char* const* ins = nullptr;
+      const char* const* outs = nullptr;
+      size_t num_ins = 0, num_outs = 0;
+      weft_attrs_t* new_attrs = nullptr;
+      auto err = take_error(infer(ud.get(), borrow_attrs(attrs), new_in.empty() ? nullptr : new_c.data(),
+                                  old_c.data(), old_in.size(), handles.data(), handles.size(), &ins, &num_ins,
+                                  &outs, &num_outs, &new_attrs));
+      Attrs given = new_attrs ? adopt<AttrsNode>(new_attrs, "an attribute dictionary") : Attrs();
+      if (err) throw in_context("its layout inference", *err).op(name);
+      InferredLayouts out{{}, {}, given};
+      auto read = [&](const char* l) {
+        if (!l) throw Error("the layout inference left a layout unset").op(name);
+        try {
+          return Layout(l);
+        } catch (const LayoutError& e) {
+          throw Error(std::string("the layout inference returned a bad layout: ") + e.what()).op(name);
+        }
+      };
+      for (size_t i = 0; i < num_ins; ++i) out.inputs.push_back(read(ins[i]));
+      for (size_t i = 0; i < num_outs; ++i) out.outputs.push_back(read(outs[i]));
+      return out;
+    };
+  }
+  if (auto convert = d.convert_layout) {
+    def.convert_layout = [convert, ud, name](const Call& call, std::span<const std::string> desired) -> Expr {
+      std::vector<const char*> c;
+      for (const std::string& x : desired) c.push_back(x.c_str());
+      weft_expr_t* out = nullptr;
+      auto err = take_error(convert(ud.get(), borrow_handle<weft_expr_t>(call), c.data(), c.size(), &out));
+      Expr converted = out ? adopt<ExprNode>(out, "an expression") : Expr();
+      if (err) throw in_context("its convert_layout", *err).op(name);
+      return converted;
+    };
+  }
   for (size_t i = 0; i < d.num_rewrites; ++i) {
     weft_op_rewrite_t r = read_element(d.rewrites, i, "weft_op_rewrite_t");
     std::string what = "op '" + name + "': rewrite " + std::to_string(i);

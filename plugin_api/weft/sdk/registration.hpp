@@ -4,6 +4,7 @@
 #pragma once
 
 #include <weft/sdk/ir.hpp>
+#include <weft/sdk/layout_inference.hpp>
 
 #include <cstdint>
 #include <functional>
@@ -183,6 +184,12 @@ class OpBuilder {
   /// Types of arguments the others determine (an untyped weight from the
   /// data and attrs), as Relay's relations assign them.
   OpBuilder& infer_inputs(InputInference fn) { callbacks_->infer_inputs = std::move(fn); return *this; }
+  /// The layouts the op needs and gives (ConvertLayout, AlterOpLayout follow
+  /// it through the op); layouts::elementwise and layouts::broadcast serve
+  /// many ops.
+  OpBuilder& infer_layout(LayoutInference fn) { callbacks_->infer_layout = std::move(fn); return *this; }
+  /// The op's calls rebuilt in the user's desired layouts (ConvertLayout).
+  OpBuilder& convert_layout(LayoutConversion fn) { callbacks_->convert_layout = std::move(fn); return *this; }
   /// A named rewrite of the op's calls, applied by the passes that ask for
   /// it by name: "simplify_inference", "canonicalize", "simplify_expr".
   OpBuilder& rewrite(std::string name, CallRewrite fn) {
@@ -217,6 +224,8 @@ class OpBuilder {
     d.kernel = callbacks_->kernel ? &kernel_trampoline : nullptr;
     d.gradient = callbacks_->gradient ? &gradient_trampoline : nullptr;
     d.infer_inputs = callbacks_->infer_inputs ? &infer_inputs_trampoline : nullptr;
+    d.infer_layout = callbacks_->infer_layout ? &infer_layout_trampoline : nullptr;
+    d.convert_layout = callbacks_->convert_layout ? &convert_layout_trampoline : nullptr;
     std::vector<weft_op_rewrite_t> rewrites;
     for (auto& r : callbacks_->rewrites) {
       rewrites.push_back(weft_op_rewrite_t{sizeof(weft_op_rewrite_t), r.first.c_str(), &rewrite_trampoline, &r.second});
@@ -237,11 +246,50 @@ class OpBuilder {
     Kernel kernel;
     Gradient gradient;
     InputInference infer_inputs;
+    LayoutInference infer_layout;
+    LayoutConversion convert_layout;
     std::vector<std::pair<std::string, CallRewrite>> rewrites;  // each one's address is its user_data
     std::vector<std::shared_ptr<Normalizer>> normalizers;
   };
   static weft_status_t rewrite_trampoline(void* ud, weft_expr_t* call, weft_expr_t** out) {
     return guarded([&] { *out = (*static_cast<CallRewrite*>(ud))(Handle<weft_expr_t>::borrow(call)).release(); });
+  }
+  static weft_status_t infer_layout_trampoline(void* ud, weft_attrs_t* attrs, const char* const* new_in,
+                                               const char* const* old_in, size_t num_in, weft_type_t* const* types,
+                                               size_t num_args, const char* const** out_inputs,
+                                               size_t* out_num_inputs, const char* const** out_outputs,
+                                               size_t* out_num_outputs, weft_attrs_t** out_attrs) {
+    return guarded([&] {
+      auto layouts_of = [](const char* const* names, size_t n) {
+        std::vector<Layout> out;
+        for (size_t i = 0; names && i < n; ++i) out.emplace_back(names[i]);
+        return out;
+      };
+      InferredLayouts r = static_cast<Callbacks*>(ud)->infer_layout(
+          Attrs(Handle<weft_attrs_t>::borrow(attrs)), layouts_of(new_in, num_in), layouts_of(old_in, num_in),
+          detail::borrow_types(types, num_args));
+      // The host copies the names before this thread calls again.
+      thread_local std::vector<std::string> names;
+      thread_local std::vector<const char*> pointers;
+      names.clear();
+      for (const auto* side : {&r.inputs, &r.outputs}) {
+        for (const Layout& l : *side) names.push_back(l.name());
+      }
+      pointers.clear();
+      for (const std::string& n : names) pointers.push_back(n.c_str());
+      *out_inputs = pointers.data();
+      *out_num_inputs = r.inputs.size();
+      *out_outputs = pointers.data() + r.inputs.size();
+      *out_num_outputs = r.outputs.size();
+      if (r.attrs) *out_attrs = r.attrs.release();
+    });
+  }
+  static weft_status_t convert_layout_trampoline(void* ud, weft_expr_t* call, const char* const* desired, size_t n,
+                                                 weft_expr_t** out) {
+    return guarded([&] {
+      std::vector<std::string> layouts(desired, desired + n);
+      *out = static_cast<Callbacks*>(ud)->convert_layout(Handle<weft_expr_t>::borrow(call), layouts).release();
+    });
   }
   static weft_status_t infer_inputs_trampoline(void* ud, weft_type_t* const* args, size_t n, weft_attrs_t* attrs,
                                                weft_type_t** out) {
