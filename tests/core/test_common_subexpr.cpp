@@ -176,5 +176,14 @@ TEST_F(CommonSubexprTest, RunsOnlyAtOptLevelThree) {
   EXPECT_TRUE(body_call(at3.main())->args[0].same_as(body_call(at3.main())->args[1]));
 }
 
+TEST_F(CommonSubexprTest, CountsTheMergedExpressionsAsAStatistic) {
+  // add(relu(x), relu(x)) and (t.0, t.0) of one tuple: two merges.
+  Var x = var("x", t2()), t = var("t", tuple_type({t2(), t2()}));
+  Function fn = function({x, t}, tuple({add(relu(x), relu(x)), get_item(t, 0), get_item(t, 0)}));
+  PassContext ctx;
+  EliminateCommonSubexpr()(IRModule::from_function(fn), ctx);
+  EXPECT_EQ(ctx.statistics().at("EliminateCommonSubexpr").at("expressions merged"), 2);
+}
+
 }  // namespace
 }  // namespace weft

@@ -255,6 +255,11 @@ TEST_F(InstrumentTest, IRDumpAfterChangePrintsOnlyPassesThatChangedTheModule) {
   std::ostringstream out;
   PassContext ctx;
   ctx.instruments = {std::make_shared<IRDumpInstrument>(out, IRDumpInstrument::Mode::kAfterChange)};
+  // Shares one relu where there were two equal ones: structurally equal, yet changed.
+  Pass share = create_function_pass({"Share", 0, {}}, [](Function fn, const IRModule&, const PassContext&) {
+    const auto* add = fn->body.as<CallNode>();
+    return function(fn->params, call("test.add", {add->args[0], add->args[0]}), fn->ret_type, fn->attrs);
+  });
   sequential({identity("Same"), rebuild, add_relu("Grow"), identity("Again")}, "pipeline")(module(), ctx);
   std::string text = out.str();
   EXPECT_EQ(text.find("// IR after Same\n"), std::string::npos) << text;
@@ -266,6 +271,11 @@ TEST_F(InstrumentTest, IRDumpAfterChangePrintsOnlyPassesThatChangedTheModule) {
   ASSERT_NE(pipeline, std::string::npos) << text;
   EXPECT_LT(grow, pipeline);
   EXPECT_NE(text.find("test.relu(%0)", grow), std::string::npos) << text;
+  Var x = var("x", tensor_type({2}));
+  IRModule twice = IRModule::from_function(function({x}, call("test.add", {call("test.relu", {x}), call("test.relu", {x})})));
+  out.str("");
+  share(twice, ctx);
+  EXPECT_NE(out.str().find("// IR after Share\n"), std::string::npos) << out.str();
   // A pass that fails prints nothing and leaves nothing behind for the next one.
   out.str("");
   Pass failing = create_module_pass({"Failing", 0, {}}, [](IRModule, const PassContext&) -> IRModule {

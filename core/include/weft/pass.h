@@ -57,7 +57,7 @@ class PassInstrument {
   /// is the module the pass was given; the exception then propagates to the
   /// caller. Must not throw: what it throws is dropped so that the failure
   /// itself reaches the caller.
-  virtual void run_after_pass_failed(const IRModule& before, const PassInfo&, const std::exception&) {}
+  virtual void run_after_pass_failed(const IRModule& /*before*/, const PassInfo&, const std::exception&) {}
 };
 
 /// A module-to-module transformation; copyable, cheap to copy.
@@ -193,8 +193,11 @@ class TimingInstrument : public PassInstrument {
 /// Prints the module (Relay text) after passes to a stream, preceded by a
 /// "// IR after NAME" comment line: after every pass (MLIR's
 /// --print-ir-after-all), or only after those that changed the module
-/// (--print-ir-after-change: structural equality, after a cheap check that the
-/// functions are the very same nodes). Nothing is printed for a pass that failed.
+/// (--print-ir-after-change): not when the functions are the very same nodes
+/// (a pass that only filled in types), nor when the result is structurally
+/// equal and prints the same (structural equality alone does not see a change
+/// of sharing, as EliminateCommonSubexpr makes). Nothing is printed for a pass
+/// that failed.
 class IRDumpInstrument : public PassInstrument {
  public:
   enum class Mode { kAfterEveryPass, kAfterChange };

@@ -76,7 +76,13 @@ void IRDumpInstrument::run_after_pass(const IRModule& mod, const PassInfo& info)
     WEFT_ICHECK(!before_.empty(), "pass " + info.name + " finished but never started");
     IRModule before = std::move(before_.back());
     before_.pop_back();
-    if (same_nodes(before, mod) || structural_equal(before, mod)) return;
+    if (same_nodes(before, mod)) return;
+    // Structural equality does not see sharing, which EliminateCommonSubexpr
+    // changes: equal programs are also compared as printed.
+    std::string text = to_text(mod);
+    if (structural_equal(before, mod) && text == to_text(before)) return;
+    out_ << "// IR after " << info.name << "\n" << text << "\n";
+    return;
   }
   out_ << "// IR after " << info.name << "\n" << to_text(mod) << "\n";
 }

@@ -1,5 +1,6 @@
 // Common subexpression elimination, as Relay's EliminateCommonSubexpr, but
 // never merging across a function boundary (see passes.h).
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <unordered_map>
@@ -51,6 +52,8 @@ size_t operand_hash(const Expr& e, bool look_into_tuples = true) {
 class CommonSubexprEliminator : public ExprMutator {
  public:
   explicit CommonSubexprEliminator(const Function& fn) { assign_scopes(fn); }
+  /// Nodes replaced by an earlier equal one so far.
+  int64_t merged() const { return merged_; }
 
  protected:
   Expr visit_call(const Call& c) override {
@@ -60,8 +63,12 @@ class CommonSubexprEliminator : public ExprMutator {
     size_t h = mix(std::hash<const void*>()(call->op.get()), attrs_hash(call->attrs));
     for (const Expr& a : call->args) h = mix(h, operand_hash(a));
     auto& bucket = calls_[{scopes_.at(c.get()), h}];
-    for (const Expr& candidate : bucket)
-      if (equivalent(*call, *candidate.as<CallNode>())) return candidate;
+    for (const Expr& candidate : bucket) {
+      if (equivalent(*call, *candidate.as<CallNode>())) {
+        ++merged_;
+        return candidate;
+      }
+    }
     bucket.push_back(rebuilt);
     return rebuilt;
   }
@@ -73,7 +80,10 @@ class CommonSubexprEliminator : public ExprMutator {
     auto& bucket = items_[{scopes_.at(t.get()), h}];
     for (const Expr& candidate : bucket) {
       auto* other = candidate.as<TupleGetItemNode>();
-      if (other->tuple.same_as(item->tuple) && other->index == item->index) return candidate;
+      if (other->tuple.same_as(item->tuple) && other->index == item->index) {
+        ++merged_;
+        return candidate;
+      }
     }
     bucket.push_back(rebuilt);
     return rebuilt;
@@ -110,14 +120,18 @@ class CommonSubexprEliminator : public ExprMutator {
 
   std::unordered_map<const ExprNode*, const ExprNode*> scopes_;
   std::unordered_map<Key, std::vector<Expr>, KeyHash> calls_, items_;
+  int64_t merged_ = 0;
 };
 
 }  // namespace
 
 Pass EliminateCommonSubexpr() {
   return create_function_pass({"EliminateCommonSubexpr", 3, {}},
-                              [](Function fn, const IRModule&, const PassContext&) {
-                                return downcast<FunctionNode>(CommonSubexprEliminator(fn).mutate(fn));
+                              [](Function fn, const IRModule&, const PassContext& ctx) {
+                                CommonSubexprEliminator eliminator(fn);
+                                Function out = downcast<FunctionNode>(eliminator.mutate(fn));
+                                ctx.add_statistic("EliminateCommonSubexpr", "expressions merged", eliminator.merged());
+                                return out;
                               });
 }
 
