@@ -232,6 +232,20 @@ TEST_F(DeepGraphTest, FuseOpsFindsPostDominatorsOfAWideCombInLogarithmicSteps) {
   });
 }
 
+TEST_F(DeepGraphTest, NormalFormsRoundTripA100000CallChain) {
+  testing::run_with_stack(testing::kSmallStack, [] {
+    Function chain = call_chain(kLength);
+    IRModule anf = ToANormalForm()(IRModule::from_function(chain));
+    int lets = 0;
+    for (Expr e = anf.main()->body; auto* l = e.as<LetNode>(); e = l->body) ++lets;
+    EXPECT_EQ(lets, kLength);
+    IRModule gnf = ToGraphNormalForm()(anf);
+    EXPECT_TRUE(structural_equal(gnf.main(), chain));
+    // A let chain, too, becomes the call chain.
+    EXPECT_TRUE(structural_equal(ToGraphNormalForm()(IRModule::from_function(let_chain(kLength))).main(), chain));
+  });
+}
+
 // A visitor and a mutator over a 100,000-binding let chain (the IR suite covers
 // call chains).
 struct LetCounter : ExprVisitor {

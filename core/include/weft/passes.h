@@ -65,7 +65,8 @@ Pass DeadCodeElimination();
 /// likewise a TupleGetItem of the same tuple and index. Unlike Relay, a call is
 /// merged only with one in the same function (never across a closure's
 /// boundary), so no closure body comes to share nodes with its enclosing
-/// function. Needs no types (no InferType required).
+/// function. Needs no types (no InferType required). Statistic: "expressions
+/// merged", the calls and projections replaced by an earlier one.
 Pass EliminateCommonSubexpr();
 /// "FoldConstant", opt_level 2, as Relay's: an op call whose arguments are all
 /// constants or tuples of constants is evaluated on the op's reference kernel
@@ -206,6 +207,25 @@ Function alter_op_layout(const Function& fn, const AlterLayouts& alter);
 /// function. The registry's "AlterOpLayout" has no hooks (nothing to alter)
 /// until a target supplies them (issue 13).
 Pass AlterOpLayout(AlterLayouts alter = {});
+
+/// "ToANormalForm", opt_level 1, as Relay's: in every function (but those
+/// with a Compiler attr), each call, tuple, projection, constant, if and
+/// closure is bound by a let (to a fresh %x, or to the let variable it was
+/// already bound to) in the innermost scope (function body, let body, if
+/// branch) common to all its uses, in evaluation order (a call's arguments,
+/// then its callee); variables, globals and ops stay atomic; Primitive
+/// functions stay as they are. As Relay, an existing let's body is bound
+/// again (`let %x = relu(%a); %x` becomes `...; let %x1 = %x; %x1`). Needs no
+/// types; the new variables are unannotated.
+Pass ToANormalForm();
+Function to_a_normal_form(const Function& fn);
+/// "ToGraphNormalForm", opt_level 1, as Relay's: every let disappears, each
+/// use of its variable becoming the bound value (shared, not copied), so the
+/// program is a dataflow graph again; a let whose value uses its own variable
+/// (a recursive closure) stays, as `let %f = value; %f` where %f was used.
+/// Needs no types.
+Pass ToGraphNormalForm();
+Expr to_graph_normal_form(const Expr& expr);
 
 /// Registers the passes above with `registry` under their names, skipping names
 /// already there. PassRegistry::global() does this on first use, so the core

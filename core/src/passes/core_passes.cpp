@@ -23,6 +23,8 @@ void register_core_passes(PassRegistry& registry) {
       {"AlterOpLayout", [] { return AlterOpLayout(); }},
       {"SimplifyExpr", SimplifyExpr},
       {"CanonicalizeOps", CanonicalizeOps},
+      {"ToANormalForm", ToANormalForm},
+      {"ToGraphNormalForm", ToGraphNormalForm},
   };
   for (const auto& [name, factory] : passes)
     if (!registry.contains(name)) registry.add(name, factory);
