@@ -1,0 +1,144 @@
+// `weft opt`: the -O pipeline or named passes on a program, parameters bound
+// from a tensor file, Relay text out (with #[metadata]) that `weft show` and
+// `weft run` read back; instrument flags; errors exit 1 with clear messages.
+#include <fstream>
+
+#include "cli_test_util.h"
+
+namespace weft::testing {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+class OptCommandTest : public CliCommandTest {
+ protected:
+  std::string write(const std::string& name, const std::string& text) {
+    std::ofstream(scratch(name)) << text;
+    return scratch(name);
+  }
+};
+
+// relu(x) twice, added: one common subexpression, and an unused function.
+const char* const kTwiceRelu = R"(#[version = "0.0.5"]
+def @unused(%a: Tensor[(2), float32]) { %a }
+def @main(%x: Tensor[(2), float32]) {
+  add(nn.relu(%x), nn.relu(%x))
+}
+)";
+
+TEST_F(OptCommandTest, O3RunsThePipelineAndPrintsAProgramThatShowsBackTheSame) {
+  CliResult r = weft("opt -O3 " + write("twice.relay", kTwiceRelu));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("#[version = \"0.0.5\"]"));
+  EXPECT_THAT(r.out, Not(HasSubstr("@unused")));  // RemoveUnusedFunctions
+  EXPECT_THAT(r.out, HasSubstr("%0 = nn.relu(%x)"));
+  EXPECT_THAT(r.out, HasSubstr("add(%0, %0)"));  // EliminateCommonSubexpr at -O3
+  std::ofstream(scratch("again.relay")) << r.out;
+  CliResult shown = weft("show " + scratch("again.relay"));
+  ASSERT_EQ(shown.exit_code, 0) << shown.err;
+  EXPECT_EQ(shown.out, r.out);
+  // -O2 (the default) has no EliminateCommonSubexpr (opt level 3).
+  r = weft("opt " + scratch("twice.relay"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("%1 = nn.relu(%x)"));
+}
+
+TEST_F(OptCommandTest, PassesRunsTheNamedPassesWhateverTheirOptLevel) {
+  CliResult r = weft("opt --passes EliminateCommonSubexpr " + write("twice.relay", kTwiceRelu));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("add(%0, %0)"));
+  EXPECT_THAT(r.out, HasSubstr("@unused"));  // not asked for
+}
+
+TEST_F(OptCommandTest, BoundParametersBecomeMetadataConstantsAndRunToTheSameOutputs) {
+  const std::string out = scratch("bound.relay");
+  CliResult r = weft("opt -O3 " + data_file("dense_softmax.relay") + " --params " + data_file("dense_params.npz") +
+                     " -o " + out);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::ifstream in(out);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_THAT(text, HasSubstr("def @main(%data: Tensor[(2, 4), float32]"));
+  EXPECT_THAT(text, Not(HasSubstr("%dense_weight")));
+  EXPECT_THAT(text, HasSubstr("meta[relay.Constant][0]"));
+  EXPECT_THAT(text, HasSubstr("#[metadata]"));
+  r = weft("run " + out + " --inputs " + data_file("dense_inputs.npz") + " --output " + scratch("opt.npz"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  expect_tensor_files_near(scratch("opt.npz"), data_file("dense_expected.npz"));  // NumPy's outputs
+}
+
+TEST_F(OptCommandTest, InstrumentFlagsReportOnStderr) {
+  const std::string program = write("twice.relay", kTwiceRelu);
+  CliResult r = weft("opt -O3 --time-passes --stats " + program);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("pass timing:\nOptimizationPipeline: "));
+  EXPECT_THAT(r.err, HasSubstr("\n  EliminateCommonSubexpr: "));
+  EXPECT_THAT(r.err, HasSubstr("pass statistics:\n  EliminateCommonSubexpr: expressions merged = 1\n"));
+  EXPECT_THAT(r.out, Not(HasSubstr("pass timing")));  // stdout holds only the program
+
+  r = weft("opt -O3 --print-after-all " + program);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("// IR after RemoveUnusedFunctions\n"));
+  EXPECT_THAT(r.err, HasSubstr("// IR after InferType\n"));
+  // After change: RemoveUnusedFunctions and EliminateCommonSubexpr (which
+  // changes only sharing) changed it.
+  r = weft("opt -O3 --print-after-change " + program);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("// IR after RemoveUnusedFunctions\n"));
+  EXPECT_THAT(r.err, HasSubstr("// IR after EliminateCommonSubexpr\n"));
+  // The first InferType gives main its return type; the second changes nothing.
+  r = weft("opt --passes InferType,InferType --print-after-change " + program);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  size_t first = r.err.find("// IR after InferType\n");
+  ASSERT_NE(first, std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("// IR after InferType\n", first + 1), std::string::npos) << r.err;
+}
+
+TEST_F(OptCommandTest, BadPassListsAndOptLevelsAreErrors) {
+  const std::string program = write("twice.relay", kTwiceRelu);
+  CliResult r = weft("opt --passes InferType,FoldEverything " + program);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("unknown pass 'FoldEverything'"));
+  EXPECT_THAT(r.err, HasSubstr("EliminateCommonSubexpr"));  // the known passes are listed
+  r = weft("opt --passes InferType,,DeadCodeElimination " + program);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("an empty pass name"));
+  for (const char* level : {"4", "-1"}) {
+    r = weft(std::string("opt -O ") + level + " " + program);
+    EXPECT_EQ(r.exit_code, 1) << level;
+    EXPECT_THAT(r.err, HasSubstr("is not an opt level")) << level;
+  }
+  r = weft("opt -O3 --passes InferType " + program);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("-O and --passes exclude each other"));
+}
+
+TEST_F(OptCommandTest, APassWhosePreconditionFailsIsAnErrorNamingIt) {
+  CliResult r = weft("opt -O3 " + data_file("type_error.relay"));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("do not broadcast"));
+  EXPECT_THAT(r.err, HasSubstr("in pass InferType"));
+}
+
+TEST_F(OptCommandTest, BadParamsAreErrorsNamingTheFileAndParameter) {
+  const std::string program = data_file("dense_softmax.relay");
+  save_tensor_file(scratch("unknown.npz"), {{"weight", Tensor::zeros({3, 4}, DataType::Float(32))}});
+  CliResult r = weft("opt " + program + " --params " + scratch("unknown.npz"));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("'weight' is not a parameter of main"));
+  EXPECT_THAT(r.err, HasSubstr("--params " + scratch("unknown.npz")));
+
+  save_tensor_file(scratch("shape.npz"), {{"dense_bias", Tensor::zeros({4}, DataType::Float(32))}});
+  r = weft("opt " + program + " --params " + scratch("shape.npz"));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("'dense_bias' in --params " + scratch("shape.npz")));
+  EXPECT_THAT(r.err, HasSubstr("Tensor[(3), float32]"));
+
+  std::ofstream(scratch("cut.npz")) << "PK\x03\x04 truncated";
+  r = weft("opt " + program + " --params " + scratch("cut.npz"));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("cut.npz"));
+}
+
+}  // namespace
+}  // namespace weft::testing

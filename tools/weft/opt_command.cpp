@@ -1,0 +1,149 @@
+// `weft opt PROGRAM [-O N | --passes P1,P2,...] [--params F] [-o OUT]
+// [--print-after-all] [--print-after-change] [--time-passes] [--stats]`:
+// runs the -O pipeline (or the passes named) on a program, with named
+// parameters bound to constants first, and writes the result as Relay text
+// (constants in its #[metadata] section) that `weft show` and `weft run` read.
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <sstream>
+
+#include "commands.h"
+#include "main_arguments.h"
+#include "program_source.h"
+#include "weft/error.h"
+#include "weft/pass.h"
+#include "weft/passes.h"
+#include "weft/pipeline.h"
+#include "weft/printer.h"
+
+namespace weft::cli {
+
+namespace {
+
+struct OptOptions {
+  std::string program, passes, params, output;
+  int opt_level = 2;  // relay.build's default PassContext
+  bool opt_level_given = false;
+  bool print_after_all = false, print_after_change = false, time_passes = false, stats = false;
+};
+
+constexpr int kMaxOptLevel = 3;
+
+// Remembers the innermost pass that failed, so the error can name it.
+class FailedPassRecorder : public PassInstrument {
+ public:
+  std::string name() const override { return "FailedPassRecorder"; }
+  void run_after_pass_failed(const IRModule&, const PassInfo& info, const std::exception&) override {
+    if (failed.empty()) failed = info.name;
+  }
+  std::string failed;
+};
+
+std::vector<std::string> split_names(const std::string& list) {
+  std::vector<std::string> names;
+  std::stringstream in(list);
+  for (std::string name; std::getline(in, name, ',');) {
+    if (name.empty()) throw Error("--passes " + list + ": an empty pass name").expected("names separated by commas");
+    names.push_back(name);
+  }
+  if (names.empty()) throw Error("--passes is empty").expected("names separated by commas");
+  return names;
+}
+
+// The passes to run, and the context they run under.
+Pass chosen_passes(const OptOptions& o, PassContext& ctx) {
+  if (o.opt_level_given && !o.passes.empty())
+    throw Error("-O and --passes exclude each other").expected("either an opt level or a list of passes");
+  if (o.passes.empty()) {
+    ctx.opt_level = o.opt_level;
+    return optimization_pipeline();
+  }
+  std::vector<Pass> passes;
+  for (const std::string& name : split_names(o.passes)) {
+    passes.push_back(PassRegistry::global().create(name));
+    ctx.required_passes.push_back(name);  // each one named runs, whatever its opt level
+  }
+  return sequential(std::move(passes), "passes");
+}
+
+IRModule bound_params(const IRModule& mod, const std::string& path) {
+  const std::string label = "--params " + path;
+  NamedTensors tensors = load_tensor_file(path, parameter_header_check(mod.main(), label));
+  std::map<std::string, Tensor> params;
+  for (auto& [name, tensor] : tensors) params.emplace(name, std::move(tensor));
+  try {
+    return bind_params(mod, params);
+  } catch (Error& e) {
+    e.note("binding " + label);
+    throw;
+  }
+}
+
+void print_statistics(std::ostream& out, const PassContext& ctx) {
+  out << "pass statistics:\n";
+  auto stats = ctx.statistics();
+  if (stats.empty()) out << "  none recorded\n";
+  for (const auto& [pass, counters] : stats)
+    for (const auto& [key, value] : counters) out << "  " << pass << ": " << key << " = " << value << "\n";
+}
+
+void opt(const OptOptions& o) {
+  if (o.opt_level < 0 || o.opt_level > kMaxOptLevel)
+    throw Error("-O " + std::to_string(o.opt_level) + " is not an opt level").expected("-O 0, 1, 2 or 3");
+  PassContext ctx;
+  Pass passes = chosen_passes(o, ctx);
+  Program program = load_program(o.program, ProgramOptions{/*initialize_params=*/false});
+  IRModule mod = program.mod;
+  if (!o.params.empty()) mod = bound_params(mod, o.params);
+
+  auto failed = std::make_shared<FailedPassRecorder>();
+  auto timing = std::make_shared<TimingInstrument>();
+  ctx.instruments.push_back(failed);
+  if (o.time_passes) ctx.instruments.push_back(timing);
+  if (o.print_after_all || o.print_after_change)
+    ctx.instruments.push_back(std::make_shared<IRDumpInstrument>(
+        std::cerr, o.print_after_change ? IRDumpInstrument::Mode::kAfterChange : IRDumpInstrument::Mode::kAfterEveryPass));
+  try {
+    mod = passes(std::move(mod), ctx);
+  } catch (Error& e) {
+    if (!failed->failed.empty()) e.note("in pass " + failed->failed + ", running on " + program.origin);
+    throw;
+  }
+  if (o.time_passes) std::cerr << "pass timing:\n" << timing->report();
+  if (o.stats) print_statistics(std::cerr, ctx);
+
+  const std::string text = to_text(mod);
+  if (o.output.empty()) {
+    std::cout << text;
+    return;
+  }
+  std::ofstream out(o.output, std::ios::binary);
+  out << text;
+  if (!out.flush()) throw Error("-o " + o.output + ": cannot write the file");
+}
+
+}  // namespace
+
+void add_opt_command(CLI::App& app) {
+  auto* cmd = app.add_subcommand("opt", "Optimize a program with the -O pipeline or named passes; print Relay text");
+  auto o = std::make_shared<OptOptions>();
+  cmd->add_option("program", o->program, "The program: a Relay text file, or a model (resnet-18, `weft models`)")
+      ->required();
+  CLI::Option* level = cmd->add_option("-O", o->opt_level, "Opt level 0-3 of the relay.build pipeline (default 2; see docs/passes.md)");
+  cmd->add_option("--passes", o->passes, "Run these registered passes in order instead, e.g. InferType,FoldConstant");
+  cmd->add_option("--params", o->params, "Bind main's parameters named in F.npz or F.safetensors to constants first");
+  cmd->add_option("-o,--output", o->output, "Write the program here instead of to stdout");
+  cmd->add_flag("--print-after-all", o->print_after_all, "Print the program to stderr after every pass");
+  cmd->add_flag("--print-after-change", o->print_after_change,
+                "Print the program to stderr after each pass that changed it");
+  cmd->add_flag("--time-passes", o->time_passes, "Print each pass's wall time to stderr");
+  cmd->add_flag("--stats", o->stats, "Print the passes' statistics (e.g. calls folded) to stderr");
+  cmd->callback([o, level] {
+    o->opt_level_given = level->count() > 0;
+    opt(*o);
+  });
+}
+
+}  // namespace weft::cli
