@@ -51,6 +51,12 @@ class InstrumentTest : public ::testing::Test {
   static Pass identity(const std::string& name) {
     return create_module_pass({name, 0, {}}, [](IRModule mod, const PassContext&) { return mod; });
   }
+  // Throws "deliberate failure".
+  static Pass failing_pass() {
+    return create_module_pass({"Failing", 0, {}}, [](IRModule, const PassContext&) -> IRModule {
+      throw Error("deliberate failure");
+    });
+  }
   // Wraps main's body in one more relu.
   static Pass add_relu(const std::string& name) {
     return create_function_pass({name, 0, {}}, [](Function fn, const IRModule&, const PassContext&) {
@@ -108,9 +114,7 @@ TEST_F(InstrumentTest, FailedHookReplacesTheAfterHookWhenThePassThrows) {
   auto rec = std::make_shared<Recorder>("r", log_);
   PassContext ctx;
   ctx.instruments = {rec};
-  Pass failing = create_module_pass({"Failing", 0, {}}, [](IRModule, const PassContext&) -> IRModule {
-    throw Error("deliberate failure");
-  });
+  Pass failing = failing_pass();
   IRModule given = module();
   EXPECT_THROW(failing(given, ctx), Error);
   EXPECT_EQ(*log_, (std::vector<std::string>{"r should_run Failing", "r before Failing",
@@ -122,9 +126,7 @@ TEST_F(InstrumentTest, FailureReachesEveryEnclosingPassOnItsWayOut) {
   auto rec = std::make_shared<Recorder>("r", log_);
   PassContext ctx;
   ctx.instruments = {rec};
-  Pass failing = create_module_pass({"Failing", 0, {}}, [](IRModule, const PassContext&) -> IRModule {
-    throw Error("deliberate failure");
-  });
+  Pass failing = failing_pass();
   EXPECT_THROW(sequential({identity("A"), failing, identity("Never")}, "outer")(module(), ctx), Error);
   EXPECT_EQ(*log_, (std::vector<std::string>{"r should_run outer", "r before outer", "r should_run A", "r before A",
                                              "r after A", "r should_run Failing", "r before Failing",
@@ -171,9 +173,7 @@ TEST_F(InstrumentTest, AFailedHookThatThrowsDoesNotHideThePassError) {
   auto rec = std::make_shared<Recorder>("r", log_);
   PassContext ctx;
   ctx.instruments = {std::make_shared<ThrowsOnFailure>(), rec};
-  Pass failing = create_module_pass({"Failing", 0, {}}, [](IRModule, const PassContext&) -> IRModule {
-    throw Error("deliberate failure");
-  });
+  Pass failing = failing_pass();
   try {
     failing(module(), ctx);
     FAIL() << "no error";
@@ -212,9 +212,7 @@ TEST_F(InstrumentTest, TimingClosesTheEntriesOfAFailedPassAndItsParents) {
   auto timing = std::make_shared<TimingInstrument>();
   PassContext ctx;
   ctx.instruments = {timing};
-  Pass failing = create_module_pass({"Failing", 0, {}}, [](IRModule, const PassContext&) -> IRModule {
-    throw Error("deliberate failure");
-  });
+  Pass failing = failing_pass();
   {
     PassContext::Scope scope(ctx);
     EXPECT_THROW(sequential({identity("A"), failing}, "outer")(module()), Error);
@@ -278,9 +276,7 @@ TEST_F(InstrumentTest, IRDumpAfterChangePrintsOnlyPassesThatChangedTheModule) {
   EXPECT_NE(out.str().find("// IR after Share\n"), std::string::npos) << out.str();
   // A pass that fails prints nothing and leaves nothing behind for the next one.
   out.str("");
-  Pass failing = create_module_pass({"Failing", 0, {}}, [](IRModule, const PassContext&) -> IRModule {
-    throw Error("deliberate failure");
-  });
+  Pass failing = failing_pass();
   EXPECT_THROW(sequential({add_relu("Grow"), failing}, "broken")(module(), ctx), Error);
   add_relu("Later")(module(), ctx);
   text = out.str();
