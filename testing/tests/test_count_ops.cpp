@@ -41,5 +41,20 @@ TEST(CountOps, DeepChainDoesNotRecurse) {
   EXPECT_EQ(count_ops(e), (Counts{{"negative", 10000}}));
 }
 
+TEST(OwnCalls, ListsTheBodysCallsButNotThoseInsideItsFunctions) {
+  const Var p = var("p", tensor_type({4}));
+  const Function fused = function({p}, call("negative", {call("exp", {p})}), nullptr,
+                                  make_attrs({{"Primitive", 1}}));
+  const Var x = var("x", tensor_type({4}));
+  const Expr first = call_function(fused, {x});
+  const Expr second = call_function(fused, {first});
+  const Expr sum = call("add", {first, second});
+  const std::vector<const CallNode*> calls = own_calls(function({x}, sum));
+  ASSERT_EQ(calls.size(), 3u);  // the two calls of the fused function, then add; not exp or negative
+  EXPECT_EQ(calls[0], first.get());
+  EXPECT_EQ(calls[1], second.get());
+  EXPECT_EQ(calls[2], sum.get());
+}
+
 }  // namespace
 }  // namespace weft::testing

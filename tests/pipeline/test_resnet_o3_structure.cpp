@@ -5,13 +5,13 @@
 #include <gtest/gtest.h>
 
 #include <string>
-#include <unordered_set>
 #include <vector>
 
 #include "model_run_util.h"
 #include "o3.h"
 #include "weft/functor.h"
 #include "weft/printer.h"
+#include "weft/testing/count_ops.h"
 
 namespace weft::testing {
 namespace {
@@ -36,19 +36,6 @@ int multiplies_of_convolutions(const Expr& body) {
     for (const Expr& arg : static_cast<const CallNode&>(*e).args) n += is_call_to(arg, "nn.conv2d");
   });
   return n;
-}
-
-// The calls main makes itself, not those inside the functions it calls.
-std::vector<const CallNode*> calls_of_main(const IRModule& mod) {
-  std::unordered_set<const ExprNode*> inside;
-  post_order_visit(mod.main()->body, [&](const Expr& e) {
-    if (auto* fn = e.as<FunctionNode>()) post_order_visit(fn->body, [&](const Expr& n) { inside.insert(n.get()); });
-  });
-  std::vector<const CallNode*> out;
-  post_order_visit(mod.main()->body, [&](const Expr& e) {
-    if (auto* c = e.as<CallNode>(); c && !inside.count(c)) out.push_back(c);
-  });
-  return out;
 }
 
 class Resnet18AtO3 : public ::testing::Test {
@@ -84,7 +71,7 @@ TEST_F(Resnet18AtO3, FoldsTheBatchNormScalesIntoTheConvolutionWeights) {
 
 TEST_F(Resnet18AtO3, MainCallsOnlyPrimitiveFunctionsOfOneConvolutionOrDenseAtMost) {
   IRModule after = optimize_o3(bound_resnet18());
-  std::vector<const CallNode*> calls = calls_of_main(after);
+  std::vector<const CallNode*> calls = own_calls(after.main());
   ASSERT_FALSE(calls.empty());
   int anchors = 0;
   for (const CallNode* c : calls) {

@@ -5,7 +5,6 @@
 #include <gtest/gtest.h>
 
 #include <string>
-#include <unordered_set>
 #include <vector>
 
 #include "model_run_util.h"
@@ -13,6 +12,7 @@
 #include "weft/pass.h"
 #include "weft/passes.h"
 #include "weft/printer.h"
+#include "weft/testing/count_ops.h"
 
 namespace weft::model_testing {
 namespace {
@@ -51,24 +51,11 @@ TEST(ResnetFusion, Resnet18GivesTheSameOutputBeforeAndAfterFuseOps) {
   for (int64_t i = 0; i < want.numel(); ++i) ASSERT_EQ(got.data_as<float>()[i], want.data_as<float>()[i]) << i;
 }
 
-// The calls main makes itself, not those inside the functions it calls.
-std::vector<const CallNode*> calls_of_main(const IRModule& mod) {
-  std::unordered_set<const ExprNode*> inside;
-  post_order_visit(mod.main()->body, [&](const Expr& e) {
-    if (auto* fn = e.as<FunctionNode>()) post_order_visit(fn->body, [&](const Expr& n) { inside.insert(n.get()); });
-  });
-  std::vector<const CallNode*> out;
-  post_order_visit(mod.main()->body, [&](const Expr& e) {
-    if (auto* c = e.as<CallNode>(); c && !inside.count(c)) out.push_back(c);
-  });
-  return out;
-}
-
 TEST(ResnetFusion, Resnet18MainCallsOnlyPrimitiveFunctionsOfOneConvolutionOrDenseAtMost) {
   IRModule simplified = Resnet18().simplified;
   ASSERT_EQ(count_calls(simplified.main(), "nn.batch_norm"), 0);
   IRModule after = fused(simplified);
-  std::vector<const CallNode*> calls = calls_of_main(after);
+  std::vector<const CallNode*> calls = testing::own_calls(after.main());
   int anchors = 0;
   for (const CallNode* c : calls) {
     ASSERT_EQ(c->op->kind, ExprKind::kFunction) << "main calls " << to_text(c->op);
@@ -81,7 +68,7 @@ TEST(ResnetFusion, Resnet18MainCallsOnlyPrimitiveFunctionsOfOneConvolutionOrDens
   // Fewer functions than ops: the elementwise ops joined their producers.
   int ops = 0;
   for (const CallNode* c : calls)
-    ops += static_cast<int>(calls_of_main(IRModule::from_function(downcast<FunctionNode>(c->op))).size());
+    ops += static_cast<int>(testing::own_calls(downcast<FunctionNode>(c->op)).size());
   EXPECT_LT(calls.size(), static_cast<size_t>(ops));
 }
 
@@ -92,7 +79,7 @@ TEST(ResnetFusion, Resnet50KeepsEachConvolutionInItsOwnFunction) {
   IRModule typed = infer_type(IRModule::from_function(build_model(parse_model_spec("resnet-50"))));
   IRModule after = fused(SimplifyInference()(typed));
   int anchors = 0;
-  for (const CallNode* c : calls_of_main(after)) {
+  for (const CallNode* c : testing::own_calls(after.main())) {
     Function fn = downcast<FunctionNode>(c->op);
     ASSERT_TRUE(fn && has_attr(fn, "Primitive"));
     EXPECT_LE(anchors_in(fn), 1);

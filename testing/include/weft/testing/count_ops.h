@@ -3,6 +3,7 @@
 
 #include <map>
 #include <string>
+#include <vector>
 
 #include "weft/expr.h"
 #include "weft/module.h"
@@ -18,5 +19,10 @@ namespace weft::testing {
 std::map<std::string, int> count_ops(const Expr& expr);
 /// count_ops of the module's main, as Relay's list_op_freqs(mod).
 std::map<std::string, int> count_ops(const IRModule& mod);
+
+/// The calls `fn`'s body makes itself, children first, leaving out those
+/// inside the functions it holds (fused Primitive functions, closures): after
+/// FuseOps, one call per fused group. Iterative.
+std::vector<const CallNode*> own_calls(const Function& fn);
 
 }  // namespace weft::testing
