@@ -352,8 +352,10 @@ typedef struct weft_pass_desc_t {
   weft_status_t (*run)(void* user_data, weft_module_t* module, weft_module_t** out_module);
 } weft_pass_desc_t;
 
-/* A hardware target: capability query, compiler for fused primitive
- * functions, and a device API. */
+/* The flat target descriptor of ABI 1.0-1.3. Hosts of ABI 1.4 and later
+ * refuse it (register_target returns UNSUPPORTED): targets register through
+ * the target interface of ABI 1.4. Kept so plugins built against it still
+ * compile and load their other registrations. */
 typedef struct weft_target_desc_t {
   size_t struct_size;
   const char* name; /* listed under provides.targets */

@@ -22,7 +22,7 @@ class SdkPluginTest : public ::testing::Test {
     std::string text =
         "name: sdk\nversion: 0.2.0\nabi: 1\nkind: ops\nlibrary: libsdk_plugin.so\nprovides:\n"
         "  ops: [sdk.axpy]\n  models: [sdk.tiny]\n  initializers: [sdk.counter]\n  passes: [sdk.RenameMain]\n"
-        "  targets: [sdk.hostmem]\n  frontends: [sdk.len]\n";
+        "  frontends: [sdk.len]\n";
     copy_test_library("sdk_plugin", dir_->path() / "sdk");
     write_file(dir_->path() / "sdk" / "weft-plugin.yaml", text);
     loader_ = std::make_unique<PluginLoader>(PluginLoaderOptions{{dir_->path()}, {}});
@@ -227,32 +227,6 @@ TEST_F(SdkPluginTest, PassRunsOnModules) {
   EXPECT_EQ(PassRegistry::global().create("sdk.RenameMain").info().opt_level, 1);
   // A plugin's pass is a definition like its ops: it names the plugin that registered it.
   EXPECT_EQ(PassRegistry::global().get("sdk.RenameMain").plugin, "sdk");
-}
-
-TEST_F(SdkPluginTest, TargetAnswersCapabilityAndRunsItsDeviceApi) {
-  const TargetDef& t = TargetRegistry::global().get("sdk.hostmem");
-  EXPECT_EQ(t.device_type, kDLCPU);
-  std::vector<Type> args{tensor_type({2}), tensor_type({2})};
-  EXPECT_TRUE(t.supports("sdk.axpy", empty_attrs(), args, args[0]));
-  EXPECT_FALSE(t.supports("add", empty_attrs(), args, args[0]));
-
-  void* p = t.device.alloc(0, 64, 64);
-  ASSERT_NE(p, nullptr);
-  Tensor src = tensor_of<float>({2}, DataType::Float(32), {7, 8});
-  DLTensor s = src.dlpack_view();
-  DLTensor d = s;
-  d.data = p;
-  t.device.copy(s, d);
-  t.device.sync(0);
-  EXPECT_EQ(static_cast<float*>(p)[1], 8.0f);
-
-  Var x = var("x", tensor_type({2}));
-  TargetKernel k = t.compile(function({x}, x, nullptr, make_attrs({{"Primitive", 1}})));
-  Tensor out = Tensor::zeros({2}, DataType::Float(32));
-  std::vector<DLTensor> kargs{src.dlpack_view(), out.dlpack_view()};
-  k(kargs);
-  EXPECT_EQ(out.data_as<float>()[0], 7.0f);
-  t.device.free(0, p);
 }
 
 TEST_F(SdkPluginTest, FrontendImportsFiles) {

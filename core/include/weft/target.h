@@ -1,52 +1,119 @@
-// Hardware targets (llvm, vulkan, onednn): a capability query, a compiler for
-// fused Primitive functions and a device API. Target plugins register them;
-// the build flow partitions graphs among them.
+// Hardware targets: what a backend (ref, null, llvm, vulkan, onednn) provides,
+// in the shape of IREE's HAL and ggml's backends. The core schedules and plans
+// memory; a target answers capability queries, compiles fused groups into
+// kernels, owns its devices' memory and runs kernels on streams. Target
+// plugins register a TargetDef through the C ABI (plugin.h, weft_target_desc_t);
+// the core adapts it to this interface. docs/targets.md is the vendor's guide.
 #pragma once
 
 #include <dlpack/dlpack.h>
 
 #include <cstddef>
 #include <functional>
+#include <map>
+#include <memory>
 #include <span>
 #include <string>
-#include <string_view>
+#include <vector>
 
 #include "weft/attrs.h"
 #include "weft/expr.h"
 #include "weft/registry.h"
-#include "weft/type.h"
+#include "weft/tensor.h"
 
 namespace weft {
 
-/// A compiled fused group. Arguments: the function's parameters, then its
-/// flattened outputs, all on the target's device.
-using TargetKernel = std::function<void(std::span<DLTensor> args)>;
-
-struct TargetDeviceApi {
-  std::function<void*(int device_id, size_t nbytes, size_t alignment)> alloc;
-  std::function<void(int device_id, void* ptr)> free;
-  /// Between tensors of equal shape and dtype; either may be on the CPU.
-  std::function<void(const DLTensor& src, DLTensor& dst)> copy;
-  std::function<void(int device_id)> sync;
+/// One device a target drives, as `weft targets` lists it.
+struct TargetDevice {
+  int id = 0;
+  std::string name;  // "cpu", "llvmpipe (LLVM 15.0.6, 256 bits)"
+  /// Free-form facts for users and schedules ("memory_bytes", "vector_bits").
+  std::map<std::string, std::string> properties;
 };
 
+/// Memory on a target's device, opaque to the core: a host pointer on a CPU
+/// target, a device allocation (a VkBuffer's wrapper, say) on a GPU.
+using BufferHandle = void*;
+/// A queue of work on one device; null on a target that runs synchronously.
+using StreamHandle = void*;
+
+/// A compiled fused group. Kernels are immutable once compiled and may be
+/// launched from several threads at once, on different buffers.
+class TargetKernel {
+ public:
+  virtual ~TargetKernel() = default;
+  /// Enqueues one run on `stream`. `args`: one tensor per parameter of the
+  /// Primitive function (constants too, uploaded once at build), then one per
+  /// flattened output; each `data` is a BufferHandle of this target's device
+  /// and `byte_offset` the tensor's place in it. Outputs never alias inputs
+  /// unless the plan made an elementwise kernel work in place.
+  virtual void launch(StreamHandle stream, std::span<const DLTensor> args) const = 0;
+};
+
+/// A target instance, created with its options for one build.
+class Target {
+ public:
+  virtual ~Target() = default;
+
+  // -- capability --
+  /// Whether the target runs this call: an op call with typed arguments and
+  /// checked_type. Must not throw for an op it does not know (answer false).
+  virtual bool supports(const Call& call) const = 0;
+  /// AlterOpLayout's hook: the call rebuilt in the layouts this target prefers
+  /// (explicit layout_transforms around it), or a null Expr to keep it.
+  virtual Expr alter_layout(const Call& /*call*/) const { return {}; }
+
+  // -- compile --
+  /// Compiles a typed Primitive function (one FuseOps group). `constants` has
+  /// one entry per parameter: the tensor its argument is bound to at the call
+  /// site, or an undefined Tensor where the argument is computed at run time,
+  /// so weights can be packed once here. Throws Error with
+  /// StatusCode::kUnsupported to decline the group (the build then offers it
+  /// to the next target); any other Error fails the build.
+  virtual std::unique_ptr<TargetKernel> compile(const Function& primitive,
+                                                std::span<const Tensor> constants) = 0;
+
+  // -- device --
+  virtual std::vector<TargetDevice> devices() const = 0;
+  /// True when BufferHandles are host pointers the core may read and write.
+  virtual bool host_addressable() const = 0;
+  virtual BufferHandle alloc(int device, size_t nbytes, size_t alignment) = 0;
+  virtual void free(int device, BufferHandle buffer) = 0;
+  /// Copies nbytes between host memory and a buffer, or between two buffers
+  /// of this target, ordered on `stream` (complete after synchronize).
+  virtual void copy_from_host(StreamHandle stream, const void* src, BufferHandle dst, size_t dst_offset,
+                              size_t nbytes) = 0;
+  virtual void copy_to_host(StreamHandle stream, BufferHandle src, size_t src_offset, void* dst,
+                            size_t nbytes) = 0;
+  virtual void copy_buffer(StreamHandle stream, BufferHandle src, size_t src_offset, BufferHandle dst,
+                           size_t dst_offset, size_t nbytes) = 0;
+
+  // -- execution --
+  virtual StreamHandle create_stream(int device) = 0;
+  virtual void destroy_stream(StreamHandle stream) = 0;
+  /// Waits until everything enqueued on `stream` has finished; a kernel's
+  /// failure surfaces here (or at launch on a synchronous target) as an Error.
+  virtual void synchronize(StreamHandle stream) = 0;
+};
+
+/// A registered target: what `weft targets` lists and how to create one.
 struct TargetDef {
   std::string name;
   std::string description;
   DLDeviceType device_type = kDLCPU;
-  /// Whether the target runs this op with these attrs and (complete) types.
-  std::function<bool(std::string_view op, const Attrs& attrs, std::span<const Type> arg_types,
-                     const Type& out_type)>
-      supports;
-  /// Compiles a function marked Primitive=1.
-  std::function<TargetKernel(const Function& primitive)> compile;
-  TargetDeviceApi device;
-  std::string plugin;
+  /// The schema of the options a run config may give it (target_options.NAME).
+  AttrSchema options;
+  /// Creates an instance with options already checked against `options`
+  /// (defaults filled). Throws Error when the target cannot run here (no
+  /// device): the message says why, and configs listing it fail with it.
+  std::function<std::shared_ptr<Target>(const Attrs& options)> create;
+  std::string plugin;  // "" for targets built into the core (ref)
 };
 
 class TargetRegistry : public NamedRegistry<TargetDef> {
  public:
   TargetRegistry() : NamedRegistry("target") {}
+  /// The process-wide registry; `ref` is always in it.
   static TargetRegistry& global();
 };
 

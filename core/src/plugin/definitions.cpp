@@ -276,63 +276,6 @@ PassDef pass_definition(const weft_pass_desc_t& d, const std::string& plugin) {
   return PassDef{name, [info, fn] { return create_module_pass(info, fn); }, plugin};
 }
 
-TargetDef target_definition(const weft_target_desc_t& d, const std::string& plugin) {
-  auto ud = own_user_data(d.user_data, d.destroy_user_data);
-  std::string name = str(d.name);
-  for (auto [fn, what] : {std::pair<const void*, const char*>{reinterpret_cast<const void*>(d.supports), "supports"},
-                          {reinterpret_cast<const void*>(d.compile), "compile"},
-                          {reinterpret_cast<const void*>(d.run_kernel), "run_kernel"},
-                          {reinterpret_cast<const void*>(d.release_kernel), "release_kernel"},
-                          {reinterpret_cast<const void*>(d.alloc), "alloc"},
-                          {reinterpret_cast<const void*>(d.free), "free"},
-                          {reinterpret_cast<const void*>(d.copy), "copy"},
-                          {reinterpret_cast<const void*>(d.sync), "sync"}}) {
-    if (!fn) throw StatusError{WEFT_STATUS_INVALID_ARGUMENT, "target '" + name + "': " + what + " is required"};
-  }
-  TargetDef def;
-  def.name = name;
-  def.description = str(d.description);
-  def.device_type = d.device_type;
-  def.plugin = plugin;
-  auto fail = [name](const std::string& what, const Error& err) { return in_context("target " + name + ", " + what, err); };
-  def.supports = [d, ud, fail](std::string_view op, const Attrs& attrs, std::span<const Type> args,
-                               const Type& out_type) {
-    std::vector<weft_type_t*> handles;
-    for (const Type& t : args) handles.push_back(borrow_handle<weft_type_t>(t));
-    std::string op_name(op);
-    int supported = 0;
-    if (auto err = take_error(d.supports(ud.get(), op_name.c_str(), borrow_attrs(attrs), handles.data(),
-                                         handles.size(), borrow_handle<weft_type_t>(out_type), &supported))) {
-      throw fail("supports(" + op_name + ")", *err);
-    }
-    return supported != 0;
-  };
-  def.compile = [d, ud, fail](const Function& primitive) -> TargetKernel {
-    void* raw = nullptr;
-    if (auto err = take_error(d.compile(ud.get(), borrow_handle<weft_expr_t>(primitive), &raw))) {
-      throw fail("compile", *err);
-    }
-    auto release = d.release_kernel;
-    std::shared_ptr<void> kernel(raw, [ud, release](void* k) { release(ud.get(), k); });
-    return [d, ud, kernel, fail](std::span<DLTensor> args) {
-      if (auto err = take_error(d.run_kernel(ud.get(), kernel.get(), args.data(), args.size()))) throw fail("run", *err);
-    };
-  };
-  def.device.alloc = [d, ud, fail](int device_id, size_t nbytes, size_t alignment) {
-    void* ptr = nullptr;
-    if (auto err = take_error(d.alloc(ud.get(), device_id, nbytes, alignment, &ptr))) throw fail("alloc", *err);
-    return ptr;
-  };
-  def.device.free = [d, ud](int device_id, void* ptr) { d.free(ud.get(), device_id, ptr); };
-  def.device.copy = [d, ud, fail](const DLTensor& src, DLTensor& dst) {
-    if (auto err = take_error(d.copy(ud.get(), &src, &dst))) throw fail("copy", *err);
-  };
-  def.device.sync = [d, ud, fail](int device_id) {
-    if (auto err = take_error(d.sync(ud.get(), device_id))) throw fail("sync", *err);
-  };
-  return def;
-}
-
 FrontendDef frontend_definition(const weft_frontend_desc_t& d, const std::string& plugin) {
   auto ud = own_user_data(d.user_data, d.destroy_user_data);
   std::string name = str(d.name);

@@ -45,7 +45,6 @@ OpDef op_definition(const weft_op_desc_t& d, const std::string& plugin);
 ModelDef model_definition(const weft_model_desc_t& d, const std::string& plugin);
 InitializerDef initializer_definition(const weft_initializer_desc_t& d, const std::string& plugin);
 PassDef pass_definition(const weft_pass_desc_t& d, const std::string& plugin);
-TargetDef target_definition(const weft_target_desc_t& d, const std::string& plugin);
 FrontendDef frontend_definition(const weft_frontend_desc_t& d, const std::string& plugin);
 
 }  // namespace weft::plugin_host

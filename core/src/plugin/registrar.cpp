@@ -70,8 +70,16 @@ weft_status_t register_initializer(weft_registrar_t* r, const weft_initializer_d
 weft_status_t register_pass(weft_registrar_t* r, const weft_pass_desc_t* desc) {
   return stage(r, desc, "weft_pass_desc_t", ProvidedKind::kPass, &weft_registrar_s::passes, pass_definition);
 }
-weft_status_t register_target(weft_registrar_t* r, const weft_target_desc_t* desc) {
-  return stage(r, desc, "weft_target_desc_t", ProvidedKind::kTarget, &weft_registrar_s::targets, target_definition);
+/// The flat target descriptor of ABI 1.0-1.3 (raw memory, synchronous runs)
+/// had no users and cannot express a GPU; targets register through the target
+/// interface of ABI 1.4 instead.
+weft_status_t register_target(weft_registrar_t*, const weft_target_desc_t* desc) {
+  return guard([&] {
+    std::string name = desc && desc->name ? std::string(" '") + desc->name + "'" : std::string();
+    throw StatusError{WEFT_STATUS_UNSUPPORTED,
+                      "target" + name + " uses register_target (weft_target_desc_t, ABI 1.0-1.3), which this weft "
+                      "no longer accepts: targets register through the target interface of ABI 1.4 (docs/targets.md)"};
+  });
 }
 weft_status_t register_frontend(weft_registrar_t* r, const weft_frontend_desc_t* desc) {
   return stage(r, desc, "weft_frontend_desc_t", ProvidedKind::kFrontend, &weft_registrar_s::frontends,

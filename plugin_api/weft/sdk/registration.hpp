@@ -509,80 +509,6 @@ class PassBuilder {
   std::unique_ptr<Impl> impl_ = std::make_unique<Impl>();
 };
 
-/// A hardware target: capability query, compiler and device API.
-class TargetBuilder {
- public:
-  using Supports = std::function<bool(const std::string& op, const Attrs& attrs, const std::vector<Type>& args,
-                                      const Type& out)>;
-  using CompiledKernel = std::function<void(DLTensor* args, size_t num_args)>;
-  using Compile = std::function<CompiledKernel(const Expr& primitive_function)>;
-  struct DeviceApi {
-    std::function<void*(int device_id, size_t nbytes, size_t alignment)> alloc;
-    std::function<void(int device_id, void* ptr)> free;
-    std::function<void(const DLTensor& src, DLTensor& dst)> copy;
-    std::function<void(int device_id)> sync;
-  };
-  explicit TargetBuilder(std::string name) : name_(std::move(name)) {}
-  TargetBuilder& describe(std::string text) { description_ = std::move(text); return *this; }
-  TargetBuilder& device_type(DLDeviceType type) { device_type_ = type; return *this; }
-  TargetBuilder& supports(Supports fn) { impl_->supports = std::move(fn); return *this; }
-  TargetBuilder& compile(Compile fn) { impl_->compile = std::move(fn); return *this; }
-  TargetBuilder& device_api(DeviceApi api) { impl_->device = std::move(api); return *this; }
-
-  void register_with(weft_registrar_t* registrar) {
-    if (!impl_->supports || !impl_->compile || !impl_->device.alloc || !impl_->device.free || !impl_->device.copy ||
-        !impl_->device.sync) {
-      throw Error("target '" + name_ + "' needs supports, compile and a complete device_api");
-    }
-    weft_target_desc_t d{};
-    d.struct_size = sizeof(d);
-    d.name = name_.c_str();
-    d.description = description_.c_str();
-    d.device_type = device_type_;
-    d.supports = [](void* ud, const char* op, weft_attrs_t* attrs, weft_type_t* const* args, size_t n,
-                    weft_type_t* out_type, int* out) {
-      return guarded([&] {
-        *out = static_cast<Impl*>(ud)->supports(op, Handle<weft_attrs_t>::borrow(attrs), detail::borrow_types(args, n),
-                                                Handle<weft_type_t>::borrow(out_type))
-                   ? 1
-                   : 0;
-      });
-    };
-    d.compile = [](void* ud, weft_expr_t* fn, void** out) {
-      return guarded([&] { *out = new CompiledKernel(static_cast<Impl*>(ud)->compile(Handle<weft_expr_t>::borrow(fn))); });
-    };
-    d.run_kernel = [](void*, void* kernel, DLTensor* args, size_t n) {
-      return guarded([&] { (*static_cast<CompiledKernel*>(kernel))(args, n); });
-    };
-    d.release_kernel = [](void*, void* kernel) { delete static_cast<CompiledKernel*>(kernel); };
-    d.alloc = [](void* ud, int device_id, size_t nbytes, size_t alignment, void** out) {
-      return guarded([&] { *out = static_cast<Impl*>(ud)->device.alloc(device_id, nbytes, alignment); });
-    };
-    d.free = [](void* ud, int device_id, void* ptr) {
-      // free cannot report errors; a throwing free is a plugin bug and is swallowed here.
-      weft_status_t s = guarded([&] { static_cast<Impl*>(ud)->device.free(device_id, ptr); });
-      host().status_free(s);
-    };
-    d.copy = [](void* ud, const DLTensor* src, DLTensor* dst) {
-      return guarded([&] { static_cast<Impl*>(ud)->device.copy(*src, *dst); });
-    };
-    d.sync = [](void* ud, int device_id) { return guarded([&] { static_cast<Impl*>(ud)->device.sync(device_id); }); };
-    d.destroy_user_data = &detail::destroy<Impl>;
-    d.user_data = impl_.release();
-    check(host().register_target(registrar, &d));
-  }
-
- private:
-  struct Impl {
-    Supports supports;
-    Compile compile;
-    DeviceApi device;
-  };
-  std::string name_, description_;
-  DLDeviceType device_type_ = kDLCPU;
-  std::unique_ptr<Impl> impl_ = std::make_unique<Impl>();
-};
-
 /// A reader of another model format.
 class FrontendBuilder {
  public:
@@ -648,7 +574,6 @@ class Registrar {
   ModelBuilder& model(std::string name) { return add(models_, std::move(name)); }
   InitializerBuilder& initializer(std::string name) { return add(initializers_, std::move(name)); }
   PassBuilder& pass(std::string name) { return add(passes_, std::move(name)); }
-  TargetBuilder& target(std::string name) { return add(targets_, std::move(name)); }
   FrontendBuilder& frontend(std::string name) { return add(frontends_, std::move(name)); }
 
   void commit() {
@@ -656,7 +581,6 @@ class Registrar {
     for (auto& b : models_) b->register_with(r_);
     for (auto& b : initializers_) b->register_with(r_);
     for (auto& b : passes_) b->register_with(r_);
-    for (auto& b : targets_) b->register_with(r_);
     for (auto& b : frontends_) b->register_with(r_);
   }
 
@@ -671,7 +595,6 @@ class Registrar {
   std::vector<std::unique_ptr<ModelBuilder>> models_;
   std::vector<std::unique_ptr<InitializerBuilder>> initializers_;
   std::vector<std::unique_ptr<PassBuilder>> passes_;
-  std::vector<std::unique_ptr<TargetBuilder>> targets_;
   std::vector<std::unique_ptr<FrontendBuilder>> frontends_;
 };
 

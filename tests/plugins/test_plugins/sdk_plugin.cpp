@@ -1,6 +1,6 @@
 // A plugin written with weft/plugin.hpp that uses every registration kind:
 // an op (attrs with defaults, a normalizer, kernel, gradient, rewrites), a model, an
-// initializer, a pass, a target and a frontend.
+// initializer, a pass and a frontend.
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -114,30 +114,6 @@ WEFT_PLUGIN(reg) {
         fns.emplace_back("main", fns.front().second);
         return sdk::Module::make(fns);
       });
-
-  reg.target("sdk.hostmem")
-      .describe("A CPU 'device' backed by malloc, for tests")
-      .device_type(kDLCPU)
-      .supports([](const std::string& op, const sdk::Attrs&, const std::vector<sdk::Type>& args, const sdk::Type&) {
-        return op == "sdk.axpy" && args.at(0).dtype() == sdk::dtype::float32;
-      })
-      .compile([](const sdk::Expr& fn) -> sdk::TargetBuilder::CompiledKernel {
-        (void)fn;
-        // The "kernel" copies its first argument to its last (an identity function).
-        return [](DLTensor* args, size_t n) {
-          size_t bytes = sizeof(float);
-          for (int i = 0; i < args[0].ndim; ++i) bytes *= static_cast<size_t>(args[0].shape[i]);
-          std::memcpy(args[n - 1].data, args[0].data, bytes);
-        };
-      })
-      .device_api({[](int, size_t nbytes, size_t alignment) { return std::aligned_alloc(alignment, nbytes); },
-                   [](int, void* ptr) { std::free(ptr); },
-                   [](const DLTensor& src, DLTensor& dst) {
-                     size_t bytes = (src.dtype.bits / 8) * src.dtype.lanes;
-                     for (int i = 0; i < src.ndim; ++i) bytes *= static_cast<size_t>(src.shape[i]);
-                     std::memcpy(dst.data, src.data, bytes);
-                   },
-                   [](int) {}});
 
   reg.frontend("sdk.len")
       .describe("Reads a file holding one integer n: main(x: Tensor[(n), float32]) = x")

@@ -1,0 +1,63 @@
+// weft::build: compiles a module for the targets a run config names.
+//
+// InferType -> the -O<opt_level> pipeline (weft/pipeline.h, AlterOpLayout
+// asking the targets' preferences) -> partition: each fused group goes to the
+// first target in the config's priority order that supports every call in it
+// (a group no target takes whole is split into smaller groups before it falls
+// back to `ref`) -> each target compiles its groups -> a CompiledModule, which
+// the graph executor (weft/graph_executor.h) runs.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "weft/module.h"
+#include "weft/run_config.h"
+#include "weft/target.h"
+
+namespace weft {
+
+/// One fused group of the built program and the target that runs it.
+struct CompiledGroup {
+  Function primitive;  // the typed Primitive function
+  std::string target;  // the TargetDef's name
+  std::shared_ptr<const TargetKernel> kernel;
+  std::vector<std::string> ops;  // the ops it calls, in evaluation order
+};
+
+/// An op that runs on `ref` because no listed target supports it, as the
+/// fallback warning and `fallback: error` name it.
+struct FallbackOp {
+  std::string op;
+  std::string attrs;  // a one-line summary of the call's attrs
+  int count = 0;      // how many calls of it (with these attrs) fell back
+};
+
+/// The result of build: immutable, shared by every executor and thread.
+struct CompiledModule {
+  /// `main` after the pipeline: its body calls only Primitive functions (each
+  /// one group), with tuples, projections, its parameters and constants.
+  Function main;
+  std::vector<CompiledGroup> groups;
+  /// Which group each Primitive function node of `main` is.
+  std::map<const FunctionNode*, size_t> group_of;
+  /// The target instances the groups run on, by name (`ref` always included).
+  std::map<std::string, std::shared_ptr<Target>> targets;
+  std::vector<FallbackOp> fallback_ops;
+  RunConfig config;
+  double build_ms = 0;  // passes + partition + compile, wall clock
+};
+
+/// Builds `mod`'s main for `config`. weft::Error for a program that does not
+/// type-check, a config naming an unknown target or bad options, a target
+/// failing to compile a group (naming the target and the group's ops), or,
+/// with `fallback: error`, ops no listed target supports (naming each).
+std::shared_ptr<const CompiledModule> build(const IRModule& mod, const RunConfig& config);
+
+/// Which target runs which group, one line per group in execution order (what
+/// `weft opt --print-partition` prints).
+std::string describe_partition(const CompiledModule& compiled);
+
+}  // namespace weft
