@@ -2,12 +2,11 @@
 // global loader and the registries' resolvers, and loading in requirement order.
 #include "weft/plugin_loader.h"
 
-#include <dlfcn.h>
-
 #include <atomic>
 #include <cstdlib>
 #include <functional>
 
+#include "install_layout.h"
 #include "plugin_catalog.h"
 #include "plugin_library.h"
 #include "registrar.h"
@@ -31,23 +30,10 @@ std::string PluginRecord::display_name() const { return manifest ? manifest->nam
 
 namespace {
 
-/// The folder of libweft_core itself, found through one of its own symbols.
-fs::path core_library_dir() {
-  Dl_info info{};
-  if (dladdr(reinterpret_cast<const void*>(&core_library_dir), &info) == 0 || !info.dli_fname) return {};
-  std::error_code ec;
-  fs::path lib = fs::canonical(info.dli_fname, ec);
-  return ec ? fs::path() : lib.parent_path();
-}
-
 /// <prefix>/<libdir>/weft/plugins, where libweft_core is <prefix>/<libdir>/libweft_core.so.
 fs::path install_plugin_dir() {
-  fs::path dir = core_library_dir();
-  if (dir.empty()) return {};
-  fs::path subdir(WEFT_PLUGIN_INSTALL_SUBDIR);  // <libdir>/weft/plugins
-  fs::path libdir = subdir.parent_path().parent_path();
-  for (auto it = libdir.begin(); it != libdir.end(); ++it) dir = dir.parent_path();
-  return dir / subdir;
+  fs::path prefix = install_prefix();
+  return prefix.empty() ? prefix : prefix / WEFT_PLUGIN_INSTALL_SUBDIR;
 }
 
 }  // namespace
@@ -180,9 +166,8 @@ std::vector<fs::path> PluginLoader::default_search_paths(const std::vector<fs::p
   // The build tree's folder serves only a libweft_core running from that build
   // tree: an installed weft must not pick up plugins from where it was built.
   std::error_code ec;
-  fs::path build_dir = fs::weakly_canonical(WEFT_PLUGIN_BUILD_DIR, ec);
-  if (!ec && core_library_dir() == build_dir.parent_path().parent_path() && fs::is_directory(build_dir, ec)) {
-    paths.push_back(build_dir);
+  if (core_runs_from_build_tree(WEFT_BUILD_LIBRARY_DIR) && fs::is_directory(WEFT_PLUGIN_BUILD_DIR, ec)) {
+    paths.emplace_back(fs::weakly_canonical(WEFT_PLUGIN_BUILD_DIR, ec));
   }
   if (fs::path installed = install_plugin_dir(); !installed.empty() && fs::is_directory(installed, ec)) {
     paths.push_back(installed);
