@@ -207,6 +207,7 @@ void register_activation_ops(Registrar& reg) {
       .support_level(3)
       .pattern(WEFT_PATTERN_ELEMWISE)
       .type_relation(identity_relation)
+      .infer_layout(layouts::elementwise)
       .kernel([](const KernelArgs& k) { rectify(k, k.attrs.get_float("alpha")); })
       .gradient([](const Expr& c, const Expr& g) {
         Expr x = c.arg(0);
@@ -221,6 +222,15 @@ void register_activation_ops(Registrar& reg) {
       .support_level(3)
       .pattern(WEFT_PATTERN_BROADCAST)
       .type_relation(prelu_relation)
+      // Relay's PReluInferCorrectLayout: data stays in the layout it had (axis
+      // is not renumbered), alpha runs along that axis.
+      .infer_layout([](const Attrs& attrs, const std::vector<Layout>&, const std::vector<Layout>& old_in,
+                       const std::vector<Type>&) {
+        const Layout& data = old_in[0];
+        int64_t axis = attrs.get_int("axis");
+        if (!data.defined() || axis < 0 || static_cast<size_t>(axis) >= data.ndim()) return layouts::cannot_follow(2);
+        return InferredLayouts{{data, Layout(std::string(1, data[static_cast<size_t>(axis)].name))}, {data}, Attrs()};
+      })
       .kernel(prelu_kernel)
       .gradient([](const Expr& c, const Expr& g) {
         // alpha runs along axis: view it with 1s elsewhere to broadcast.
@@ -261,6 +271,13 @@ void register_activation_ops(Registrar& reg) {
       .support_level(1)
       .pattern(WEFT_PATTERN_OPAQUE)
       .type_relation(dropout_relation)
+      // Elementwise (ElemwiseArbitraryLayout): the result and the mask in the data's layout.
+      .infer_layout([](const Attrs& attrs, const std::vector<Layout>& new_in, const std::vector<Layout>& old_in,
+                       const std::vector<Type>& types) {
+        InferredLayouts out = layouts::elementwise(attrs, new_in, old_in, types);
+        out.outputs.push_back(out.outputs[0]);
+        return out;
+      })
       .kernel(dropout_kernel)
       .gradient([](const Expr&, const Expr& g) {
         // The result is the data (nothing dropped at inference); the mask is constant.

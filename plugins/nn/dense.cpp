@@ -283,6 +283,16 @@ std::vector<Expr> product_gradient(const std::string& op_name, const Expr& c, co
   return {da, db};
 }
 
+/// Relay's DenseInferCorrectLayout (dense and matmul): both operands and the
+/// result in NC, whatever layout they arrive in. Only 2-D operands have it.
+InferredLayouts matrix_layouts(const Attrs&, const std::vector<Layout>&, const std::vector<Layout>&,
+                               const std::vector<Type>& types) {
+  for (const Type& t : types) {
+    if (!t.is_tensor() || t.ndim() != 2) return layouts::cannot_follow(2);
+  }
+  return {{Layout("NC"), Layout("NC")}, {Layout("NC")}, Attrs()};
+}
+
 }  // namespace
 
 void register_dense_ops(Registrar& reg) {
@@ -294,6 +304,7 @@ void register_dense_ops(Registrar& reg) {
       .support_level(1)
       .pattern(WEFT_PATTERN_OUT_ELEMWISE_FUSABLE)
       .type_relation([](const std::vector<Type>& args, const Attrs& attrs) { return matmul_type(args, attrs, false, true, "data", "weight"); })
+      .infer_layout(matrix_layouts)
       .kernel([](const KernelArgs& k) { matmul_compute(k, false, true); })
       .gradient([](const Expr& c, const Expr& g) {
         // out = data W^T on data flattened to (rows, K): d data = g W, d W = g^T data.
@@ -332,6 +343,7 @@ void register_dense_ops(Registrar& reg) {
         return matmul_type(args, attrs, attrs.get_bool("transpose_a"), attrs.get_bool("transpose_b"), "tensor_a",
                            "tensor_b");
       })
+      .infer_layout(matrix_layouts)
       .kernel([](const KernelArgs& k) {
         matmul_compute(k, k.attrs.get_bool("transpose_a"), k.attrs.get_bool("transpose_b"));
       })

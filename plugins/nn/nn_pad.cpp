@@ -169,6 +169,30 @@ Expr border_gradient(const Expr& data, const Expr& g, const IntPairs& widths, Bo
   return acc;
 }
 
+/// Relay's PadInferCorrectLayout: the padding follows the layout its data
+/// arrives in, each axis taking the widths of its letter; an axis that
+/// layout splits into blocks must not be padded, else the data goes back to
+/// its old layout. The pad value is a scalar.
+InferredLayouts pad_layouts(const Attrs& attrs, const std::vector<Layout>& new_in, const std::vector<Layout>& old_in,
+                            const std::vector<Type>&) {
+  const Layout& old_layout = old_in[0];
+  IntPairs widths = transform::get_pairs(attrs, "pad_width");
+  if (!old_layout.defined() || old_layout.ndim() != widths.size()) return layouts::cannot_follow(2);
+  InferredLayouts in_old{{old_layout, Layout("")}, {old_layout}, Attrs()};
+  if (new_in.empty() || new_in[0] == old_layout) return in_old;
+  std::vector<Value> moved;
+  for (const LayoutAxis& a : new_in[0].axes()) {
+    int at = old_layout.index_of(a.primal_name());
+    if (at < 0) return in_old;
+    auto [before, after] = widths[static_cast<size_t>(at)];
+    if (!a.primal() || new_in[0].factor_of(a.name) > 0) {
+      if (before != 0 || after != 0) return in_old;
+    }
+    moved.push_back(Value(std::vector<int64_t>{before, after}));
+  }
+  return {{new_in[0], Layout("")}, {new_in[0]}, layouts::with(attrs, {{"pad_width", Value(moved)}})};
+}
+
 }  // namespace
 
 void register_pad_ops(Registrar& reg) {
@@ -203,6 +227,7 @@ void register_pad_ops(Registrar& reg) {
         }
         return Type::tensor(shape, data.dtype());
       })
+      .infer_layout(pad_layouts)
       .kernel([](const KernelArgs& k) {
         const TensorView& out = k.outputs.at(0);
         std::vector<unsigned char> fill = transform::scalar_bytes(out.dtype(), transform::scalar_value(k.inputs.at(1)));

@@ -321,6 +321,14 @@ OpBuilder& affine_norm_op(Registrar& reg, const char* name, Kind kind, const std
       .pattern(WEFT_PATTERN_OPAQUE)
       .type_relation(
           [kind](const std::vector<Type>& args, const Attrs& attrs) { return affine_norm_relation(kind, args, attrs); })
+      // Relay's NormalizationInferCorrectLayout (layer_norm, instance_norm):
+      // axis renumbered into the data's new layout, gamma and beta along it.
+      // group_norm has none there: its groups split the channel axis.
+      .infer_layout([kind](const Attrs& attrs, const std::vector<weft::sdk::Layout>& new_in,
+                           const std::vector<weft::sdk::Layout>& old_in, const std::vector<Type>&) {
+        if (kind == Kind::kGroup) return weft::sdk::layouts::cannot_follow(3);
+        return weft::sdk::layouts::single_axis(attrs, new_in, old_in, "axis", 1);
+      })
       .kernel([kind](const KernelArgs& k) {
         dispatch_float(k, [&](auto t) { affine_norm_kernel<decltype(t)>(kind, k); });
       })

@@ -67,6 +67,28 @@ Type l2_relation(const std::vector<Type>& args, const Attrs& attrs) {
   return data;
 }
 
+/// Relay's L2NormalizeInferCorrectLayout: the normalization follows the
+/// layout its data arrives in, the axes renumbered by letter (None, all of
+/// them, stays None), unless that layout lacks or splits one of them.
+weft::sdk::InferredLayouts l2_layouts(const Attrs& attrs, const std::vector<weft::sdk::Layout>& new_in,
+                                      const std::vector<weft::sdk::Layout>& old_in, const std::vector<Type>&) {
+  using weft::sdk::Layout;
+  const Layout& old_layout = old_in[0];
+  if (!old_layout.defined()) return weft::sdk::layouts::cannot_follow(1);
+  weft::sdk::InferredLayouts in_old{{old_layout}, {old_layout}, Attrs()};
+  if (new_in.empty() || new_in[0] == old_layout) return in_old;
+  const Layout& layout = new_in[0];
+  Value axis = attrs.get_value("axis");
+  std::vector<int64_t> listed = axis.is_none() ? std::vector<int64_t>{} : axis.as_ints(), moved;
+  for (int64_t a : listed) {
+    int64_t at = weft::sdk::layouts::renumbered_axis(old_layout, layout, a);
+    if (at < 0 || layout.factor_of(layout[static_cast<size_t>(at)].name) > 0) return in_old;
+    moved.push_back(at);
+  }
+  if (listed.empty()) return {{layout}, {layout}, Attrs()};
+  return {{layout}, {layout}, weft::sdk::layouts::with(attrs, {{"axis", Value(moved)}})};
+}
+
 /// out = data / sqrt(max(sum of data^2 over the axes, eps)).
 template <typename T>
 void l2_kernel(const KernelArgs& k) {
@@ -198,6 +220,7 @@ void register_local_normalization_ops(Registrar& reg) {
       .support_level(2)
       .pattern(WEFT_PATTERN_OUT_ELEMWISE_FUSABLE)
       .type_relation(l2_relation)
+      .infer_layout(l2_layouts)
       .kernel([](const KernelArgs& k) {
         dispatch_float(k, [&](auto t) { l2_kernel<decltype(t)>(k); });
       })

@@ -65,7 +65,8 @@ OpBuilder& two_inputs(Registrar& reg, const char* name, const char* doc) {
       .input("lhs", "Tensor", "The left operand.")
       .input("rhs", "Tensor", "The right operand; broadcast against lhs as in NumPy.")
       .support_level(4)
-      .pattern(WEFT_PATTERN_BROADCAST);
+      .pattern(WEFT_PATTERN_BROADCAST)
+      .infer_layout(layouts::broadcast);
 }
 
 Type where_relation(const std::vector<Type>& args, const Attrs&) {
@@ -131,6 +132,7 @@ void register_compare_logical_ops(Registrar& reg) {
       .support_level(4)
       .pattern(WEFT_PATTERN_ELEMWISE)
       .type_relation(logical_not_relation)
+      .infer_layout(layouts::elementwise)
       .kernel([](const KernelArgs& k) {
         const uint8_t* x = k.inputs.at(0).data<uint8_t>();
         uint8_t* o = k.outputs.at(0).data<uint8_t>();

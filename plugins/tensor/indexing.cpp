@@ -1,6 +1,7 @@
 // Selecting elements by position: take (gather along an axis, or from the
 // flattened tensor) and strided_slice.
 #include <limits>
+#include <optional>
 
 #include <weft/sdk/gradient.hpp>
 
@@ -229,6 +230,83 @@ std::vector<Expr> strided_slice_gradient(const Expr& c, const Expr& g) {
   return {result};
 }
 
+/// Relay's StridedSliceInferCorrectLayout. Into a permutation of the old
+/// layout (NHWC -> NCHW) the slice follows: listed axes are renumbered, or
+/// begin, end and strides are reordered into the new axis order (missing ones
+/// the whole extent). Into a blocked extension of it (NCHW -> NCHW4c) the
+/// slice follows where each sliced split axis starts and ends on a block
+/// boundary with stride 1, now counting blocks. Otherwise the data goes back
+/// to the old layout.
+InferredLayouts strided_slice_layouts(const Attrs& attrs, const std::vector<Layout>& new_in,
+                                      const std::vector<Layout>& old_in, const std::vector<Type>& types) {
+  const Layout& old_layout = old_in[0];
+  if (!old_layout.defined() || !types[0].is_tensor() || old_layout.ndim() != types[0].ndim()) {
+    return layouts::cannot_follow(1);
+  }
+  InferredLayouts in_old{{old_layout}, {old_layout}, Attrs()};
+  if (new_in.empty() || new_in[0] == old_layout) return in_old;
+  const Layout& layout = new_in[0];
+  std::vector<int64_t> shape = types[0].shape();
+  std::vector<int64_t> begin = attrs.get_ints("begin"), end = attrs.get_ints("end");
+  std::vector<int64_t> strides = attrs.get_ints("strides");
+  bool by_size = attrs.get_string("slice_mode") == "size";
+  if (by_size) strides.assign(strides.size(), 1);
+  Value given_axes = attrs.get_value("axes");
+  std::optional<std::vector<int64_t>> axes;
+  if (!given_axes.is_none()) axes = given_axes.as_ints();
+  auto stride_at = [&](size_t i) { return i < strides.size() ? strides[i] : int64_t{1}; };
+  const std::string old_name = old_layout.name(), name = layout.name();
+  bool extends = name.rfind(old_name, 0) == 0 && name.size() > old_name.size();
+  bool permutes = old_name.rfind(name, 0) != 0 && !extends && old_layout.ndim() == layout.ndim() &&
+                  layout.ndim() == layout.ndim_primal() && old_layout.ndim() == old_layout.ndim_primal();
+  if (!extends && !permutes) return in_old;
+
+  AttrList changes;
+  if (axes) {
+    // The axes a slice lists are renumbered either way; a blocked split axis counts blocks.
+    std::vector<int64_t> moved, new_begin = begin, new_end = end;
+    for (size_t i = 0; i < axes->size(); ++i) {
+      int64_t at = layouts::renumbered_axis(old_layout, layout, (*axes)[i]);
+      if (at < 0 || i >= begin.size() || i >= end.size()) return in_old;
+      moved.push_back(at);
+      int64_t factor = extends ? layout.factor_of(layout[static_cast<size_t>(at)].name) : -1;
+      if (factor > 0) {
+        if (stride_at(i) != 1 || begin[i] % factor || end[i] % factor) return in_old;
+        new_begin[i] = begin[i] / factor;
+        new_end[i] = end[i] / factor;
+      }
+    }
+    changes = {{"axes", Value(moved)}, {"begin", Value(new_begin)}, {"end", Value(new_end)}};
+  } else if (permutes) {
+    std::vector<int64_t> new_begin, new_end, new_strides;
+    for (const LayoutAxis& a : layout.axes()) {
+      size_t from = static_cast<size_t>(old_layout.index_of(a.name));
+      new_begin.push_back(from < begin.size() ? begin[from] : 0);
+      new_end.push_back(from < end.size() ? end[from] : shape[from]);
+      new_strides.push_back(stride_at(from));
+    }
+    changes = {{"begin", Value(new_begin)}, {"end", Value(new_end)}, {"strides", Value(new_strides)}};
+  } else {
+    if (end.size() != begin.size()) return in_old;
+    std::vector<int64_t> new_begin, new_end;
+    for (size_t i = 0; i < begin.size(); ++i) {
+      int64_t factor = layout.factor_of(old_layout[i].name);
+      int64_t b = begin[i], e = end[i];
+      if (factor > 0) {
+        // In size mode end is a size (negative: to the end); it stays one, in blocks.
+        int64_t stop = by_size ? (e < 0 ? shape[i] : b + e) : e;
+        if (stride_at(i) != 1 || b % factor || stop % factor) return in_old;
+        b /= factor;
+        e = by_size ? stop / factor - b : stop / factor;
+      }
+      new_begin.push_back(b);
+      new_end.push_back(e);
+    }
+    changes = {{"begin", Value(new_begin)}, {"end", Value(new_end)}};
+  }
+  return {{layout}, {layout}, layouts::with(attrs, changes)};
+}
+
 }  // namespace
 
 void register_indexing_ops(Registrar& reg) {
@@ -271,6 +349,7 @@ void register_indexing_ops(Registrar& reg) {
       .support_level(4)
       .pattern(WEFT_PATTERN_INJECTIVE)
       .type_relation(strided_slice_relation)
+      .infer_layout(strided_slice_layouts)
       .kernel(strided_slice_kernel)
       .gradient(strided_slice_gradient);
 }

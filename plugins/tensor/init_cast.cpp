@@ -99,7 +99,8 @@ OpBuilder& like_op(Registrar& reg, const char* name, const char* doc) {
       .input("data", "Tensor", "The tensor whose shape and dtype the result takes.")
       .support_level(4)
       .pattern(WEFT_PATTERN_ELEMWISE)
-      .type_relation(identity_relation);
+      .type_relation(identity_relation)
+      .infer_layout(layouts::elementwise);
 }
 
 }  // namespace
@@ -152,6 +153,7 @@ void register_init_cast_ops(Registrar& reg) {
       .support_level(3)
       .pattern(WEFT_PATTERN_ELEMWISE)
       .type_relation(identity_relation)
+      .infer_layout(layouts::elementwise)
       .kernel([](const KernelArgs& k) {
         const TensorView& out = k.outputs.at(0);
         std::memcpy(mutable_bytes_of(out), bytes_of(k.inputs.at(0)), out.numel() * out.element_bytes());
@@ -164,6 +166,7 @@ void register_init_cast_ops(Registrar& reg) {
       .support_level(3)
       .pattern(WEFT_PATTERN_ELEMWISE)
       .type_relation(cast_relation)
+      .infer_layout(layouts::elementwise)
       .kernel([](const KernelArgs& k) { convert(k.inputs.at(0), k.outputs.at(0), "cast", false); })
       .gradient([](const Expr& c, const Expr& g) { return std::vector<Expr>{grad::cast_like(g, c.arg(0))}; })
       // A cast to the dtype data has is data, as the reference's SimplifySameCast.

@@ -215,6 +215,74 @@ std::vector<Expr> stack_gradient(const Expr& c, const Expr& g) {
 }
 }  // namespace
 
+/// Relay's ConcatenateLayout: when every piece arrives in one layout, the
+/// join runs there along the same axis letter; otherwise the pieces go back
+/// to the first layout known, which must have the axis unsplit.
+InferredLayouts concatenate_layouts(const Attrs& attrs, const std::vector<Layout>& new_in,
+                                    const std::vector<Layout>& old_in, const std::vector<Type>& types) {
+  size_t n = old_in.size();
+  std::vector<Type> fields = types.at(0).fields();
+  if (fields.empty()) return layouts::cannot_follow(n);
+  int64_t axis = attrs.get_int("axis");
+  if (axis < 0) axis += static_cast<int64_t>(fields[0].ndim());
+  if (!new_in.empty()) {
+    bool same = true;
+    for (const Layout& l : new_in) same = same && l == new_in[0];
+    int64_t moved = same && old_in[0].defined() ? layouts::renumbered_axis(old_in[0], new_in[0], axis) : -1;
+    if (moved >= 0) return {new_in, {new_in[0]}, layouts::with(attrs, {{"axis", Value(moved)}})};
+  }
+  Layout known;
+  for (const Layout& l : old_in) {
+    if (!known.defined() && l.defined()) known = l;
+  }
+  if (axis < 0 || static_cast<size_t>(axis) >= known.ndim() || !known[static_cast<size_t>(axis)].primal()) {
+    return layouts::cannot_follow(n);
+  }
+  return {std::vector<Layout>(n, known), {known}, Attrs()};
+}
+
+/// Relay's SplitInferCorrectLayout: the split runs in the layout its data
+/// arrives in, along the same axis letter; indices along an axis the layout
+/// splits into blocks count blocks, so they must fall on block boundaries
+/// (and equal sections must hold whole blocks), else the data goes back to
+/// its old layout.
+InferredLayouts split_layouts(const Attrs& attrs, const std::vector<Layout>& new_in,
+                              const std::vector<Layout>& old_in, const std::vector<Type>& types) {
+  const Layout& old_layout = old_in[0];
+  Value sections = attrs.get_value("indices_or_sections");
+  bool equal = sections.type() == WEFT_ATTR_INT;
+  size_t pieces = equal ? static_cast<size_t>(sections.as_int()) : sections.as_ints().size() + 1;
+  if (!old_layout.defined() || !types[0].is_tensor()) return layouts::cannot_follow(1, pieces);
+  std::vector<int64_t> shape = types[0].shape();
+  int64_t axis = attrs.get_int("axis");
+  if (axis < 0) axis += static_cast<int64_t>(shape.size());
+  auto in_old = [&] {
+    return InferredLayouts{{old_layout}, std::vector<Layout>(pieces, old_layout), Attrs()};
+  };
+  if (new_in.empty()) return in_old();
+  const Layout& layout = new_in[0];
+  int64_t moved = layouts::renumbered_axis(old_layout, layout, axis);
+  if (moved < 0) return in_old();
+  int64_t factor = layout.factor_of(old_layout[static_cast<size_t>(axis)].name);
+  Value split_at = sections;
+  if (factor > 1) {
+    if (equal) {
+      int64_t extent = shape[static_cast<size_t>(axis)];
+      if (extent % (factor * sections.as_int()) != 0) return in_old();
+    } else {
+      std::vector<int64_t> blocks;
+      for (int64_t at : sections.as_ints()) {
+        if (at % factor != 0) return in_old();
+        blocks.push_back(at / factor);
+      }
+      split_at = Value(blocks);
+    }
+  }
+  return {{layout},
+          std::vector<Layout>(pieces, layout),
+          layouts::with(attrs, {{"axis", Value(moved)}, {"indices_or_sections", split_at}})};
+}
+
 void register_join_split_ops(Registrar& reg) {
   reg.op("concatenate")
       .describe("The tensors of data joined along axis; other dims must match.")
@@ -223,6 +291,7 @@ void register_join_split_ops(Registrar& reg) {
       .support_level(1)
       .pattern(WEFT_PATTERN_INJECTIVE)
       .type_relation(concatenate_relation)
+      .infer_layout(concatenate_layouts)
       .kernel(concatenate_kernel)
       .gradient(concatenate_gradient);
   reg.op("stack")
@@ -246,6 +315,7 @@ void register_join_split_ops(Registrar& reg) {
       .support_level(3)
       .pattern(WEFT_PATTERN_INJECTIVE)
       .type_relation(split_relation)
+      .infer_layout(split_layouts)
       .kernel(split_kernel)
       .gradient([](const Expr& c, const Expr& g) {
         // g is the tuple of the pieces' gradients: join them back.

@@ -207,6 +207,44 @@ std::vector<Expr> extremum_gradient(const Expr& c, const Expr& g) {
   return {grad::mul(grad::div(hits, count), grad::unreduce(g, x, a))};
 }
 
+/// Relay's ReduceInferCorrectLayout: the reduced axes are the old layout's
+/// letters, found again in the layout the data arrives in (a split axis
+/// reduces both its parts, and with keepdims leaves a block of 1); the data
+/// (and variance's mean) take that layout, the result drops the reduced
+/// letters. Asked about the call as it stands, the attrs stay as they are.
+InferredLayouts reduce_layouts(const Attrs& attrs, const std::vector<Layout>& new_in,
+                               const std::vector<Layout>& old_in, const std::vector<Type>& types) {
+  const Layout& old_layout = old_in[0];
+  if (!old_layout.defined() || !types[0].is_tensor() || old_layout.ndim() != types[0].ndim()) {
+    return layouts::cannot_follow(old_in.size());
+  }
+  std::vector<bool> reduced = reduced_axes(static_cast<int64_t>(old_layout.ndim()), attrs);
+  bool exclude = attrs.get_bool("exclude"), keepdims = attrs.get_bool("keepdims");
+  auto is_reduced = [&](char primal) {
+    for (size_t i = 0; i < reduced.size(); ++i) {
+      if (reduced[i] && old_layout[i].primal_name() == primal) return true;
+    }
+    return false;
+  };
+  const Layout& layout = new_in.empty() ? old_layout : new_in[0];
+  std::string in, out;
+  std::vector<int64_t> axis;  // the new axis attr: reduced axes, or kept ones under exclude
+  for (size_t i = 0; i < layout.ndim(); ++i) {
+    const LayoutAxis& a = layout[i];
+    std::string written = (a.primal() ? "" : std::to_string(a.factor)) + a.name;
+    bool gone = is_reduced(a.primal_name());
+    if (gone != exclude) axis.push_back(static_cast<int64_t>(i));
+    in += written;
+    if (!gone) out += written;
+    else if (keepdims) out += a.primal() ? written : "1" + std::string(1, a.name);
+  }
+  // axis None reduces every axis in any layout, so it stays None.
+  Value given = attrs.get_value("axis");
+  bool every_axis = !exclude && (given.is_none() || given.as_ints().empty());
+  Attrs changed = new_in.empty() || every_axis ? Attrs() : layouts::with(attrs, {{"axis", Value(axis)}});
+  return {std::vector<Layout>(old_in.size(), Layout(in)), {Layout(out)}, changed};
+}
+
 OpBuilder& reduce_op(Registrar& reg, const char* name, const char* doc) {
   return reg.op(name)
       .describe(doc)
@@ -216,7 +254,8 @@ OpBuilder& reduce_op(Registrar& reg, const char* name, const char* doc) {
       .normalize(int_list_normal)
       .attr("keepdims", false, "Whether reduced axes stay, with extent 1.")
       .support_level(4)
-      .pattern(WEFT_PATTERN_COMM_REDUCE);
+      .pattern(WEFT_PATTERN_COMM_REDUCE)
+      .infer_layout(reduce_layouts);
 }
 
 }  // namespace

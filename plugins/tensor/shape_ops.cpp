@@ -1,5 +1,7 @@
 // Ops that change a tensor's shape but not its row-major data (reshape,
 // reshape_like, squeeze, expand_dims) and transpose, which permutes axes.
+#include <algorithm>
+#include <optional>
 #include <set>
 
 #include <weft/sdk/gradient.hpp>
@@ -268,6 +270,95 @@ OpBuilder& data_op(Registrar& reg, const char* name, const char* doc, int level,
   return reg.op(name).describe(doc).input("data", "Tensor", "The input tensor.").support_level(level).pattern(pattern);
 }
 
+/// An axis as written in a layout: its letter, after its block size if it has one.
+std::string written(const LayoutAxis& a) { return (a.primal() ? "" : std::to_string(a.factor)) + a.name; }
+
+/// Relay's TransposeInferCorrectLayout: the permutation follows the data into
+/// the layout it arrives in when that layout holds each permuted axis letter
+/// (the output's axes then are the input's, permuted), else runs in the old layout.
+InferredLayouts transpose_layouts(const Attrs& attrs, const std::vector<Layout>& new_in,
+                                  const std::vector<Layout>& old_in, const std::vector<Type>&) {
+  const Layout& old_layout = old_in[0];
+  if (!old_layout.defined()) return layouts::cannot_follow(1);
+  const int64_t rank = static_cast<int64_t>(old_layout.ndim());
+  Value given = attrs.get_value("axes");
+  std::vector<int64_t> axes = given.is_none() ? std::vector<int64_t>{} : given.as_ints();
+  if (axes.empty()) {
+    for (int64_t i = rank - 1; i >= 0; --i) axes.push_back(i);
+  }
+  for (int64_t& a : axes) {
+    if (a < 0) a += rank;
+    if (a < 0 || a >= rank) return layouts::cannot_follow(1);
+  }
+  Layout in = old_layout;
+  if (!new_in.empty() && new_in[0] != old_layout) {
+    std::vector<int64_t> moved;
+    for (int64_t a : axes) {
+      int at = new_in[0].index_of(old_layout[static_cast<size_t>(a)].name);
+      if (at < 0) break;
+      moved.push_back(at);
+    }
+    if (moved.size() == new_in[0].ndim()) {
+      axes = moved;
+      in = new_in[0];
+    }
+  }
+  std::string out;
+  for (int64_t a : axes) out += written(in[static_cast<size_t>(a)]);
+  try {
+    return {{in}, {Layout(out)}, in == old_layout ? Attrs() : layouts::with(attrs, {{"axes", Value(axes)}})};
+  } catch (const LayoutError&) {
+    return layouts::cannot_follow(1);
+  }
+}
+
+/// Relay's SqueezeInferCorrectLayout: the squeezed axes (those of extent 1
+/// when axis is None) are the old layout's letters, found again in the layout
+/// the data arrives in and dropped from the output's; where that layout lacks
+/// one or splits it, the squeeze runs in the old layout.
+InferredLayouts squeeze_layouts(const Attrs& attrs, const std::vector<Layout>& new_in,
+                                const std::vector<Layout>& old_in, const std::vector<Type>& types) {
+  const Layout& old_layout = old_in[0];
+  if (!old_layout.defined() || !types[0].is_tensor() || old_layout.ndim() != types[0].ndim()) {
+    return layouts::cannot_follow(1);
+  }
+  const int64_t rank = static_cast<int64_t>(old_layout.ndim());
+  std::vector<int64_t> shape = types[0].shape(), axes;
+  Value given = attrs.get_value("axis");
+  if (given.is_none()) {
+    for (int64_t i = 0; i < rank; ++i) {
+      if (shape[static_cast<size_t>(i)] == 1) axes.push_back(i);
+    }
+  } else {
+    axes = given.as_ints();
+  }
+  for (int64_t& a : axes) {
+    if (a < 0) a += rank;
+    if (a < 0 || a >= rank) return layouts::cannot_follow(1);
+  }
+  auto squeezed_in = [&](const Layout& layout) -> std::optional<std::vector<int64_t>> {
+    std::vector<int64_t> at;
+    for (int64_t a : axes) {
+      char letter = old_layout[static_cast<size_t>(a)].name;
+      int i = layout.index_of(letter);
+      if (i < 0 || (LayoutAxis{letter}.primal() && layout.factor_of(letter) > 0)) return std::nullopt;
+      at.push_back(i);
+    }
+    return at;
+  };
+  Layout in = new_in.empty() ? old_layout : new_in[0];
+  auto at = squeezed_in(in);
+  if (!at) {
+    in = old_layout;
+    at = axes;
+  }
+  std::string out;
+  for (size_t i = 0; i < in.ndim(); ++i) {
+    if (std::find(at->begin(), at->end(), static_cast<int64_t>(i)) == at->end()) out += written(in[i]);
+  }
+  return {{in}, {Layout(out)}, in == old_layout ? Attrs() : layouts::with(attrs, {{"axis", Value(*at)}})};
+}
+
 }  // namespace
 
 void register_shape_ops(Registrar& reg) {
@@ -307,6 +398,7 @@ void register_shape_ops(Registrar& reg) {
                      "an int, a list of ints or None")
       .normalize(int_list_normal)
       .type_relation(squeeze_relation)
+      .infer_layout(squeeze_layouts)
       .kernel(copy_kernel)
       .gradient(reshape_back)
       .rewrite("simplify_expr", undo_of("expand_dims"));
@@ -323,6 +415,7 @@ void register_shape_ops(Registrar& reg) {
                      "a list of ints or None")
       .normalize(int_list_normal)
       .type_relation(transpose_relation)
+      .infer_layout(transpose_layouts)
       .kernel(transpose_kernel)
       .gradient([](const Expr& c, const Expr& g) {
         // The inverse permutation; None (reversal) is its own inverse.

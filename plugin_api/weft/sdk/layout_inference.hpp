@@ -52,6 +52,16 @@ inline AttrList entries_with(const Attrs& attrs, const AttrList& changes) {
 /// `attrs` with the entries in `changes` replaced (or added).
 inline Attrs with(const Attrs& attrs, const AttrList& changes) { return Attrs::make(entries_with(attrs, changes)); }
 
+/// Where axis `axis` of `old_layout` (negative counts from the end) is in
+/// `layout`: the index of the same axis letter, or -1 when `layout` lacks it
+/// or `axis` is out of range.
+inline int64_t renumbered_axis(const Layout& old_layout, const Layout& layout, int64_t axis) {
+  int64_t rank = static_cast<int64_t>(old_layout.ndim());
+  if (axis < 0) axis += rank;
+  if (axis < 0 || axis >= rank) return -1;
+  return layout.index_of(old_layout[static_cast<size_t>(axis)].name);
+}
+
 /// No layout works: the inputs go back to where they were.
 inline InferredLayouts cannot_follow(size_t inputs, size_t outputs = 1) {
   return {std::vector<Layout>(inputs), std::vector<Layout>(outputs), Attrs()};

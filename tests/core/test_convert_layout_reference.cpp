@@ -1,0 +1,318 @@
+// ConvertLayout on the tensor and nn plugins' ops: the cases of the
+// reference's tests/python/relay/test_pass_convert_op_layout.py (TVM v0.19),
+// in weft's words and at small shapes. Each case is program in, desired
+// layouts, expected program out (compared structurally), and the converted
+// program must compute what the original did on the interpreter. Where the
+// reference only counts transforms or checks an attr, so does the case here.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "support/pass_test.h"
+#include "weft/functor.h"
+
+namespace weft {
+namespace {
+
+const DesiredLayouts kToNchw = {{"nn.conv2d", {"NCHW", "default"}}};
+const DesiredLayouts kToNhwc = {{"nn.conv2d", {"NHWC", "default"}}};
+
+void check(const DesiredLayouts& desired, const std::string& params, const std::string& in_body,
+           const std::string& want_body) {
+  testing::check_main(ConvertLayout(desired), params, in_body, want_body);
+}
+
+/// main(params) { body } converted, typed, and checked to compute what it did.
+IRModule converted(const DesiredLayouts& desired, const std::string& params, const std::string& body) {
+  IRModule in = testing::typed_program("def @main(" + params + ") {\n  " + body + "\n}\n");
+  IRModule out = testing::run_checked(ConvertLayout(desired), in);
+  testing::expect_same_outputs(in, out);
+  return out;
+}
+
+/// The calls of `op_name` in `e` that satisfy `pred`.
+template <typename Pred>
+int count_calls(const Expr& e, const std::string& op_name, Pred pred) {
+  int n = 0;
+  post_order_visit(e, [&](const Expr& x) {
+    if (auto* c = x.as<CallNode>(); c && c->op.as<OpNode>() && c->op.as<OpNode>()->name() == op_name && pred(*c)) ++n;
+  });
+  return n;
+}
+int count_calls(const Expr& e, const std::string& op_name) {
+  return count_calls(e, op_name, [](const CallNode&) { return true; });
+}
+
+// An NHWC conv: x (1, 6, 6, 4), w (3, 3, 4, 4), 3x3 with padding 1.
+const std::string kNhwcParams = "%x: Tensor[(1, 6, 6, 4), float32], %w: Tensor[(3, 3, 4, 4), float32]";
+const std::string kNhwcConv =
+    "nn.conv2d(%x, %w, padding=[1, 1], channels=4, kernel_size=[3, 3], data_layout=\"NHWC\", kernel_layout=\"HWIO\")";
+// Its conversion to NCHW: the data and weight moved in, the conv in the canonical layouts.
+const std::string kNchwConvOfNhwc =
+    "%0 = layout_transform(%x, src_layout=\"NHWC\", dst_layout=\"NCHW\");\n"
+    "  %1 = layout_transform(%w, src_layout=\"HWIO\", dst_layout=\"OIHW\");\n"
+    "  %2 = nn.conv2d(%0, %1, padding=[1, 1], channels=4, kernel_size=[3, 3]);\n";
+
+TEST(ConvertLayoutReference, NoConvertWhenAlreadyInTheDesiredLayout) {
+  // test_no_convert_layout
+  const std::string params = "%x: Tensor[(1, 4, 6, 6), float32], %w: Tensor[(4, 4, 3, 3), float32]";
+  const std::string body = "nn.relu(nn.conv2d(%x, %w, padding=[1, 1], channels=4, kernel_size=[3, 3]))";
+  check(kToNchw, params, body, body);
+}
+
+TEST(ConvertLayoutReference, NhwcConvToNchw) {
+  // test_conv_convert_layout
+  check(kToNchw, kNhwcParams, "nn.relu(" + kNhwcConv + ")",
+        kNchwConvOfNhwc + "  %3 = nn.relu(%2);\n  layout_transform(%3, src_layout=\"NCHW\", dst_layout=\"NHWC\")");
+}
+
+TEST(ConvertLayoutReference, NchwConvToNhwc) {
+  // test_conv_nhwc_convert_layout
+  check(kToNhwc, "%x: Tensor[(1, 4, 6, 6), float32], %w: Tensor[(4, 4, 3, 3), float32]",
+        "nn.relu(nn.conv2d(%x, %w, padding=[1, 1], channels=4, kernel_size=[3, 3]))",
+        "%0 = layout_transform(%x, src_layout=\"NCHW\", dst_layout=\"NHWC\");\n"
+        "  %1 = layout_transform(%w, src_layout=\"OIHW\", dst_layout=\"HWIO\");\n"
+        "  %2 = nn.conv2d(%0, %1, padding=[1, 1], channels=4, kernel_size=[3, 3], data_layout=\"NHWC\", "
+        "kernel_layout=\"HWIO\");\n"
+        "  %3 = nn.relu(%2);\n"
+        "  layout_transform(%3, src_layout=\"NHWC\", dst_layout=\"NCHW\")");
+}
+
+TEST(ConvertLayoutReference, BiasReluPoolCastFollowTheConvUntilBatchFlatten) {
+  // test_conv_bias_pool_convert_layout. weft's ConvertLayout does not run
+  // CanonicalizeOps first (the reference requires it), so bias_add stays and
+  // its axis follows; a one-field tuple is looked through; batch_flatten has
+  // no layout hook, so its input goes back to NHWC.
+  check(kToNchw, kNhwcParams + ", %b: Tensor[(4), float32]",
+        "%0 = nn.bias_add(" + kNhwcConv + ", %b, axis=3);\n"
+        "  %1 = (%0,);\n"
+        "  %2 = nn.relu(%1.0);\n"
+        "  %3 = nn.max_pool2d(%2, pool_size=[2, 2], layout=\"NHWC\");\n"
+        "  nn.batch_flatten(cast(%3, dtype=\"int32\"))",
+        kNchwConvOfNhwc +
+            "  %3 = nn.bias_add(%2, %b, axis=1);\n"
+            "  %4 = nn.relu(%3);\n"
+            "  %5 = nn.max_pool2d(%4, pool_size=[2, 2]);\n"
+            "  %6 = cast(%5, dtype=\"int32\");\n"
+            "  %7 = layout_transform(%6, src_layout=\"NCHW\", dst_layout=\"NHWC\");\n"
+            "  nn.batch_flatten(%7)");
+}
+
+TEST(ConvertLayoutReference, ConcatenateJoinsAlongTheChannelAxisOfTheNewLayout) {
+  // test_conv_concat_convert_layout
+  check(kToNchw, kNhwcParams + ", %v: Tensor[(3, 3, 4, 4), float32]",
+        "%0 = " + kNhwcConv + ";\n"
+        "  %1 = nn.conv2d(%0, %v, padding=[1, 1], channels=4, kernel_size=[3, 3], data_layout=\"NHWC\", "
+        "kernel_layout=\"HWIO\");\n"
+        "  concatenate((%0, %1), axis=3)",
+        kNchwConvOfNhwc +
+            "  %3 = layout_transform(%v, src_layout=\"HWIO\", dst_layout=\"OIHW\");\n"
+            "  %4 = nn.conv2d(%2, %3, padding=[1, 1], channels=4, kernel_size=[3, 3]);\n"
+            "  %5 = concatenate((%2, %4), axis=1);\n"
+            "  layout_transform(%5, src_layout=\"NCHW\", dst_layout=\"NHWC\")");
+}
+
+TEST(ConvertLayoutReference, DualPathsEachGoBackWhereTheyLeaveTheConvertedRegion) {
+  // test_dual_path_convert_layout
+  check(kToNchw, kNhwcParams + ", %v: Tensor[(3, 3, 4, 4), float32]",
+        "%0 = nn.relu(" + kNhwcConv + ");\n"
+        "  %1 = nn.conv2d(%0, %v, padding=[1, 1], channels=4, kernel_size=[3, 3], data_layout=\"NHWC\", "
+        "kernel_layout=\"HWIO\");\n"
+        "  (nn.relu(%1), nn.batch_flatten(%0))",
+        kNchwConvOfNhwc +
+            "  %3 = nn.relu(%2);\n"
+            "  %4 = layout_transform(%v, src_layout=\"HWIO\", dst_layout=\"OIHW\");\n"
+            "  %5 = nn.conv2d(%3, %4, padding=[1, 1], channels=4, kernel_size=[3, 3]);\n"
+            "  %6 = nn.relu(%5);\n"
+            "  %7 = layout_transform(%3, src_layout=\"NCHW\", dst_layout=\"NHWC\");\n"
+            "  (layout_transform(%6, src_layout=\"NCHW\", dst_layout=\"NHWC\"), nn.batch_flatten(%7))");
+}
+
+TEST(ConvertLayoutReference, BatchNormFollowsWithOneTransformBack) {
+  // test_bn_convert_layout: the reference counts one NCHW -> NHWC transform.
+  IRModule out = converted(kToNchw,
+                           kNhwcParams + ", %g: Tensor[(4), float32], %be: Tensor[(4), float32], %m: "
+                                         "Tensor[(4), float32], %va: Tensor[(4), float32]",
+                           "nn.batch_norm(" + kNhwcConv + ", %g, %be, %m, %va, axis=3).0");
+  EXPECT_EQ(count_calls(out.main()->body, "layout_transform",
+                        [](const CallNode& c) {
+                          return c.attrs->at("src_layout").as_string() == "NCHW" &&
+                                 c.attrs->at("dst_layout").as_string() == "NHWC";
+                        }),
+            1)
+      << to_text(out);
+  EXPECT_EQ(count_calls(out.main()->body, "nn.batch_norm",
+                        [](const CallNode& c) { return c.attrs->at("axis").as_int() == 1; }),
+            1)
+      << to_text(out);
+}
+
+TEST(ConvertLayoutReference, TransposeAxesFollowTheLayout) {
+  // test_transpose_convert_layout: the transpose's axes in the new layout,
+  // three transforms in all (data, weight, and the broadcast operand z).
+  auto transposes_with = [](const IRModule& m, const std::vector<int64_t>& axes) {
+    return count_calls(m.main()->body, "transpose", [&](const CallNode& c) {
+      const AttrValue& a = c.attrs->at("axes");
+      return !a.is_none() && a.as_int_list() == axes;
+    });
+  };
+  IRModule to_nchw = converted(kToNchw, kNhwcParams + ", %z: Tensor[(6, 6, 4), float32]",
+                               "nn.batch_flatten(transpose(add(" + kNhwcConv + ", %z), axes=[0, 3, 1, 2]))");
+  EXPECT_EQ(transposes_with(to_nchw, {0, 1, 2, 3}), 1) << to_text(to_nchw);
+  EXPECT_EQ(count_calls(to_nchw.main()->body, "layout_transform"), 3) << to_text(to_nchw);
+
+  const std::string nchw = "%x: Tensor[(1, 4, 6, 6), float32], %w: Tensor[(4, 4, 3, 3), float32], "
+                           "%z: Tensor[(4, 6, 6), float32]";
+  const std::string conv = "nn.conv2d(%x, %w, padding=[1, 1], channels=4, kernel_size=[3, 3])";
+  // A negative axis, too.
+  IRModule to_nhwc = converted(kToNhwc, nchw, "nn.batch_flatten(transpose(add(" + conv + ", %z), axes=[0, 2, -1, 1]))");
+  EXPECT_EQ(transposes_with(to_nhwc, {0, 1, 2, 3}), 1) << to_text(to_nhwc);
+  EXPECT_EQ(count_calls(to_nhwc.main()->body, "layout_transform"), 3) << to_text(to_nhwc);
+  // No axes: the reversal of NCHW (W, H, C, N) read in NHWC.
+  IRModule reversed = converted(kToNhwc, nchw, "transpose(add(" + conv + ", %z))");
+  EXPECT_EQ(transposes_with(reversed, {2, 1, 3, 0}), 1) << to_text(reversed);
+  EXPECT_EQ(count_calls(reversed.main()->body, "layout_transform"), 3) << to_text(reversed);
+}
+
+TEST(ConvertLayoutReference, ResnetBlockMeetsInTheNewLayout) {
+  // test_resnet_convert_layout
+  check(kToNchw, kNhwcParams + ", %v: Tensor[(1, 1, 4, 4), float32]",
+        "%0 = nn.relu(" + kNhwcConv + ");\n"
+        "  %1 = nn.relu(nn.conv2d(%x, %v, channels=4, kernel_size=[1, 1], data_layout=\"NHWC\", "
+        "kernel_layout=\"HWIO\"));\n"
+        "  nn.global_max_pool2d(add(%0, %1), layout=\"NHWC\")",
+        kNchwConvOfNhwc +
+            "  %3 = nn.relu(%2);\n"
+            "  %4 = layout_transform(%v, src_layout=\"HWIO\", dst_layout=\"OIHW\");\n"
+            "  %5 = nn.conv2d(%0, %4, channels=4, kernel_size=[1, 1]);\n"
+            "  %6 = nn.relu(%5);\n"
+            "  %7 = nn.global_max_pool2d(add(%3, %6));\n"
+            "  layout_transform(%7, src_layout=\"NCHW\", dst_layout=\"NHWC\")");
+}
+
+TEST(ConvertLayoutReference, AScalarOperandStaysAScalar) {
+  // test_scalar_convert_layout
+  check(kToNchw, kNhwcParams, "add(" + kNhwcConv + ", 1f)",
+        kNchwConvOfNhwc + "  %3 = add(%2, 1f);\n  layout_transform(%3, src_layout=\"NCHW\", dst_layout=\"NHWC\")");
+}
+
+TEST(ConvertLayoutReference, LayerAndInstanceNormRenumberTheirAxis) {
+  // test_conv_ln_convert_layout, test_conv_InstanceNorm_convert_layout
+  const std::string params = kNhwcParams + ", %g: Tensor[(4), float32], %be: Tensor[(4), float32]";
+  for (std::string op : {"nn.layer_norm", "nn.instance_norm"}) {
+    check(kToNchw, params, op + "(" + kNhwcConv + ", %g, %be, axis=3)",
+          kNchwConvOfNhwc + "  %3 = " + op +
+              "(%2, %g, %be, axis=1);\n  layout_transform(%3, src_layout=\"NCHW\", dst_layout=\"NHWC\")");
+  }
+}
+
+TEST(ConvertLayoutReference, L2NormalizeRenumbersItsAxes) {
+  // test_conv_l2n_convert_layout: [3] and [-1] become [1], [2, 3] becomes [3, 1].
+  const std::vector<std::pair<std::string, std::string>> axes = {{"[3]", "[1]"}, {"[-1]", "[1]"}, {"[2, 3]", "[3, 1]"}};
+  for (const auto& [given, renumbered] : axes) {
+    check(kToNchw, kNhwcParams, "nn.l2_normalize(" + kNhwcConv + ", eps=0.001f, axis=" + given + ")",
+          kNchwConvOfNhwc + "  %3 = nn.l2_normalize(%2, eps=0.001f, axis=" + renumbered +
+              ");\n  layout_transform(%3, src_layout=\"NCHW\", dst_layout=\"NHWC\")");
+  }
+}
+
+TEST(ConvertLayoutReference, TheDefaultKernelLayoutOfNchwDataIsOihw) {
+  // test_default_keyword: only the weight moves.
+  check(kToNchw, "%x: Tensor[(1, 4, 6, 6), float32], %w: Tensor[(4, 3, 3, 4), float32]",
+        "nn.conv2d(%x, %w, padding=[1, 1], channels=4, kernel_size=[3, 3], kernel_layout=\"OHWI\")",
+        "%0 = layout_transform(%w, src_layout=\"OHWI\", dst_layout=\"OIHW\");\n"
+        "  nn.conv2d(%x, %0, padding=[1, 1], channels=4, kernel_size=[3, 3])");
+}
+
+TEST(ConvertLayoutReference, StridedSliceReordersBeginEndAndStrides) {
+  // test_conv_strided_slice_convert_layout: begin and end shorter than the
+  // rank, strides full; missing ends are the whole extent.
+  check(kToNhwc, "%x: Tensor[(1, 4, 6, 6), float32], %w: Tensor[(4, 4, 3, 3), float32]",
+        "strided_slice(nn.relu(nn.conv2d(%x, %w, padding=[1, 1], channels=4, kernel_size=[3, 3])), begin=[0, 1], "
+        "end=[1, -1, 4], strides=[1, 1, 2, 1])",
+        "%0 = layout_transform(%x, src_layout=\"NCHW\", dst_layout=\"NHWC\");\n"
+        "  %1 = layout_transform(%w, src_layout=\"OIHW\", dst_layout=\"HWIO\");\n"
+        "  %2 = nn.conv2d(%0, %1, padding=[1, 1], channels=4, kernel_size=[3, 3], data_layout=\"NHWC\", "
+        "kernel_layout=\"HWIO\");\n"
+        "  %3 = strided_slice(nn.relu(%2), begin=[0, 0, 0, 1], end=[1, 4, 6, -1], strides=[1, 2, 1, 1]);\n"
+        "  layout_transform(%3, src_layout=\"NHWC\", dst_layout=\"NCHW\")");
+}
+
+TEST(ConvertLayoutReference, StridedSliceRenumbersTheAxesItLists) {
+  // test_conv_strided_slice_axes_convert_layout
+  check(kToNchw, kNhwcParams,
+        "strided_slice(" + kNhwcConv + ", begin=[0, 1], end=[1, 3], strides=[1, 1], axes=[0, 3])",
+        kNchwConvOfNhwc +
+            "  %3 = strided_slice(%2, begin=[0, 1], end=[1, 3], strides=[1, 1], axes=[0, 1]);\n"
+            "  layout_transform(%3, src_layout=\"NCHW\", dst_layout=\"NHWC\")");
+}
+
+TEST(ConvertLayoutReference, SplitRunsAlongTheNewChannelAxisAndEachPieceGoesBack) {
+  // test_conv_split_convert_layout: sections and indices, a negative axis too.
+  for (std::string split : {"indices_or_sections=2, axis=-1", "indices_or_sections=2, axis=3",
+                            "indices_or_sections=[1, 3], axis=3"}) {
+    std::string moved = split.substr(0, split.find(", axis")) + ", axis=1";
+    check(kToNchw, kNhwcParams,
+          "%0 = split(nn.relu(" + kNhwcConv + "), " + split + ");\n  (%0.0, %0.1)",
+          kNchwConvOfNhwc + "  %3 = split(nn.relu(%2), " + moved +
+              ");\n"
+              "  (layout_transform(%3.0, src_layout=\"NCHW\", dst_layout=\"NHWC\"), "
+              "layout_transform(%3.1, src_layout=\"NCHW\", dst_layout=\"NHWC\"))");
+  }
+}
+
+// test_conv_squeeze_convert_layout and test_conv_reduce_convert_layout: a
+// 1x1 conv of (1, 1, 1, 8) data to 6 channels.
+const std::string kPointParams = "%x: Tensor[(1, 1, 1, 8), float32], %w: Tensor[(1, 1, 8, 6), float32]";
+const std::string kPointConv =
+    "nn.relu(nn.conv2d(%x, %w, channels=6, kernel_size=[1, 1], data_layout=\"NHWC\", kernel_layout=\"HWIO\"))";
+const std::string kPointConvNchw =
+    "%0 = layout_transform(%x, src_layout=\"NHWC\", dst_layout=\"NCHW\");\n"
+    "  %1 = layout_transform(%w, src_layout=\"HWIO\", dst_layout=\"OIHW\");\n"
+    "  %2 = nn.relu(nn.conv2d(%0, %1, channels=6, kernel_size=[1, 1]));\n";
+
+TEST(ConvertLayoutReference, SqueezeDropsTheSameLettersInTheNewLayout) {
+  // A given axis (H, negative): the (N, C, W) result goes back to NWC.
+  check(kToNchw, kPointParams, "squeeze(" + kPointConv + ", axis=[-3])",
+        kPointConvNchw +
+            "  %3 = squeeze(%2, axis=[2]);\n  layout_transform(%3, src_layout=\"NCW\", dst_layout=\"NWC\")");
+  // Every axis of extent 1: only C is left, the same in both layouts.
+  check(kToNchw, kPointParams, "squeeze(" + kPointConv + ")", kPointConvNchw + "  squeeze(%2, axis=[0, 2, 3])");
+  // No axis: nothing squeezed, the result goes back.
+  check(kToNchw, kPointParams, "squeeze(" + kPointConv + ", axis=[])",
+        kPointConvNchw +
+            "  %3 = squeeze(%2, axis=[]);\n  layout_transform(%3, src_layout=\"NCHW\", dst_layout=\"NHWC\")");
+}
+
+TEST(ConvertLayoutReference, ReductionsRenumberTheirAxes) {
+  // Spatial sums leave (N, C) in either layout; later sums follow unchanged,
+  // and a sum over every axis keeps axis None.
+  check(kToNchw, kPointParams, "sum(sum(sum(sum(" + kPointConv + ", axis=[1, 2]), axis=[1])))",
+        kPointConvNchw + "  sum(sum(sum(sum(%2, axis=[2, 3]), axis=[1])))");
+  // keepdims over the channels: NCHW result goes back to NHWC.
+  const std::string params = "%x: Tensor[(1, 4, 4, 8), float32], %w: Tensor[(3, 3, 8, 8), float32]";
+  check(kToNchw, params,
+        "%0 = nn.relu(nn.conv2d(%x, %w, channels=8, kernel_size=[3, 3], data_layout=\"NHWC\", "
+        "kernel_layout=\"HWIO\"));\n"
+        "  sum(multiply(%0, %0), axis=[3], keepdims=True)",
+        "%0 = layout_transform(%x, src_layout=\"NHWC\", dst_layout=\"NCHW\");\n"
+        "  %1 = layout_transform(%w, src_layout=\"HWIO\", dst_layout=\"OIHW\");\n"
+        "  %2 = nn.relu(nn.conv2d(%0, %1, channels=8, kernel_size=[3, 3]));\n"
+        "  %3 = sum(multiply(%2, %2), axis=[1], keepdims=True);\n"
+        "  layout_transform(%3, src_layout=\"NCHW\", dst_layout=\"NHWC\")");
+}
+
+TEST(ConvertLayoutReference, TheDesiredLayoutsComeFromThePassContextConfig) {
+  // relay.ConvertLayout.desired_layouts, as the reference's PassContext config.
+  PassContext ctx;
+  ctx.set_config("relay.ConvertLayout.desired_layouts",
+                 AttrValue(std::string(R"({"nn.conv2d": ["NCHW", "default"]})")));
+  IRModule in = testing::typed_program("def @main(" + kNhwcParams + ") {\n  nn.relu(" + kNhwcConv + ")\n}\n");
+  IRModule out = PassRegistry::global().get("ConvertLayout").create()(in, ctx);
+  testing::expect_program(out, "def @main(" + kNhwcParams + ") {\n  " + kNchwConvOfNhwc +
+                                   "  %3 = nn.relu(%2);\n  layout_transform(%3, src_layout=\"NCHW\", "
+                                   "dst_layout=\"NHWC\")\n}\n");
+}
+
+}  // namespace
+}  // namespace weft
