@@ -99,6 +99,8 @@ TEST(RunConfigErrors, IntegersMustBePlainIntegers) {
   EXPECT_EQ(config_error("opt_level:\n"), "cfg.yaml:1:1: 'opt_level' must be an integer, got no value" + opt);
   EXPECT_EQ(config_error("opt_level: 99999999999\n"),
             "cfg.yaml:1:12: 'opt_level' must be an integer, got '99999999999'" + opt);
+  EXPECT_EQ(config_error("opt_level: +-2\n"), "cfg.yaml:1:12: 'opt_level' must be an integer, got '+-2'" + opt);
+  EXPECT_EQ(config_error("opt_level: 0x2\n"), "cfg.yaml:1:12: 'opt_level' must be an integer, got '0x2'" + opt);
   EXPECT_EQ(config_error("threads: many\n"),
             "cfg.yaml:1:10: 'threads' must be an integer, got 'many'; expected an integer, the number of threads "
             "(0: all cores)");

@@ -86,7 +86,8 @@ TEST(RunConfigParse, OptionValuesAreTypedAsYamlCoreScalarsAndQuotedOnesStayStrin
       "targets: [t]\n"
       "target_options:\n"
       "  t: {i: -3, p: +7, f: 2.5, e: 1e-3, b: true, B: False, s: hello, q: \"4\", n: null, tilde: ~,\n"
-      "      ints: [1, 2], floats: [1, 2.5], mixed: [1, x], empty: [], nested: [[1, 2], [3]], yes: yes}\n";
+      "      ints: [1, 2], floats: [1, 2.5], mixed: [1, x], empty: [], nested: [[1, 2], [3]],\n"
+      "      inf: inf, nan: nan, hex: 0x10, signs: +-3, yes: yes}\n";
   Attrs o = parse_run_config(yaml, "cfg.yaml").target_options.at("t");
   EXPECT_EQ(*o->find("i"), AttrValue(int64_t{-3}));
   EXPECT_EQ(*o->find("p"), AttrValue(int64_t{7}));
@@ -104,6 +105,12 @@ TEST(RunConfigParse, OptionValuesAreTypedAsYamlCoreScalarsAndQuotedOnesStayStrin
   EXPECT_EQ(*o->find("empty"), AttrValue(std::vector<int64_t>{}));
   EXPECT_EQ(*o->find("nested"),
             AttrValue(std::vector<AttrValue>{std::vector<int64_t>{1, 2}, std::vector<int64_t>{3}}));
+  // Not decimal numbers: strings, as YAML's core schema reads them (.inf and
+  // .nan would be its floats, which no option needs).
+  EXPECT_EQ(*o->find("inf"), AttrValue("inf"));
+  EXPECT_EQ(*o->find("nan"), AttrValue("nan"));
+  EXPECT_EQ(*o->find("hex"), AttrValue("0x10"));
+  EXPECT_EQ(*o->find("signs"), AttrValue("+-3"));
   // YAML 1.1's yes/no are plain strings in the core schema.
   EXPECT_EQ(*o->find("yes"), AttrValue("yes"));
   // Written order is kept.

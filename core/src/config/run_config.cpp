@@ -46,19 +46,32 @@ const std::vector<std::string> kPassesKeys = {"required", "disabled"};
 /// A plain (unquoted, untagged) scalar: only those can be numbers or booleans.
 bool is_plain(const YAML::Node& node) { return node.Tag() == "?"; }
 
+/// The text after an optional leading '+' (from_chars takes only '-'), or
+/// nullopt for text that is no decimal number: only digits, signs, '.' and
+/// exponents, so "inf", "nan" and hex floats stay strings, as in YAML's core
+/// schema.
+std::optional<std::string_view> number_text(const std::string& text) {
+  std::string_view t = text;
+  if (t.size() > 1 && t[0] == '+' && t[1] != '-') t.remove_prefix(1);
+  if (t.empty() || t.find_first_not_of("0123456789+-.eE") != std::string_view::npos) return std::nullopt;
+  return t;
+}
+
 std::optional<int64_t> parse_integer(const std::string& text) {
-  const char* begin = text.data() + (text.size() > 1 && text[0] == '+' ? 1 : 0);
+  auto t = number_text(text);
   int64_t value = 0;
-  auto [end, ec] = std::from_chars(begin, text.data() + text.size(), value);
-  if (ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
+  if (!t) return std::nullopt;
+  auto [end, ec] = std::from_chars(t->data(), t->data() + t->size(), value);
+  if (ec != std::errc() || end != t->data() + t->size()) return std::nullopt;
   return value;
 }
 
 std::optional<double> parse_float(const std::string& text) {
-  const char* begin = text.data() + (text.size() > 1 && text[0] == '+' ? 1 : 0);
+  auto t = number_text(text);
   double value = 0;
-  auto [end, ec] = std::from_chars(begin, text.data() + text.size(), value, std::chars_format::general);
-  if (ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
+  if (!t) return std::nullopt;
+  auto [end, ec] = std::from_chars(t->data(), t->data() + t->size(), value, std::chars_format::general);
+  if (ec != std::errc() || end != t->data() + t->size()) return std::nullopt;
   return value;
 }
 
