@@ -21,6 +21,8 @@ TEST(RunConfigErrors, MalformedYamlIsLocated) {
   EXPECT_EQ(config_error("opt_level: 1\n  threads: 2\n"), "cfg.yaml:2:10: malformed YAML: illegal map value");
   EXPECT_EQ(config_error("targets: *nowhere\n"),
             "cfg.yaml:1:10: malformed YAML: the referenced anchor is not defined");
+  // Text yaml-cpp reads as endless empty documents (found by fuzz_run_config).
+  EXPECT_EQ(config_error(",argets: [t]\n"), "cfg.yaml:1:1: malformed YAML: cannot read past ','");
 }
 
 TEST(RunConfigErrors, TheDocumentMustBeOneMapping) {
@@ -29,7 +31,9 @@ TEST(RunConfigErrors, TheDocumentMustBeOneMapping) {
   EXPECT_EQ(config_error("- targets\n"), "cfg.yaml:1:1: a run config must be a mapping of settings; " + kSettings);
   EXPECT_EQ(config_error("\n  onednn\n"), "cfg.yaml:2:3: a run config must be a mapping of settings; " + kSettings);
   EXPECT_EQ(config_error("opt_level: 1\n---\nopt_level: 2\n"),
-            "cfg.yaml:3:1: a run config is one YAML document; this file holds 2");
+            "cfg.yaml:2:1: a run config is one YAML document; a second one starts here");
+  EXPECT_EQ(config_error("---\nopt_level: 1\n...\n---\n"),
+            "cfg.yaml:4:1: a run config is one YAML document; a second one starts here");
 }
 
 TEST(RunConfigErrors, UnknownKeysAtEveryLevel) {

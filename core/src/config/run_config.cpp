@@ -4,6 +4,7 @@
 // node it is about.
 #include "weft/run_config.h"
 
+#include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -82,6 +83,20 @@ std::optional<bool> parse_bool(const std::string& text) {
   return std::nullopt;
 }
 
+/// Where each document of a stream starts, and nothing else.
+struct DocumentStarts : YAML::EventHandler {
+  std::vector<YAML::Mark> marks;
+  void OnDocumentStart(const YAML::Mark& mark) override { marks.push_back(mark); }
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t, const std::string&) override {}
+  void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
+  void OnMapEnd() override {}
+};
+
 /// One mapping entry, the key's text with both nodes.
 struct Entry {
   std::string key;
@@ -95,17 +110,13 @@ class RunConfigReader {
   }
 
   RunConfig read(std::string_view text) {
-    std::vector<YAML::Node> documents;
+    YAML::Node root;
     try {
-      documents = YAML::LoadAll(std::string(text));
+      check_one_document(text);
+      root = YAML::Load(std::string(text));
     } catch (const YAML::Exception& e) {
       throw error_at(e.mark, "malformed YAML: " + e.msg);
     }
-    if (documents.size() > 1) {
-      throw error_at(documents[1].Mark(), "a run config is one YAML document; this file holds " +
-                                              std::to_string(documents.size()));
-    }
-    YAML::Node root = documents.empty() ? YAML::Node() : documents[0];
     const std::string keys_expected = "a mapping of settings: " + join_names(kTopLevelKeys) + " (see docs/configs.md)";
     if (root.IsNull()) {
       throw Error("the run config is empty").at(SourceLoc{config_.source, 1, 1}).expected(keys_expected);
@@ -140,6 +151,24 @@ class RunConfigReader {
   }
 
  private:
+  /// A second document is an error. Asked of the parser document by document,
+  /// not with YAML::LoadAll: on text it cannot read (a line starting with
+  /// ',') yaml-cpp 0.7 yields empty documents without moving on, for ever.
+  void check_one_document(std::string_view text) const {
+    std::istringstream stream{std::string(text)};
+    YAML::Parser parser(stream);
+    DocumentStarts starts;
+    if (!parser.HandleNextDocument(starts) || !parser.HandleNextDocument(starts)) return;
+    const YAML::Mark& second = starts.marks.back();
+    if (second.pos == starts.marks.front().pos) {
+      const std::string at = second.pos >= 0 && static_cast<size_t>(second.pos) < text.size()
+                                 ? std::string(" '") + text[second.pos] + "'"
+                                 : std::string();
+      throw error_at(second, "malformed YAML: cannot read past" + (at.empty() ? " here" : at));
+    }
+    throw error_at(second, "a run config is one YAML document; a second one starts here");
+  }
+
   SourceLoc loc(const YAML::Mark& mark) const {
     // yaml-cpp marks are 0-based; -1 means "no position".
     return SourceLoc{config_.source, mark.line >= 0 ? mark.line + 1 : 0, mark.column >= 0 ? mark.column + 1 : 0};
