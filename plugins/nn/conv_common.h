@@ -126,6 +126,16 @@ inline constexpr ConvKind kConv1dTranspose{"nn.conv1d_transpose", 1, "NCW", "IOW
 inline constexpr ConvKind kConv2dTranspose{"nn.conv2d_transpose", 2, "NCHW", "IOHW", true};
 inline constexpr ConvKind kConv3dTranspose{"nn.conv3d_transpose", 3, "NCDHW", "IODHW", true};
 
+/// Relay's ConvInferCorrectLayout: a conv takes its data and weight in its
+/// layout attrs, whatever they arrive in, and gives out_layout (data_layout
+/// when empty).
+weft::sdk::InferredLayouts conv_layouts(const Attrs& attrs, const std::vector<weft::sdk::Layout>& new_in,
+                                        const std::vector<weft::sdk::Layout>& old_in, const std::vector<Type>& types);
+/// Gives `kind`'s op conv_layouts and a convert_layout hook (ConvertLayout's
+/// rebuilding in the desired layouts; "default" kernel layouts as the
+/// reference's), where the reference has them (not conv1d_transpose).
+void layout_hooks(OpBuilder& op, const ConvKind& kind);
+
 /// A conv op's normalized attrs read once into types: the one place the type
 /// relation, infer_inputs and the kernel of conv{1,2,3}d (and transposes) get
 /// layouts, window and channel attrs from. The kernel ABI hands a kernel only

@@ -178,6 +178,7 @@ OpBuilder& register_transpose(Registrar& reg, const ConvKind& kind, const std::s
   op.attr("groups", int64_t{1}, "The number of groups.", "an int >= 1");
   layout_attrs(op, kind.data_canon, kind.kernel_canon);
   out_dtype_attr(op);
+  layout_hooks(op, kind);
   return op.type_relation(
         [kind](const std::vector<Type>& args, const Attrs& attrs) { return transpose_relation(kind, args, attrs); })
       .kernel(transpose_kernel(kind));

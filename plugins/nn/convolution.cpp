@@ -155,44 +155,6 @@ Kernel conv_kernel(const ConvKind& kind) {
   };
 }
 
-/// Relay's ConvInferCorrectLayout: the conv takes its data and weight in its
-/// layout attrs, whatever they arrive in, and gives out_layout (data_layout
-/// when empty).
-weft::sdk::InferredLayouts conv_layouts(const Attrs& attrs, const std::vector<weft::sdk::Layout>&,
-                                        const std::vector<weft::sdk::Layout>&, const std::vector<Type>&) {
-  using weft::sdk::Layout;
-  std::string out = attrs.get_string("out_layout");
-  Layout data(attrs.get_string("data_layout"));
-  return {{data, Layout(attrs.get_string("kernel_layout"))}, {out.empty() ? data : Layout(out)}, Attrs()};
-}
-
-/// Relay's convert_conv2d: the conv in the desired data layout and kernel
-/// layout; a "default" kernel layout is the canonical one for canonical data,
-/// and for channels-last data the spatial axes then IO (OI for a depthwise
-/// conv, groups == input channels), as the reference's NHWC -> HWIO / HWOI.
-Expr convert_conv(const ConvKind& kind, const Expr& c, const std::vector<std::string>& desired) {
-  using weft::sdk::Layout;
-  if (desired.empty() || desired.size() > 2) {
-    throw Error(std::string(kind.op) + ": ConvertLayout takes a data layout and a kernel layout, not " +
-                std::to_string(desired.size()) + " layouts");
-  }
-  const std::string& data = desired[0];
-  std::string kernel = desired.size() > 1 ? desired[1] : "default";
-  if (kernel == "default") {
-    std::string spatial = std::string(kind.data_canon).substr(2);
-    Attrs attrs = c.attrs();
-    Layout given(attrs.get_string("data_layout"));
-    int64_t groups = attrs.get_int("groups");
-    std::vector<int64_t> shape = c.arg(0).type().shape();
-    bool depthwise = groups > 1 && given.contains('C') && shape[given.index_of('C')] == groups;
-    if (data == kind.data_canon) kernel = kind.kernel_canon;
-    else if (data == std::string(1, 'N') + spatial + "C") kernel = spatial + (depthwise ? "OI" : "IO");
-    else throw Error(std::string(kind.op) + ": ConvertLayout needs the kernel layout for data layout " + data);
-  }
-  return call(kind.op, c.args(),
-              weft::sdk::layouts::entries_with(c.attrs(), {{"data_layout", data}, {"kernel_layout", kernel}}));
-}
-
 OpBuilder& register_conv(Registrar& reg, const ConvKind& kind, const std::string& doc) {
   OpBuilder& op = reg.op(kind.op)
                       .describe(doc)
@@ -207,10 +169,7 @@ OpBuilder& register_conv(Registrar& reg, const ConvKind& kind, const std::string
   channel_attrs(op, kind.dims);
   layout_attrs(op, kind.data_canon, kind.kernel_canon);
   out_dtype_attr(op);
-  op.infer_layout(conv_layouts);
-  if (!kind.transposed) op.convert_layout([kind](const Expr& c, const std::vector<std::string>& desired) {
-    return convert_conv(kind, c, desired);
-  });
+  layout_hooks(op, kind);
   return op
       .type_relation(
           [kind](const std::vector<Type>& args, const Attrs& attrs) { return conv_relation(kind, args, attrs); })

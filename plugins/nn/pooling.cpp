@@ -222,6 +222,7 @@ void register_pool(Registrar& reg, const PoolOp& p) {
                       const std::vector<weft::sdk::Layout>&, const std::vector<weft::sdk::Type>&) {
     return pool_layouts(p.spatial, attrs, new_in);
   });
+  if (std::string(p.spatial) == "HW") op.convert_layout(convert_pool);  // the reference's 2-d pools only
   op.attr("ceil_mode", false, "Round the pooled extent up instead of down.");
   if (!p.is_max) {
     op.attr("count_include_pad", false, "Count padding elements in each window's divisor.");

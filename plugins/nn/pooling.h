@@ -49,9 +49,13 @@ std::string shape_str(const std::vector<int64_t>& shape);
 std::vector<size_t> pooled_axes(const std::string& layout, const std::string& spatial, const Type& data);
 /// A pool's layout hook (Relay's PoolInferCorrectLayout): the pool runs in
 /// the layout its input arrives in (its layout attr set to it) unless that
-/// splits or lacks a pooled axis of `spatial`.
+/// splits or lacks a pooled axis of `spatial`, or its out_layout is set (by
+/// the user, or by ConvertLayout: the pool then keeps its layout attr).
 weft::sdk::InferredLayouts pool_layouts(const std::string& spatial, const weft::sdk::Attrs& attrs,
                                         const std::vector<weft::sdk::Layout>& new_in);
+/// Relay's convert_max_pool2d and its kin (ConvertLayout): the 2-d pool `c`
+/// with layout and out_layout set to the one desired layout.
+weft::sdk::Expr convert_pool(const weft::sdk::Expr& c, const std::vector<std::string>& desired);
 
 /// `out_layout` must be empty or equal to `layout`: pooling never changes a
 /// layout (Relay's PoolInferCorrectLayout checks the same).

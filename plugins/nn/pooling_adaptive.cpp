@@ -233,6 +233,7 @@ void register_adaptive(Registrar& reg, const AdaptiveOp& p) {
                       const std::vector<weft::sdk::Layout>&, const std::vector<weft::sdk::Type>&) {
     return pool_layouts(p.spatial, attrs, new_in);
   });
+  if (p.global && std::string(p.spatial) == "HW") op.convert_layout(convert_pool);  // global 2-d pools only
   op.type_relation(
       [p](const std::vector<Type>& args, const Attrs& attrs) { return adaptive_relation(p, args, attrs); });
   if (p.global) {

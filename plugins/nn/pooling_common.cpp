@@ -179,11 +179,22 @@ std::vector<int64_t> PoolAttrs::pooled_shape(const Type& data) const {
 weft::sdk::InferredLayouts pool_layouts(const std::string& spatial, const weft::sdk::Attrs& attrs,
                                         const std::vector<weft::sdk::Layout>& new_in) {
   using weft::sdk::Layout;
-  Layout layout = new_in.empty() || !new_in[0].defined() ? Layout(attrs.get_string("layout")) : new_in[0];
+  bool chosen = !attrs.get_string("out_layout").empty();
+  Layout layout = chosen || new_in.empty() || !new_in[0].defined() ? Layout(attrs.get_string("layout")) : new_in[0];
   for (char axis : spatial) {
     if (!layout.contains(axis) || layout.factor_of(axis) > 0) return weft::sdk::layouts::cannot_follow(1);
   }
+  if (chosen) return {{layout}, {layout}, weft::sdk::Attrs()};
   return {{layout}, {layout}, weft::sdk::layouts::with(attrs, {{"layout", layout.name()}, {"out_layout", ""}})};
+}
+
+weft::sdk::Expr convert_pool(const weft::sdk::Expr& c, const std::vector<std::string>& desired) {
+  if (desired.size() != 1) {
+    throw Error(c.callee().name() + ": ConvertLayout takes one layout, for data and result, not " +
+                std::to_string(desired.size()));
+  }
+  weft::sdk::AttrList changes = {{"layout", desired[0]}, {"out_layout", desired[0]}};
+  return weft::sdk::call(c.callee().name(), c.args(), weft::sdk::layouts::entries_with(c.attrs(), changes));
 }
 
 }  // namespace weft_nn::pooling

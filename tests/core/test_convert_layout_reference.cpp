@@ -98,6 +98,61 @@ TEST(ConvertLayoutReference, BiasReluPoolCastFollowTheConvUntilBatchFlatten) {
             "  nn.batch_flatten(%7)");
 }
 
+TEST(ConvertLayoutReference, APerChannelBiasIsExpandedThenMoved) {
+  // test_conv_bias_pool_convert_layout's bias as CanonicalizeOps leaves it
+  // (add of a (C) vector, which the reference's expected program shows):
+  // expand_dims to (1, 1, 1, C) in NHWC, then NCHW.
+  check(kToNchw, kNhwcParams + ", %b: Tensor[(4), float32]", "nn.relu(add(" + kNhwcConv + ", %b))",
+        kNchwConvOfNhwc +
+            "  %3 = expand_dims(%b, axis=0, num_newaxis=3);\n"
+            "  %4 = layout_transform(%3, src_layout=\"NHWC\", dst_layout=\"NCHW\");\n"
+            "  %5 = nn.relu(add(%2, %4));\n"
+            "  layout_transform(%5, src_layout=\"NCHW\", dst_layout=\"NHWC\")");
+}
+
+TEST(ConvertLayoutReference, ConvTransposeConvertsWithTheGivenAndTheDefaultKernelLayouts) {
+  // test_conv_transpose_convert_layout: NHWC/HWIO to NCHW/IOHW, given.
+  const std::string nhwc = "nn.conv2d_transpose(%x, %w, channels=4, kernel_size=[3, 3], padding=[1, 1], "
+                           "data_layout=\"NHWC\", kernel_layout=\"HWIO\")";
+  const std::string to_nchw =
+      "%0 = layout_transform(%x, src_layout=\"NHWC\", dst_layout=\"NCHW\");\n"
+      "  %1 = layout_transform(%w, src_layout=\"HWIO\", dst_layout=\"IOHW\");\n"
+      "  %2 = nn.relu(nn.conv2d_transpose(%0, %1, channels=4, kernel_size=[3, 3], padding=[1, 1]));\n"
+      "  layout_transform(%2, src_layout=\"NCHW\", dst_layout=\"NHWC\")";
+  check({{"nn.conv2d_transpose", {"NCHW", "IOHW"}}}, kNhwcParams, "nn.relu(" + nhwc + ")", to_nchw);
+  // "default" with NCHW data is IOHW; with NHWC data the reference's HWIO.
+  check({{"nn.conv2d_transpose", {"NCHW", "default"}}}, kNhwcParams, "nn.relu(" + nhwc + ")", to_nchw);
+  check({{"nn.conv2d_transpose", {"NHWC", "default"}}},
+        "%x: Tensor[(1, 4, 6, 6), float32], %w: Tensor[(4, 4, 3, 3), float32]",
+        "nn.conv2d_transpose(%x, %w, channels=4, kernel_size=[3, 3], padding=[1, 1])",
+        "%0 = layout_transform(%x, src_layout=\"NCHW\", dst_layout=\"NHWC\");\n"
+        "  %1 = layout_transform(%w, src_layout=\"IOHW\", dst_layout=\"HWIO\");\n"
+        "  %2 = nn.conv2d_transpose(%0, %1, channels=4, kernel_size=[3, 3], padding=[1, 1], data_layout=\"NHWC\", "
+        "kernel_layout=\"HWIO\");\n"
+        "  layout_transform(%2, src_layout=\"NHWC\", dst_layout=\"NCHW\")");
+  // conv3d_transpose's default for NDHWC data is the reference's DHWOI.
+  check({{"nn.conv3d_transpose", {"NDHWC", "default"}}},
+        "%x: Tensor[(1, 2, 3, 3, 3), float32], %w: Tensor[(2, 2, 2, 2, 2), float32]",
+        "nn.conv3d_transpose(%x, %w, channels=2, kernel_size=[2, 2, 2])",
+        "%0 = layout_transform(%x, src_layout=\"NCDHW\", dst_layout=\"NDHWC\");\n"
+        "  %1 = layout_transform(%w, src_layout=\"IODHW\", dst_layout=\"DHWOI\");\n"
+        "  %2 = nn.conv3d_transpose(%0, %1, channels=2, kernel_size=[2, 2, 2], data_layout=\"NDHWC\", "
+        "kernel_layout=\"DHWOI\");\n"
+        "  layout_transform(%2, src_layout=\"NDHWC\", dst_layout=\"NCDHW\")");
+}
+
+TEST(ConvertLayoutReference, ConvAndConvTransposeConvertTogether) {
+  // test_different_ops_convert_layout, less its qnn.conv2d (weft has no qnn ops).
+  check({{"nn.conv2d", {"NCHW", "default"}}, {"nn.conv2d_transpose", {"NCHW", "default"}}},
+        kNhwcParams + ", %v: Tensor[(3, 3, 4, 4), float32]",
+        "nn.conv2d_transpose(" + kNhwcConv +
+            ", %v, channels=4, kernel_size=[3, 3], padding=[1, 1], data_layout=\"NHWC\", kernel_layout=\"HWIO\")",
+        kNchwConvOfNhwc +
+            "  %3 = layout_transform(%v, src_layout=\"HWIO\", dst_layout=\"IOHW\");\n"
+            "  %4 = nn.conv2d_transpose(%2, %3, channels=4, kernel_size=[3, 3], padding=[1, 1]);\n"
+            "  layout_transform(%4, src_layout=\"NCHW\", dst_layout=\"NHWC\")");
+}
+
 TEST(ConvertLayoutReference, ConcatenateJoinsAlongTheChannelAxisOfTheNewLayout) {
   // test_conv_concat_convert_layout
   check(kToNchw, kNhwcParams + ", %v: Tensor[(3, 3, 4, 4), float32]",
@@ -188,6 +243,36 @@ TEST(ConvertLayoutReference, ResnetBlockMeetsInTheNewLayout) {
             "  %6 = nn.relu(%5);\n"
             "  %7 = nn.global_max_pool2d(add(%3, %6));\n"
             "  layout_transform(%7, src_layout=\"NCHW\", dst_layout=\"NHWC\")");
+}
+
+TEST(ConvertLayoutReference, APoolGivenItsOwnLayoutKeepsIt) {
+  // test_conv_max_pool_uses_specified_convert_layout: an explicit kernel
+  // layout for the conv, and the max pool asked for NHWC too.
+  check({{"nn.conv2d", {"NHWC", "OHWI"}}, {"nn.max_pool2d", {"NHWC"}}},
+        "%x: Tensor[(1, 4, 6, 6), float32], %w: Tensor[(4, 4, 3, 3), float32]",
+        "nn.batch_flatten(nn.max_pool2d(nn.relu(nn.conv2d(%x, %w, padding=[1, 1], channels=4, kernel_size=[3, 3])), "
+        "pool_size=[2, 2]))",
+        "%0 = layout_transform(%x, src_layout=\"NCHW\", dst_layout=\"NHWC\");\n"
+        "  %1 = layout_transform(%w, src_layout=\"OIHW\", dst_layout=\"OHWI\");\n"
+        "  %2 = nn.conv2d(%0, %1, padding=[1, 1], channels=4, kernel_size=[3, 3], data_layout=\"NHWC\", "
+        "kernel_layout=\"OHWI\");\n"
+        "  %3 = nn.max_pool2d(nn.relu(%2), pool_size=[2, 2], layout=\"NHWC\", out_layout=\"NHWC\");\n"
+        "  %4 = layout_transform(%3, src_layout=\"NHWC\", dst_layout=\"NCHW\");\n"
+        "  nn.batch_flatten(%4)");
+  // test_resnet_pool_uses_specified_convert_layout: the convs go to NCHW, the
+  // global pool stays NHWC as asked, so the sum goes back before it.
+  check({{"nn.conv2d", {"NCHW", "default"}}, {"nn.global_max_pool2d", {"NHWC"}}},
+        kNhwcParams + ", %v: Tensor[(1, 1, 4, 4), float32]",
+        "%0 = nn.relu(" + kNhwcConv + ");\n"
+        "  %1 = nn.relu(nn.conv2d(%x, %v, channels=4, kernel_size=[1, 1], data_layout=\"NHWC\", "
+        "kernel_layout=\"HWIO\"));\n"
+        "  nn.global_max_pool2d(add(%0, %1), layout=\"NHWC\")",
+        kNchwConvOfNhwc +
+            "  %3 = nn.relu(%2);\n"
+            "  %4 = layout_transform(%v, src_layout=\"HWIO\", dst_layout=\"OIHW\");\n"
+            "  %5 = nn.relu(nn.conv2d(%0, %4, channels=4, kernel_size=[1, 1]));\n"
+            "  %6 = layout_transform(add(%3, %5), src_layout=\"NCHW\", dst_layout=\"NHWC\");\n"
+            "  nn.global_max_pool2d(%6, layout=\"NHWC\", out_layout=\"NHWC\")");
 }
 
 TEST(ConvertLayoutReference, AScalarOperandStaysAScalar) {

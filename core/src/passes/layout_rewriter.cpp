@@ -76,29 +76,60 @@ class LayoutRewriter : public ExprMutator {
   Expr transform(const Expr& value, const Layout& src, const Layout& dst) {
     if (src == dst) return value;
     WEFT_ICHECK(src.defined() && dst.defined(), "a layout transform between undefined layouts");
+    // A scalar broadcasts against a tensor in any layout.
+    if (src.ndim() == 0) return value;
+    auto key = std::make_tuple(value.get(), src.name(), dst.name());
+    auto it = transforms_.find(key);
+    if (it != transforms_.end()) return it->second;
+    Expr moved;
+    if (src.ndim_primal() < dst.ndim_primal()) {
+      // Relay's TransformHelper: a broadcast operand of lower rank first gets
+      // dst's missing primal axes in front (expand_dims), then moves.
+      Layout expanded = expand_primal(src, dst);
+      Expr e = make_call("expand_dims", {value},
+                         {{"axis", int64_t{0}},
+                          {"num_newaxis", static_cast<int64_t>(dst.ndim_primal() - src.ndim_primal())}});
+      moved = expanded == dst ? e : layout_transform(e, expanded, dst);
+    } else {
+      moved = layout_transform(value, src, dst);
+    }
+    keep_alive_.push_back(value);
+    transforms_.emplace(key, moved);
+    return moved;
+  }
+
+  /// `src` with `dst`'s primal axes it lacks in front, in dst's order (Relay's Layout::ExpandPrimal).
+  static Layout expand_primal(const Layout& src, const Layout& dst) {
+    std::string front;
+    for (const LayoutAxis& a : dst.axes()) {
+      if (a.primal() && !src.contains(a.name)) front += a.name;
+    }
+    return parse_layout(front + src.name(), "a broadcast operand's layout");
+  }
+
+  /// The layout_transform of `value` from `src` to `dst`, or the value the
+  /// transform that made it started from, where this one would undo it.
+  Expr layout_transform(const Expr& value, const Layout& src, const Layout& dst) {
     if (!src.convertible_to(dst)) {
       throw Error(std::string(pass_) + ": cannot move a value from layout " + src.name() + " to " + dst.name() +
                   ": their primal axes differ");
     }
-    // A transform undoing the one that made `value` cancels with it.
     if (auto* made = value.as<CallNode>(); made && made->op.as<OpNode>() &&
                                            made->op.as<OpNode>()->name() == "layout_transform" &&
                                            made->attrs->at("src_layout").as_string() == dst.name() &&
                                            made->attrs->at("dst_layout").as_string() == src.name()) {
       return made->args[0];
     }
-    auto key = std::make_tuple(value.get(), src.name(), dst.name());
-    auto it = transforms_.find(key);
-    if (it != transforms_.end()) return it->second;
-    Expr moved;
+    return make_call("layout_transform", {value}, {{"src_layout", src.name()}, {"dst_layout", dst.name()}});
+  }
+
+  /// A call of one of the tensor plugin's ops the pass inserts.
+  Expr make_call(const std::string& op, std::vector<Expr> args, std::vector<std::pair<std::string, AttrValue>> attrs) {
     try {
-      moved = call("layout_transform", {value}, {{"src_layout", src.name()}, {"dst_layout", dst.name()}});
+      return call(op, std::move(args), std::move(attrs));
     } catch (Error& e) {
-      throw e.note(std::string(pass_) + " inserts layout_transform (the tensor plugin's)");
+      throw e.note(std::string(pass_) + " inserts " + op + " (the tensor plugin's)");
     }
-    keep_alive_.push_back(value);
-    transforms_.emplace(key, moved);
-    return moved;
   }
 
   /// The slot's value back in the layout it had.

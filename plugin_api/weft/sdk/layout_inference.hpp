@@ -107,8 +107,10 @@ inline Layout broadcast_operand(const Layout& named, const std::vector<int64_t>&
 /// Relay's BinaryBroadcastLayout for any number of operands: the operand of
 /// the largest rank with a known layout (one whose producer changed it first)
 /// sets the layout; each other operand gets the same axes, its missing ones
-/// left out, and a scalar stays a scalar. An operand whose axes would not line
-/// up with the leading one's cannot follow.
+/// left out, and a scalar stays a scalar. An operand of lower rank whose axes
+/// would not line up that way gets the leading layout itself, which the
+/// layout passes reach by expand_dims first (Relay's TransformHelper: a (C)
+/// bias against NCHW becomes (1, 1, 1, C) in NHWC, then NCHW).
 inline InferredLayouts broadcast(const Attrs&, const std::vector<Layout>& new_in, const std::vector<Layout>& old_in,
                                  const std::vector<Type>& types) {
   const std::vector<Layout>& cur = new_in.empty() ? old_in : new_in;
@@ -144,6 +146,11 @@ inline InferredLayouts broadcast(const Attrs&, const std::vector<Layout>& new_in
                          ? lead_old.sub_layout(lead_old.ndim() - rank, rank)
                          : Layout();
       Layout need = named.defined() ? detail::broadcast_operand(named, shapes[i], target) : Layout();
+      if (!need.defined() && named.defined() && rank < target.ndim_primal()) {
+        bool within = true;
+        for (const LayoutAxis& a : named.axes()) within = within && a.primal() && target.contains(a.name);
+        if (within) need = target;
+      }
       if (!need.defined()) return cannot_follow(n);
       out.inputs.push_back(need);
     }
