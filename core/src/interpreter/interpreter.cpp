@@ -10,6 +10,7 @@
 #include <unordered_map>
 
 #include "bind_argument_types.h"
+#include "check_argument.h"
 #include "weft/functor.h"
 #include "weft/limits.h"
 #include "weft/op.h"
@@ -245,28 +246,6 @@ class Evaluator {
   std::unordered_map<const ExprNode*, Value> memo_;
 };
 
-namespace {
-
-/// Checks a runtime argument against a parameter's type.
-void check_argument(const Value& v, const Type& t, const std::string& where) {
-  if (auto tt = t.as<TensorTypeNode>()) {
-    const Tensor& tensor = v.tensor(where.c_str());
-    bool shape_ok = tensor.ndim() == tt->ndim();
-    for (int i = 0; shape_ok && i < tt->ndim(); ++i)
-      shape_ok = tt->shape[i] == kAnyDim || tt->shape[i] == tensor.shape()[i];
-    if (!shape_ok || tensor.dtype() != tt->dtype)
-      throw Error(where + " is " + describe(tensor)).expected(type_to_text(t));
-  } else if (auto tup = t.as<TupleTypeNode>()) {
-    const auto& fields = v.fields();
-    if (fields.size() != tup->fields.size())
-      throw Error(where + " has " + std::to_string(fields.size()) + " fields").expected(type_to_text(t));
-    for (size_t i = 0; i < fields.size(); ++i)
-      check_argument(fields[i], tup->fields[i], where + "." + std::to_string(i));
-  }
-}
-
-}  // namespace
-
 Interpreter::Interpreter(const IRModule& mod) : mod_(infer_type(mod)) {}
 
 Value Interpreter::run(const std::string& name, const std::vector<Value>& args) {
@@ -276,7 +255,7 @@ Value Interpreter::run(const std::string& name, const std::vector<Value>& args) 
                 std::to_string(args.size()));
   bool dynamic = false;
   for (size_t i = 0; i < args.size(); ++i) {
-    check_argument(args[i], fn->params[i]->checked_type(), "argument %" + fn->params[i]->name_hint);
+    interpreter::check_argument(args[i], fn->params[i]->checked_type(), "argument %" + fn->params[i]->name_hint);
     dynamic = dynamic || interpreter::has_dynamic_extent(fn->params[i]->checked_type());
   }
   // `?` extents: the arguments' shapes go into the types, which inference then carries to every op.

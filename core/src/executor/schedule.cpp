@@ -1,0 +1,263 @@
+// Scheduling a compiled main (see schedule.h). Each node of main's body gets a
+// SlotTree in post-order; tuples and projections only rearrange trees, so they
+// cost nothing at run time. A launch's arguments are first made readable by
+// its target: a constant gets a device copy uploaded once, any other value a
+// per-run copy (through a host staging buffer between two targets neither
+// addressable from the host), made once per value and target. A step on one
+// stream that reads what another stream wrote is preceded by a synchronize of
+// the writer, unless one already came after the write.
+#include "schedule.h"
+
+#include <map>
+#include <unordered_map>
+
+#include "weft/error.h"
+#include "weft/functor.h"
+#include "weft/printer.h"
+#include "weft/type.h"
+
+namespace weft::executor {
+namespace {
+
+Error unsupported(const std::string& what) {
+  return Error("the graph executor cannot run " + what +
+               "; a compiled main holds only calls of its groups, tuples, projections, parameters and constants");
+}
+
+class ScheduleBuilder {
+ public:
+  explicit ScheduleBuilder(const CompiledModule& compiled) : compiled_(compiled) {}
+
+  Schedule build() {
+    const Function& main = compiled_.main;
+    if (main->body->has_type() && main->body->checked_type().as<FuncTypeNode>())
+      throw unsupported("a main returning a function");
+    for (const Var& p : main->params) {
+      if (!p->has_type()) throw Error("parameter %" + p->name_hint + " of main has no type; run InferType first");
+      trees_[p.get()] = leaves(p->checked_type(), "parameter %" + p->name_hint, [&](const TensorTypeNode& t) {
+        size_t s = add_slot(Slot::Source::kInput, s_.input_slots.size(), kHost, t);
+        s_.input_slots.push_back(s);
+        return s;
+      });
+    }
+    detail::post_order(
+        main->body, [&](const ExprNode* n) { return trees_.count(n) > 0; },
+        [&](const ExprNode* n) { trees_[n] = visit(*n); },
+        [](const ExprNode& e, const auto& fn) {
+          // A call's callee is not a value (a group's function is its target's business); what main
+          // cannot hold is refused before anything under it.
+          if (e.kind == ExprKind::kCall) {
+            for (const Expr& a : static_cast<const CallNode&>(e).args) fn(a);
+          } else if (e.kind == ExprKind::kTuple || e.kind == ExprKind::kTupleGetItem) {
+            for_each_child(e, fn);
+          }
+        });
+    s_.output = trees_.at(main->body.get());
+    for (const Step& step : s_.steps) {
+      if (step.kind != Step::Kind::kLaunch) continue;
+      for (size_t i = step.first_arg; i < step.first_arg + step.num_args; ++i) {
+        const Slot& slot = s_.slots[s_.arg_slots[i]];
+        DLTensor t{};
+        t.device = device_of(step.target);
+        t.ndim = static_cast<int32_t>(slot.shape.size());
+        t.dtype = DLDataType{slot.dtype.code, slot.dtype.bits, slot.dtype.lanes};
+        t.shape = const_cast<int64_t*>(slot.shape.data());
+        s_.arg_templates.push_back(t);
+      }
+    }
+    return std::move(s_);
+  }
+
+ private:
+  SlotTree visit(const ExprNode& e) {
+    switch (e.kind) {
+      case ExprKind::kVar:
+        throw unsupported("%" + static_cast<const VarNode&>(e).name_hint + ", which is not a parameter of main");
+      case ExprKind::kConstant: {
+        auto& c = static_cast<const ConstantNode&>(e);
+        return leaves(tensor_type(c.data.shape(), c.data.dtype()), "a constant", [&](const TensorTypeNode& t) {
+          s_.constants.push_back(c.data);
+          return add_slot(Slot::Source::kConstant, s_.constants.size() - 1, kHost, t);
+        });
+      }
+      case ExprKind::kTuple: {
+        SlotTree tree;
+        for (const Expr& f : static_cast<const TupleNode&>(e).fields) tree.fields.push_back(trees_.at(f.get()));
+        return tree;
+      }
+      case ExprKind::kTupleGetItem: {
+        auto& item = static_cast<const TupleGetItemNode&>(e);
+        const SlotTree& tuple = trees_.at(item.tuple.get());
+        if (item.index < 0 || static_cast<size_t>(item.index) >= tuple.fields.size())
+          throw Error("tuple index " + std::to_string(item.index) + " out of range for a tuple of " +
+                      std::to_string(tuple.fields.size()) + " fields");
+        return tuple.fields[item.index];
+      }
+      case ExprKind::kCall:
+        return visit_call(static_cast<const CallNode&>(e));
+      default:
+        throw unsupported("a node of kind " + std::string(expr_kind_name(e.kind)) + " in main");
+    }
+  }
+
+  SlotTree visit_call(const CallNode& call) {
+    if (call.op->kind != ExprKind::kFunction) throw unsupported("a call of " + to_text(call.op) + " in main");
+    auto group_it = compiled_.group_of.find(static_cast<const FunctionNode*>(call.op.get()));
+    if (group_it == compiled_.group_of.end()) throw unsupported("a call of a function that is not a compiled group");
+    const size_t group = group_it->second;
+    const int target = target_index(group);
+    Step launch{.kind = Step::Kind::kLaunch, .target = target, .group = group, .first_arg = s_.arg_slots.size()};
+    std::vector<size_t> reads;
+    for (const Expr& a : call.args) flatten(trees_.at(a.get()), reads);
+    for (size_t& s : reads) s = readable_by(s, target);
+    synchronize_writers(reads, target);
+    s_.arg_slots.insert(s_.arg_slots.end(), reads.begin(), reads.end());
+    const std::string what = "the result of group " + std::to_string(group);
+    if (!call.has_type()) throw Error(what + " has no type; run InferType first");
+    SlotTree out = leaves(call.checked_type(), what, [&](const TensorTypeNode& t) {
+      size_t s = add_run_buffer(target, t);
+      s_.arg_slots.push_back(s);
+      s_.intermediate_bytes += s_.slots[s].nbytes;
+      writer_[s] = s_.steps.size();
+      return s;
+    });
+    launch.num_args = s_.arg_slots.size() - launch.first_arg;
+    s_.steps.push_back(launch);
+    ++s_.num_launches;
+    return out;
+  }
+
+  /// A slot holding slot `s`'s value that `target` (or the host, for kHost) can read.
+  size_t readable_by(size_t s, int target) {
+    if (readable(s, target)) return s;
+    if (auto it = copies_.find({s, target}); it != copies_.end()) return it->second;
+    const Slot src = s_.slots[s];
+    size_t copy;
+    if (src.source == Slot::Source::kConstant) {
+      s_.device_constants.push_back({src.index, target});
+      copy = add_slot(Slot::Source::kDeviceConstant, s_.device_constants.size() - 1, target, src);
+    } else if (s_.host_readable(s)) {
+      copy = add_run_buffer(target, src);
+      add_copy(Step::Kind::kUpload, target, s, copy);
+    } else {
+      // From a device the host cannot address: download, through staging unless the reader can address the host.
+      const bool direct = target == kHost || s_.host_addressable[target];
+      copy = add_run_buffer(direct ? target : kHost, src);
+      add_copy(Step::Kind::kDownload, src.target, s, copy);
+      if (!direct) copy = readable_by(copy, target);
+    }
+    copies_[{s, target}] = copy;
+    return copy;
+  }
+
+  bool readable(size_t s, int target) const {
+    const int owner = s_.slots[s].target;
+    if (owner == target) return true;
+    return s_.host_readable(s) && (target == kHost || s_.host_addressable[target]);
+  }
+
+  void add_copy(Step::Kind kind, int stream, size_t src, size_t dst) {
+    synchronize_writers({src}, stream);
+    writer_[dst] = s_.steps.size();
+    s_.steps.push_back({.kind = kind, .target = stream, .src = src, .dst = dst});
+  }
+
+  /// Synchronizes the other streams that wrote `reads` since their last synchronize.
+  void synchronize_writers(const std::vector<size_t>& reads, int stream) {
+    for (size_t s : reads) {
+      auto w = writer_.find(s);
+      if (w == writer_.end()) continue;  // an input or constant: ready before the run
+      const int writer = s_.steps[w->second].target;
+      if (writer == stream) continue;
+      auto synced = synchronized_at_.find(writer);
+      if (synced != synchronized_at_.end() && synced->second > w->second) continue;
+      synchronized_at_[writer] = s_.steps.size();
+      s_.steps.push_back({.kind = Step::Kind::kSynchronize, .target = writer});
+    }
+  }
+
+  int target_index(size_t group) {
+    const std::string& name = compiled_.groups.at(group).target;
+    for (size_t i = 0; i < s_.target_names.size(); ++i)
+      if (s_.target_names[i] == name) return static_cast<int>(i);
+    auto it = compiled_.targets.find(name);
+    if (it == compiled_.targets.end() || !it->second)
+      throw Error("group " + std::to_string(group) + " runs on target '" + name +
+                  "', which the compiled module does not hold");
+    s_.target_names.push_back(name);
+    s_.targets.push_back(it->second.get());
+    s_.host_addressable.push_back(it->second->host_addressable());
+    return static_cast<int>(s_.target_names.size() - 1);
+  }
+
+  DLDevice device_of(int target) const {
+    if (const TargetDef* def = TargetRegistry::global().find_loaded(s_.target_names[target]))
+      return {def->device_type, 0};
+    return {s_.host_addressable[target] ? kDLCPU : kDLExtDev, 0};
+  }
+
+  /// A tree of slots for a value of type `type`, one leaf(tensor type) per tensor.
+  template <typename Leaf>
+  SlotTree leaves(const Type& type, const std::string& what, Leaf&& leaf) {
+    SlotTree tree;
+    if (auto t = type.as<TensorTypeNode>()) {
+      if (!t->is_static())
+        throw Error(what + " has type " + type_to_text(type) + "; the graph executor needs static shapes");
+      tree.slot = leaf(*t);
+    } else if (auto tuple = type.as<TupleTypeNode>()) {
+      for (const Type& f : tuple->fields) tree.fields.push_back(leaves(f, what, leaf));
+    } else {
+      throw unsupported(what + " of type " + type_to_text(type));
+    }
+    return tree;
+  }
+
+  static void flatten(const SlotTree& tree, std::vector<size_t>& out) {
+    if (tree.slot) out.push_back(*tree.slot);
+    for (const SlotTree& f : tree.fields) flatten(f, out);
+  }
+
+  size_t add_slot(Slot::Source source, size_t index, int target, const TensorTypeNode& t) {
+    Slot like;
+    like.dtype = t.dtype;
+    like.shape.assign(t.shape.begin(), t.shape.end());
+    like.nbytes = static_cast<size_t>(t.numel()) * t.dtype.bytes();
+    return add_slot(source, index, target, like);
+  }
+  size_t add_slot(Slot::Source source, size_t index, int target, const Slot& like) {
+    Slot slot = like;
+    slot.source = source;
+    slot.index = index;
+    slot.target = target;
+    s_.slots.push_back(std::move(slot));
+    return s_.slots.size() - 1;
+  }
+  size_t add_run_buffer(int target, const TensorTypeNode& t) {
+    size_t s = add_slot(Slot::Source::kRunBuffer, s_.run_buffers.size(), target, t);
+    s_.run_buffers.push_back({target, s_.slots[s].nbytes});
+    return s;
+  }
+  size_t add_run_buffer(int target, const Slot& like) {
+    size_t s = add_slot(Slot::Source::kRunBuffer, s_.run_buffers.size(), target, like);
+    s_.run_buffers.push_back({target, like.nbytes});
+    return s;
+  }
+
+  const CompiledModule& compiled_;
+  Schedule s_;
+  std::unordered_map<const ExprNode*, SlotTree> trees_;
+  std::map<std::pair<size_t, int>, size_t> copies_;  // (slot, reader) -> its copy
+  std::unordered_map<size_t, size_t> writer_;        // slot -> the step that writes it
+  std::map<int, size_t> synchronized_at_;            // stream -> the step of its last synchronize
+};
+
+}  // namespace
+
+bool Schedule::host_readable(size_t s) const {
+  const int owner = slots[s].target;
+  return owner == kHost || host_addressable[owner];
+}
+
+Schedule make_schedule(const CompiledModule& compiled) { return ScheduleBuilder(compiled).build(); }
+
+}  // namespace weft::executor
