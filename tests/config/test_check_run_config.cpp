@@ -1,6 +1,7 @@
 // Checking a config against what exists: unknown targets and passes, and each
 // target's options against the schema it declares, every error at the value.
 // The registries are the test's own, so no global state changes.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "config_test.h"
@@ -11,6 +12,8 @@
 namespace weft {
 namespace {
 
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
 using testing::error_of;
 
 /// A registry with `ref` (no options) and `fake_cpu`, whose schema has an
@@ -144,6 +147,16 @@ TEST_F(CheckRunConfig, ValuesChangedInCodeAreCheckedAgain) {
 TEST_F(CheckRunConfig, TheCorePassesAreKnownByName) {
   RunConfig config = parse_run_config("passes: {required: [InferType], disabled: [FuseOps, FoldConstant]}\n", "c.yaml");
   EXPECT_NO_THROW(check_run_config(config, targets, PassRegistry::global()));
+}
+
+TEST_F(CheckRunConfig, TheGlobalPassRegistryNamesThePassesPluginsDeclareLoadedOrNot) {
+  // FoldScaleAxis is the fold_scale_axis plugin's, found through its manifest.
+  RunConfig config = parse_run_config("passes: {required: [FoldScaleAxs]}\n", "c.yaml");
+  std::string message = error_of([&] { check_run_config(config, targets, PassRegistry::global()); });
+  EXPECT_THAT(message, StartsWith("c.yaml:1:21: unknown pass 'FoldScaleAxs' in passes.required; expected a registered "
+                                  "pass: "));
+  EXPECT_THAT(message, HasSubstr(" FoldScaleAxis,"));
+  EXPECT_THAT(message, HasSubstr(" InferType,"));
 }
 
 }  // namespace

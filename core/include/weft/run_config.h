@@ -83,7 +83,8 @@ RunConfig default_run_config();
 /// Checks `config` against what exists and returns each target's options,
 /// normalized by its schema (defaults filled), for every target of
 /// config.target_order(). weft::Error at the offending value's file:line:column
-/// for an unknown target (naming the known ones), an option its target's
+/// for an unknown target (naming the known ones: those registered and, for
+/// the global registries, those plugin manifests declare), an option its target's
 /// schema refuses (AttrSchema::normalize's message), an unknown pass in
 /// passes.required or passes.disabled, and everything parse_run_config checks
 /// on values (a config may have been changed in code since). Looking a target

@@ -4,6 +4,7 @@
 
 #include "config/run_config_values.h"
 #include "weft/pass.h"
+#include "weft/plugin_loader.h"
 #include "weft/target.h"
 
 namespace weft {
@@ -63,24 +64,50 @@ void check_passes(const RunConfig& config) {
   }
 }
 
-/// The target named `name` (listed at `listed_at`): an unknown one is an
-/// error naming the known ones.
-const TargetDef& find_target(const std::string& name, const SourceLoc& listed_at, TargetRegistry& targets) {
-  const TargetDef* def = nullptr;
+/// The names `registry` knows: those registered and, for a global registry,
+/// those the plugins' manifests declare, loaded or not.
+template <typename Def>
+std::vector<std::string> known_names(const NamedRegistry<Def>& registry, bool global, ProvidedKind kind) {
+  std::vector<std::string> names = registry.names();
+  if (global) {
+    for (const PluginRecord& plugin : PluginLoader::global().plugins()) {
+      if (plugin.manifest && plugin.state != PluginState::kShadowed) {
+        for (const std::string& name : plugin.manifest->provided(kind)) names.push_back(name);
+      }
+    }
+  }
+  std::sort(names.begin(), names.end());
+  names.erase(std::unique(names.begin(), names.end()), names.end());
+  return names;
+}
+
+/// `name` from `registry`, which loads the plugin providing it. A plugin that
+/// fails to load, or a name nobody provides, is an error at `at`; `unknown`
+/// starts the latter, which names the known ones (and adds `unknown_note`).
+template <typename Def>
+const Def& find_listed(NamedRegistry<Def>& registry, bool global, ProvidedKind kind, const std::string& name,
+                       const SourceLoc& at, const std::string& unknown, const std::string& unknown_note = "") {
+  const std::string what(provided_kind_name(kind));
+  const Def* def = nullptr;
   try {
-    def = targets.find(name);
-  } catch (const Error& e) {  // a plugin that provides it but fails to load
-    throw Error("target '" + name + "' cannot be loaded").at(listed_at).note(e.what()).status(e.status());
+    def = registry.find(name);
+  } catch (const Error& e) {
+    throw Error(what + " '" + name + "' cannot be loaded").at(at).note(e.what()).status(e.status());
   }
   if (!def) {
-    throw Error("unknown target '" + name + "'")
-        .at(listed_at)
-        .expected("a registered target: " + join_names(targets.names()))
-        .note("`weft targets` lists them; a target plugin outside the default folders needs its folder in "
-              "plugin_paths or WEFT_PLUGIN_PATH")
-        .status(StatusCode::kNotFound);
+    Error error(unknown);
+    error.at(at).expected("a registered " + what + ": " + join_names(known_names(registry, global, kind)));
+    if (!unknown_note.empty()) error.note(unknown_note);
+    throw error.status(StatusCode::kNotFound);
   }
   return *def;
+}
+
+const TargetDef& find_target(const std::string& name, const SourceLoc& listed_at, TargetRegistry& targets) {
+  return find_listed(targets, &targets == &TargetRegistry::global(), ProvidedKind::kTarget, name, listed_at,
+                     "unknown target '" + name + "'",
+                     "`weft targets` lists them; a target plugin outside the default folders needs its folder in "
+                     "plugin_paths or WEFT_PLUGIN_PATH");
 }
 
 /// The target's options normalized by its schema; what the schema refuses is
@@ -101,19 +128,8 @@ Attrs checked_options(const RunConfig& config, const TargetDef& def, const Sourc
 void check_pass_names(const RunConfig& config, const std::vector<std::string>& names, const std::string& path,
                       PassRegistry& passes) {
   for (size_t i = 0; i < names.size(); ++i) {
-    const SourceLoc at = config.where(path + "[" + std::to_string(i) + "]");
-    bool known = false;
-    try {
-      known = passes.find(names[i]) != nullptr;
-    } catch (const Error& e) {  // a plugin that provides it but fails to load
-      throw Error("pass '" + names[i] + "' cannot be loaded").at(at).note(e.what()).status(e.status());
-    }
-    if (!known) {
-      throw Error("unknown pass '" + names[i] + "' in " + path)
-          .at(at)
-          .expected("a registered pass: " + join_names(passes.names()))
-          .status(StatusCode::kNotFound);
-    }
+    find_listed(passes, &passes == &PassRegistry::global(), ProvidedKind::kPass, names[i],
+                config.where(path + "[" + std::to_string(i) + "]"), "unknown pass '" + names[i] + "' in " + path);
   }
 }
 
