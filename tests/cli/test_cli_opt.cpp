@@ -115,6 +115,55 @@ TEST_F(OptCommandTest, BadPassListsAndOptLevelsAreErrors) {
   EXPECT_THAT(r.err, HasSubstr("-O and --passes exclude each other"));
 }
 
+// One NCHW conv and a relu, for --desired-layouts.
+const char* const kNchwConv = R"(#[version = "0.0.5"]
+def @main(%x: Tensor[(1, 3, 6, 6), float32], %w: Tensor[(4, 3, 3, 3), float32]) {
+  nn.relu(nn.conv2d(%x, %w, padding=[1, 1], channels=4, kernel_size=[3, 3]))
+}
+)";
+
+TEST_F(OptCommandTest, DesiredLayoutsRunConvertLayoutInEitherSpelling) {
+  const std::string program = write("conv.relay", kNchwConv);
+  const std::string converted =
+      "  %0 = layout_transform(%x, src_layout=\"NCHW\", dst_layout=\"NHWC\");\n"
+      "  %1 = layout_transform(%w, src_layout=\"OIHW\", dst_layout=\"HWIO\");\n"
+      "  %2 = nn.conv2d(%0, %1, padding=[1, 1, 1, 1], channels=4, kernel_size=[3, 3], data_layout=\"NHWC\", "
+      "kernel_layout=\"HWIO\");\n"
+      "  %3 = nn.relu(%2);\n"
+      "  layout_transform(%3, src_layout=\"NHWC\", dst_layout=\"NCHW\")";
+  for (const char* spec : {"nn.conv2d=NHWC,default", "'{\"nn.conv2d\": [\"NHWC\", \"default\"]}'"}) {
+    CliResult r = weft("opt --passes ConvertLayout --desired-layouts " + std::string(spec) + " " + program);
+    ASSERT_EQ(r.exit_code, 0) << spec << "\n" << r.err;
+    EXPECT_THAT(r.out, HasSubstr(converted)) << spec;
+  }
+  // With -O, ConvertLayout runs first, whatever the level; the fused conv stays NHWC.
+  CliResult r = weft("opt -O1 --desired-layouts 'nn.conv2d=NHWC,default' " + program);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("data_layout=\"NHWC\", kernel_layout=\"HWIO\""));
+  EXPECT_THAT(r.out, HasSubstr("Primitive=1"));
+}
+
+TEST_F(OptCommandTest, BadDesiredLayoutsAreErrorsNamingTheOption) {
+  const std::string program = write("conv.relay", kNchwConv);
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"nn.conv2d", "is not OP=LAYOUTS"},
+      {"nn.conv2d=", "no layout given for nn.conv2d"},
+      {"'nn.conv2d=NH-C'", "'NH-C' is not an op name or a layout"},
+      {"nn.conv9d=NHWC", "no op named 'nn.conv9d'"},
+      {"nn.conv2d=NHWC4", "ends with a block size"},
+      {"'{\"nn.conv2d\": \"NHWC\"}'", "are not a list"},
+  };
+  for (const auto& [spec, message] : cases) {
+    CliResult r = weft("opt --desired-layouts " + spec + " " + program);
+    EXPECT_EQ(r.exit_code, 1) << spec;
+    EXPECT_THAT(r.err, HasSubstr(message)) << spec;
+    EXPECT_THAT(r.err, HasSubstr("--desired-layouts")) << spec;
+  }
+  CliResult r = weft("opt --passes InferType --desired-layouts nn.conv2d=NHWC " + program);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("which --passes InferType does not run"));
+}
+
 TEST_F(OptCommandTest, APassWhosePreconditionFailsIsAnErrorNamingIt) {
   CliResult r = weft("opt -O3 " + data_file("type_error.relay"));
   EXPECT_EQ(r.exit_code, 1);

@@ -11,7 +11,6 @@
 #include <string>
 
 #include "support/pass_test.h"
-#include "weft/functor.h"
 
 namespace weft {
 namespace {
@@ -38,14 +37,7 @@ const char* kBlock = R"(def @main(%x: Tensor[(1, 16, 6, 6), float32], %w1: Tenso
 }
 )";
 
-std::vector<const CallNode*> calls_of(const Expr& body, const std::string& op) {
-  std::vector<const CallNode*> out;
-  post_order_visit(body, [&](const Expr& e) {
-    auto* c = e.as<CallNode>();
-    if (c && c->op.as<OpNode>() && c->op.as<OpNode>()->name() == op) out.push_back(c);
-  });
-  return out;
-}
+using testing::calls_of;
 
 TEST(AlterOpLayoutBlocked, AResnetBlockInNchw16cGivesTheNchwOutputs) {
   IRModule in = testing::typed_program(kBlock);

@@ -6,10 +6,10 @@
 // reference only counts transforms or checks an attr, so does the case here.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 
 #include "support/pass_test.h"
-#include "weft/functor.h"
 
 namespace weft {
 namespace {
@@ -30,17 +30,14 @@ IRModule converted(const DesiredLayouts& desired, const std::string& params, con
   return out;
 }
 
-/// The calls of `op_name` in `e` that satisfy `pred`.
+/// How many calls of `op_name` in `e` satisfy `pred`.
 template <typename Pred>
 int count_calls(const Expr& e, const std::string& op_name, Pred pred) {
-  int n = 0;
-  post_order_visit(e, [&](const Expr& x) {
-    if (auto* c = x.as<CallNode>(); c && c->op.as<OpNode>() && c->op.as<OpNode>()->name() == op_name && pred(*c)) ++n;
-  });
-  return n;
+  std::vector<const CallNode*> calls = testing::calls_of(e, op_name);
+  return static_cast<int>(std::count_if(calls.begin(), calls.end(), [&](const CallNode* c) { return pred(*c); }));
 }
 int count_calls(const Expr& e, const std::string& op_name) {
-  return count_calls(e, op_name, [](const CallNode&) { return true; });
+  return static_cast<int>(testing::calls_of(e, op_name).size());
 }
 
 // An NHWC conv: x (1, 6, 6, 4), w (3, 3, 4, 4), 3x3 with padding 1.

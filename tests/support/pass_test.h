@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "weft/functor.h"
 #include "weft/interpreter.h"
 #include "weft/passes.h"
 #include "weft/printer.h"
@@ -33,6 +34,16 @@ inline IRModule run_checked(const Pass& pass, const IRModule& mod) {
 inline void expect_program(const IRModule& got, const std::string& want_text) {
   IRModule want = typed_program(want_text);
   EXPECT_TRUE(structural_equal(got, want)) << "got:\n" << to_text(got) << "\nwant:\n" << to_text(want);
+}
+
+/// The calls of op `op_name` in `e`, in post order.
+inline std::vector<const CallNode*> calls_of(const Expr& e, const std::string& op_name) {
+  std::vector<const CallNode*> out;
+  post_order_visit(e, [&](const Expr& x) {
+    auto* c = x.as<CallNode>();
+    if (c && c->op.as<OpNode>() && c->op.as<OpNode>()->name() == op_name) out.push_back(c);
+  });
+  return out;
 }
 
 /// Expects main of `before` and of `after` to give the same outputs, within

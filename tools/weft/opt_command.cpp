@@ -1,8 +1,10 @@
-// `weft opt PROGRAM [-O N | --passes P1,P2,...] [--params F] [-o OUT]
-// [--print-after-all] [--print-after-change] [--time-passes] [--stats]`:
-// runs the -O pipeline (or the passes named) on a program, with named
-// parameters bound to constants first, and writes the result as Relay text
-// (constants in its #[metadata] section) that `weft show` and `weft run` read.
+// `weft opt PROGRAM [-O N | --passes P1,P2,...] [--params F]
+// [--desired-layouts SPEC] [-o OUT] [--print-after-all] [--print-after-change]
+// [--time-passes] [--stats]`: runs the -O pipeline (or the passes named) on a
+// program, with named parameters bound to constants first (and ConvertLayout
+// to the desired layouts before the pipeline), and writes the result as Relay
+// text (constants in its #[metadata] section) that `weft show` and `weft run` read.
+#include <cctype>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -23,7 +25,7 @@ namespace weft::cli {
 namespace {
 
 struct OptOptions {
-  std::string program, passes, params, output;
+  std::string program, passes, params, desired_layouts, output;
   int opt_level = 2;  // relay.build's default PassContext
   bool opt_level_given = false;
   bool print_after_all = false, print_after_change = false, time_passes = false, stats = false;
@@ -52,18 +54,75 @@ std::vector<std::string> split_names(const std::string& list) {
   return names;
 }
 
+constexpr const char* kDesiredLayoutsConfig = "relay.ConvertLayout.desired_layouts";
+
+/// --desired-layouts as the JSON that relay.ConvertLayout.desired_layouts
+/// holds: JSON as given, or OP=LAYOUT[,LAYOUT...][;OP=...] spelled out.
+std::string desired_layouts_json(const std::string& spec) {
+  if (!spec.empty() && spec.front() == '{') return spec;
+  auto bad = [&](const std::string& why) {
+    return Error("--desired-layouts " + spec + ": " + why)
+        .expected("OP=LAYOUT[,LAYOUT...][;OP=...] such as nn.conv2d=NHWC,default, or JSON such as "
+                  "{\"nn.conv2d\": [\"NHWC\", \"default\"]}");
+  };
+  auto quoted = [&](const std::string& word) {
+    if (word.empty()) throw bad("an empty op name or layout");
+    for (char ch : word) {
+      if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '_' && ch != '.') {
+        throw bad("'" + word + "' is not an op name or a layout");
+      }
+    }
+    return "\"" + word + "\"";
+  };
+  std::string json;
+  std::stringstream entries(spec);
+  for (std::string entry; std::getline(entries, entry, ';');) {
+    size_t eq = entry.find('=');
+    if (eq == std::string::npos) throw bad("'" + entry + "' is not OP=LAYOUTS");
+    json += (json.empty() ? "" : ", ") + quoted(entry.substr(0, eq)) + ": [";
+    std::stringstream layouts(entry.substr(eq + 1));
+    bool first = true;
+    for (std::string layout; std::getline(layouts, layout, ',');) {
+      json += (first ? "" : ", ") + quoted(layout);
+      first = false;
+    }
+    if (first) throw bad("no layout given for " + entry.substr(0, eq));
+    json += "]";
+  }
+  if (json.empty()) throw bad("no op given");
+  return "{" + json + "}";
+}
+
 // The passes to run, and the context they run under.
 Pass chosen_passes(const OptOptions& o, PassContext& ctx) {
   if (o.opt_level_given && !o.passes.empty())
     throw Error("-O and --passes exclude each other").expected("either an opt level or a list of passes");
+  if (!o.desired_layouts.empty()) {
+    std::string json = desired_layouts_json(o.desired_layouts);
+    try {
+      parse_desired_layouts(json);
+    } catch (Error& e) {
+      throw e.note("reading --desired-layouts " + o.desired_layouts);
+    }
+    ctx.set_config(kDesiredLayoutsConfig, AttrValue(json));
+  }
   if (o.passes.empty()) {
     ctx.opt_level = o.opt_level;
-    return optimization_pipeline();
+    if (o.desired_layouts.empty()) return optimization_pipeline();
+    // As one would run ConvertLayout before relay.build: first, whatever the level.
+    ctx.required_passes.push_back("ConvertLayout");
+    return sequential({PassRegistry::global().create("ConvertLayout"), optimization_pipeline()}, "opt");
   }
   std::vector<Pass> passes;
+  bool converts = false;
   for (const std::string& name : split_names(o.passes)) {
     passes.push_back(PassRegistry::global().create(name));
     ctx.required_passes.push_back(name);  // each one named runs, whatever its opt level
+    converts = converts || name == "ConvertLayout";
+  }
+  if (!o.desired_layouts.empty() && !converts) {
+    throw Error("--desired-layouts is for ConvertLayout, which --passes " + o.passes + " does not run")
+        .expected("ConvertLayout among --passes, or -O");
   }
   return sequential(std::move(passes), "passes");
 }
@@ -109,6 +168,9 @@ void opt(const OptOptions& o) {
     mod = passes(std::move(mod), ctx);
   } catch (Error& e) {
     if (!failed->failed.empty()) e.note("in pass " + failed->failed + ", running on " + program.origin);
+    if (failed->failed == "ConvertLayout" && !o.desired_layouts.empty()) {
+      e.note("with the layouts of --desired-layouts " + o.desired_layouts);
+    }
     throw;
   }
   if (o.time_passes) std::cerr << "pass timing:\n" << timing->report();
@@ -134,6 +196,9 @@ void add_opt_command(CLI::App& app) {
   CLI::Option* level = cmd->add_option("-O", o->opt_level, "Opt level 0-3 of the relay.build pipeline (default 2; see docs/passes.md)");
   cmd->add_option("--passes", o->passes, "Run these registered passes in order instead, e.g. InferType,FoldConstant");
   cmd->add_option("--params", o->params, "Bind main's parameters named in F.npz or F.safetensors to constants first");
+  cmd->add_option("--desired-layouts", o->desired_layouts,
+                  "Run ConvertLayout first with these layouts (OP=LAYOUT[,LAYOUT...][;OP=...], e.g. "
+                  "nn.conv2d=NHWC,default, or the JSON of relay.ConvertLayout.desired_layouts)");
   cmd->add_option("-o,--output", o->output, "Write the program here instead of to stdout");
   cmd->add_flag("--print-after-all", o->print_after_all, "Print the program to stderr after every pass");
   cmd->add_flag("--print-after-change", o->print_after_change,
