@@ -199,6 +199,26 @@ TEST(ConvertLayoutReference, BatchNormFollowsWithOneTransformBack) {
       << to_text(out);
 }
 
+TEST(ConvertLayoutReference, BatchNormThenReluStayInTheNewLayout) {
+  // test_conv_bn_convert_layout
+  check(kToNchw,
+        kNhwcParams + ", %g: Tensor[(4), float32], %be: Tensor[(4), float32], %m: Tensor[(4), float32], "
+                      "%va: Tensor[(4), float32]",
+        "nn.relu(nn.batch_norm(" + kNhwcConv + ", %g, %be, %m, %va, axis=3).0)",
+        kNchwConvOfNhwc +
+            "  %3 = nn.batch_norm(%2, %g, %be, %m, %va, axis=1);\n"
+            "  %4 = nn.relu(%3.0);\n"
+            "  layout_transform(%4, src_layout=\"NCHW\", dst_layout=\"NHWC\")");
+}
+
+TEST(ConvertLayoutReference, OnlyTheKernelMovesWhenOnlyItsLayoutDiffers) {
+  // test_conv_convert_kernel_layout
+  check({{"nn.conv2d", {"NHWC", "OHWI"}}}, kNhwcParams, kNhwcConv,
+        "%0 = layout_transform(%w, src_layout=\"HWIO\", dst_layout=\"OHWI\");\n"
+        "  nn.conv2d(%x, %0, padding=[1, 1], channels=4, kernel_size=[3, 3], data_layout=\"NHWC\", "
+        "kernel_layout=\"OHWI\")");
+}
+
 TEST(ConvertLayoutReference, TransposeAxesFollowTheLayout) {
   // test_transpose_convert_layout: the transpose's axes in the new layout,
   // three transforms in all (data, weight, and the broadcast operand z).
@@ -382,6 +402,20 @@ TEST(ConvertLayoutReference, ReductionsRenumberTheirAxes) {
         "  %2 = nn.relu(nn.conv2d(%0, %1, channels=8, kernel_size=[3, 3]));\n"
         "  %3 = sum(multiply(%2, %2), axis=[1], keepdims=True);\n"
         "  layout_transform(%3, src_layout=\"NCHW\", dst_layout=\"NHWC\")");
+}
+
+TEST(ConvertLayoutReference, SpatialReductionsOfAnNchwConvRunInNhwc) {
+  // test_reduce_op_convert_layout: argmax, mean and max over H and W; the
+  // (N, C) result needs no transform back.
+  for (std::string op : {"argmax", "mean", "max"}) {
+    check(kToNhwc, "%x: Tensor[(1, 4, 6, 6), float32], %w: Tensor[(4, 4, 3, 3), float32]",
+          op + "(nn.conv2d(%x, %w, padding=[1, 1], channels=4, kernel_size=[3, 3]), axis=[2, 3])",
+          "%0 = layout_transform(%x, src_layout=\"NCHW\", dst_layout=\"NHWC\");\n"
+          "  %1 = layout_transform(%w, src_layout=\"OIHW\", dst_layout=\"HWIO\");\n"
+          "  %2 = nn.conv2d(%0, %1, padding=[1, 1], channels=4, kernel_size=[3, 3], data_layout=\"NHWC\", "
+          "kernel_layout=\"HWIO\");\n  " +
+              op + "(%2, axis=[1, 2])");
+  }
 }
 
 TEST(ConvertLayoutReference, TheDesiredLayoutsComeFromThePassContextConfig) {
