@@ -418,6 +418,62 @@ TEST(ConvertLayoutReference, SpatialReductionsOfAnNchwConvRunInNhwc) {
   }
 }
 
+TEST(ConvertLayoutReference, BlockedDataLayoutsMakeContribConv2dNchwc) {
+  // test_resnet_convert_layout_nchwc at 8x8: with NCHW<n>c desired, each
+  // conv2d becomes contrib_conv2d_NCHWc, but the first one only where the
+  // 3 input channels fill whole blocks (n = 1, not n = 4).
+  const std::string params =
+      "%x: Tensor[(1, 3, 8, 8), float32], %w1: Tensor[(8, 3, 3, 3), float32], %w2: Tensor[(8, 8, 3, 3), float32], "
+      "%w3: Tensor[(8, 8, 1, 1), float32]";
+  const std::string body =
+      "%0 = nn.relu(nn.conv2d(%x, %w1, strides=[2, 2], padding=[1, 1], channels=8, kernel_size=[3, 3]));\n"
+      "  %1 = nn.max_pool2d(%0, pool_size=[3, 3], strides=[2, 2], padding=[1, 1]);\n"
+      "  %2 = nn.relu(nn.conv2d(%1, %w2, padding=[1, 1], channels=8, kernel_size=[3, 3]));\n"
+      "  %3 = nn.relu(nn.conv2d(%1, %w3, channels=8, kernel_size=[1, 1]));\n"
+      "  nn.global_max_pool2d(add(%2, %3))";
+  for (int block : {1, 4}) {
+    const std::string data = "NCHW" + std::to_string(block) + "c";
+    const std::string kernel = "OIHW" + std::to_string(block) + "i" + std::to_string(block) + "o";
+    const std::string blocked = ", data_layout=\"" + data + "\", kernel_layout=\"" + kernel + "\")";
+    auto weight = [&](const std::string& w) {
+      return "layout_transform(" + w + ", src_layout=\"OIHW\", dst_layout=\"" + kernel + "\")";
+    };
+    std::string stem =
+        block == 1
+            ? "%0 = layout_transform(%x, src_layout=\"NCHW\", dst_layout=\"" + data +
+                  "\");\n"
+                  "  %1 = nn.relu(nn.contrib_conv2d_NCHWc(%0, " +
+                  weight("%w1") + ", strides=[2, 2], padding=[1, 1], channels=8, kernel_size=[3, 3]" + blocked +
+                  ");\n"
+                  "  %2 = nn.max_pool2d(%1, pool_size=[3, 3], strides=[2, 2], padding=[1, 1], layout=\"" +
+                  data + "\");\n"
+            : "%0 = nn.relu(nn.conv2d(%x, %w1, strides=[2, 2], padding=[1, 1], channels=8, kernel_size=[3, 3]));\n"
+              "  %1 = nn.max_pool2d(%0, pool_size=[3, 3], strides=[2, 2], padding=[1, 1]);\n"
+              "  %2 = layout_transform(%1, src_layout=\"NCHW\", dst_layout=\"" +
+                  data + "\");\n";
+    check({{"nn.conv2d", {data, kernel}}}, params, body,
+          stem + "  %3 = nn.relu(nn.contrib_conv2d_NCHWc(%2, " + weight("%w2") +
+              ", padding=[1, 1], channels=8, kernel_size=[3, 3]" + blocked +
+              ");\n"
+              "  %4 = nn.relu(nn.contrib_conv2d_NCHWc(%2, " +
+              weight("%w3") + ", channels=8, kernel_size=[1, 1]" + blocked +
+              ");\n"
+              "  %5 = nn.global_max_pool2d(add(%3, %4), layout=\"" +
+              data + "\");\n  layout_transform(%5, src_layout=\"" + data + "\", dst_layout=\"NCHW\")");
+  }
+}
+
+TEST(ConvertLayoutReference, HwncDataTakesHwoiKernelsByDefault) {
+  // test_convert_with_config's HWNC conversion (its LayoutConfig, skipping
+  // the first conv, is not in weft: both convs convert here).
+  check({{"nn.conv2d", {"HWNC", "default"}}}, kNhwcParams, "nn.relu(" + kNhwcConv + ")",
+        "%0 = layout_transform(%x, src_layout=\"NHWC\", dst_layout=\"HWNC\");\n"
+        "  %1 = layout_transform(%w, src_layout=\"HWIO\", dst_layout=\"HWOI\");\n"
+        "  %2 = nn.conv2d(%0, %1, padding=[1, 1], channels=4, kernel_size=[3, 3], data_layout=\"HWNC\", "
+        "kernel_layout=\"HWOI\");\n"
+        "  layout_transform(nn.relu(%2), src_layout=\"HWNC\", dst_layout=\"NHWC\")");
+}
+
 TEST(ConvertLayoutReference, TheDesiredLayoutsComeFromThePassContextConfig) {
   // relay.ConvertLayout.desired_layouts, as the reference's PassContext config.
   PassContext ctx;
