@@ -292,6 +292,22 @@ TEST(ConvertLayoutReference, APoolGivenItsOwnLayoutKeepsIt) {
             "  nn.global_max_pool2d(%6, layout=\"NHWC\", out_layout=\"NHWC\")");
 }
 
+TEST(ConvertLayoutReference, AConvAndAPoolEachTakeTheLayoutAskedFor) {
+  // test_conv_bias_pool_uses_specified_convert_layout, with its bias_add as
+  // CanonicalizeOps leaves it: the conv and its bias in NCHW, the pool asked
+  // for NHWC, so the relu's result goes back before it.
+  check({{"nn.conv2d", {"NCHW", "OIHW"}}, {"nn.max_pool2d", {"NHWC"}}}, kNhwcParams + ", %b: Tensor[(4), float32]",
+        "%0 = (add(" + kNhwcConv + ", %b),);\n"
+        "  %1 = nn.max_pool2d(nn.relu(%0.0), pool_size=[2, 2], layout=\"NHWC\");\n"
+        "  nn.batch_flatten(cast(%1, dtype=\"int32\"))",
+        kNchwConvOfNhwc +
+            "  %3 = expand_dims(%b, axis=0, num_newaxis=3);\n"
+            "  %4 = layout_transform(%3, src_layout=\"NHWC\", dst_layout=\"NCHW\");\n"
+            "  %5 = layout_transform(nn.relu(add(%2, %4)), src_layout=\"NCHW\", dst_layout=\"NHWC\");\n"
+            "  %6 = nn.max_pool2d(%5, pool_size=[2, 2], layout=\"NHWC\", out_layout=\"NHWC\");\n"
+            "  nn.batch_flatten(cast(%6, dtype=\"int32\"))");
+}
+
 TEST(ConvertLayoutReference, AScalarOperandStaysAScalar) {
   // test_scalar_convert_layout
   check(kToNchw, kNhwcParams, "add(" + kNhwcConv + ", 1f)",
