@@ -32,6 +32,16 @@ inline std::vector<Value> model_args(const Workload& w) {
   return args;
 }
 
+/// Of `all_args` (model_args(w)), those of main's `data` parameters, in
+/// order: what is left to pass once the parameters are bound.
+inline std::vector<Value> data_args(const Workload& w, const std::vector<Value>& all_args) {
+  std::vector<Value> data;
+  const std::vector<Var>& params = w.mod.main()->params;
+  for (size_t i = 0; i < params.size(); ++i)
+    if (params[i]->name_hint == "data") data.push_back(all_args[i]);
+  return data;
+}
+
 /// The output of model `spec` with initializer `initializer` (seed 0) on random inputs.
 inline Value run_model(const std::string& spec, std::string_view initializer = "xavier") {
   Workload w = create_workload(build_model(parse_model_spec(spec)), initializer);
