@@ -6,6 +6,7 @@
 #pragma once
 
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -73,6 +74,12 @@ class Interpreter {
 /// module. weft::Error naming the op when it has no kernel, the output type is
 /// dynamic, or the kernel rejects its input.
 Value run_op(const Call& call, const std::vector<Value>& args, const Type& out_type);
+
+/// Runs op call `call`'s reference kernel on tensors the caller allocated:
+/// `inputs` one per argument tensor (a tuple argument's fields in order),
+/// `outputs` one per output tensor (a tuple output flattened). The errors are
+/// run_op's, naming the op and the call. The `ref` target runs groups so.
+void run_kernel(const Call& call, std::span<const Tensor> inputs, std::span<const Tensor> outputs);
 
 /// Evaluates a closed expression (no free variables), e.g. in tests.
 Value evaluate(const Expr& expr);

@@ -95,6 +95,30 @@ Value allocate(const Type& t, const std::string& op, std::vector<Tensor>& flat) 
 
 }  // namespace
 
+void run_kernel(const Call& c, std::span<const Tensor> inputs, std::span<const Tensor> outputs) {
+  const OpDef& def = *downcast<OpNode>(c->op)->def;
+  if (!def.kernel) throw Error("op has no reference kernel, so the interpreter cannot run it").op(def.name);
+  try {
+    def.kernel(inputs, outputs, c->attrs ? c->attrs : empty_attrs());
+  } catch (Error& e) {
+    if (e.op_name().empty()) e.op(def.name);
+    throw e.in(describe_call(c));
+  } catch (const std::bad_alloc&) {
+    // The kernel's own scratch memory: name the op, the call and the sizes it works on.
+    size_t bytes = 0;
+    std::string produced;
+    for (const Tensor& t : inputs) bytes += t.nbytes();
+    for (const Tensor& t : outputs) {
+      bytes += t.nbytes();
+      produced += (produced.empty() ? "" : ", ") + describe(t);
+    }
+    throw Error("out of memory in the op's kernel, which works on " + std::to_string(bytes) +
+                " bytes of inputs and outputs (" + produced + ")")
+        .op(def.name)
+        .in(describe_call(c));
+  }
+}
+
 Value run_op(const Call& c, const std::vector<Value>& args, const Type& out_type) {
   const OpDef& def = *downcast<OpNode>(c->op)->def;
   if (!def.kernel) throw Error("op has no reference kernel, so the interpreter cannot run it").op(def.name);
@@ -105,21 +129,7 @@ Value run_op(const Call& c, const std::vector<Value>& args, const Type& out_type
   }
   std::vector<Tensor> outputs;
   Value result = allocate(out_type, def.name, outputs);
-  try {
-    def.kernel(inputs, outputs, c->attrs ? c->attrs : empty_attrs());
-  } catch (Error& e) {
-    if (e.op_name().empty()) e.op(def.name);
-    throw e.in(describe_call(c));
-  } catch (const std::bad_alloc&) {
-    // The kernel's own scratch memory: name the op, the call and the sizes it works on.
-    size_t bytes = 0;
-    for (const Tensor& t : inputs) bytes += t.nbytes();
-    for (const Tensor& t : outputs) bytes += t.nbytes();
-    throw Error("out of memory in the op's kernel, which works on " + std::to_string(bytes) +
-                " bytes of inputs and outputs (" + type_to_text(out_type) + ")")
-        .op(def.name)
-        .in(describe_call(c));
-  }
+  run_kernel(c, inputs, outputs);
   return result;
 }
 
