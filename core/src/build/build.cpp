@@ -1,0 +1,178 @@
+// weft::build: the pipeline, the partition, each group's compile, and what
+// falls back to `ref`.
+#include "weft/build.h"
+
+#include <chrono>
+#include <iostream>
+
+#include "partition.h"
+#include "weft/op.h"
+#include "weft/passes.h"
+#include "weft/pipeline.h"
+
+namespace weft {
+
+namespace {
+
+using build_detail::BuildTarget;
+using build_detail::GroupPlan;
+
+/// The config's targets in priority order (`ref` last), created with their
+/// options as check_run_config normalizes them.
+std::vector<BuildTarget> create_targets(const RunConfig& config) {
+  std::map<std::string, Attrs> options = check_run_config(config);
+  std::vector<BuildTarget> targets;
+  for (const std::string& name : config.target_order())
+    targets.push_back({name, TargetRegistry::global().get(name).create(options.at(name))});
+  return targets;
+}
+
+std::string join(const std::vector<std::string>& items, const std::string& separator = ", ") {
+  std::string out;
+  for (const std::string& item : items) out += (out.empty() ? "" : separator) + item;
+  return out;
+}
+
+std::vector<std::string> op_names(const std::vector<Call>& calls) {
+  std::vector<std::string> names;
+  for (const Call& c : calls) names.push_back(c->op.as<OpNode>()->name());
+  return names;
+}
+
+/// The call's attrs that differ from its op's defaults, "key=value, ...".
+std::string attrs_summary(const Call& call) {
+  if (!call->attrs) return "";
+  const OpDef& def = *call->op.as<OpNode>()->def;
+  std::vector<std::string> parts;
+  for (const auto& [key, value] : call->attrs->entries) {
+    const AttrField* field = def.attrs.find(key);
+    if (field && field->default_value && *field->default_value == value) continue;
+    parts.push_back(key + "=" + value.str());
+  }
+  return join(parts);
+}
+
+/// "the group of nn.dense, add" for messages.
+std::string group_text(const GroupPlan& group) {
+  return group.calls.empty() ? std::string("a group without op calls") : "the group of " + join(op_names(group.calls));
+}
+
+/// The constant each parameter of the group is bound to at its call site.
+std::vector<Tensor> constant_arguments(const GroupPlan& group) {
+  std::vector<Tensor> constants;
+  for (const Expr& a : group.site->args) {
+    auto c = a.as<ConstantNode>();
+    constants.push_back(c ? c->data : Tensor());
+  }
+  return constants;
+}
+
+/// Compiles `group` on the first of its takers that does not decline it.
+CompiledGroup compile_group(const GroupPlan& group, const std::vector<BuildTarget>& targets) {
+  std::vector<Tensor> constants = constant_arguments(group);
+  for (size_t t : group.takers) {
+    const BuildTarget& target = targets[t];
+    try {
+      std::shared_ptr<const TargetKernel> kernel = target.target->compile(group.primitive, constants);
+      return {group.primitive, target.name, std::move(kernel), op_names(group.calls)};
+    } catch (const Error& e) {
+      if (e.status() == StatusCode::kUnsupported) continue;  // declined: the next target may take it
+      throw Error("target '" + target.name + "' failed to compile " + group_text(group) + ": " + e.what())
+          .status(e.status());
+    } catch (const std::exception& e) {
+      throw Error("target '" + target.name + "' failed to compile " + group_text(group) + ": " + e.what())
+          .status(StatusCode::kInternal);
+    }
+  }
+  std::vector<std::string> tried;
+  for (size_t t : group.takers) tried.push_back(targets[t].name);
+  if (tried.empty())
+    throw Error("no target runs " + group_text(group) +
+                ": ref has no reference kernel for one of its ops and no listed target supports them all");
+  throw Error("no target compiles " + group_text(group) + ": " + join(tried) + " declined it")
+      .status(StatusCode::kUnsupported);
+}
+
+/// The ops that run on `ref` because no listed target supports them, with
+/// their attrs, in the order they first appear.
+std::vector<FallbackOp> fallback_ops(const std::vector<GroupPlan>& plans, const std::vector<CompiledGroup>& groups) {
+  std::vector<FallbackOp> ops;
+  for (size_t g = 0; g < plans.size(); ++g) {
+    if (groups[g].target != kReferenceTarget) continue;
+    for (size_t i = 0; i < plans[g].calls.size(); ++i) {
+      if (plans[g].listed_support[i]) continue;
+      FallbackOp op{groups[g].ops[i], attrs_summary(plans[g].calls[i]), 1};
+      auto same = std::find_if(ops.begin(), ops.end(), [&](const FallbackOp& o) {
+        return o.op == op.op && o.attrs == op.attrs;
+      });
+      if (same == ops.end()) ops.push_back(std::move(op));
+      else ++same->count;
+    }
+  }
+  return ops;
+}
+
+/// One line per op: "  nn.softmax(axis=1) x 2".
+std::string fallback_list(const std::vector<FallbackOp>& ops) {
+  std::string out;
+  for (const FallbackOp& op : ops)
+    out += "\n  " + op.op + (op.attrs.empty() ? "" : "(" + op.attrs + ")") + " x " + std::to_string(op.count);
+  return out;
+}
+
+}  // namespace
+
+std::shared_ptr<const CompiledModule> build(const IRModule& mod, const RunConfig& config) {
+  const auto start = std::chrono::steady_clock::now();
+  std::vector<BuildTarget> targets = create_targets(config);
+
+  PassContext ctx;
+  ctx.opt_level = config.opt_level;
+  ctx.required_passes = config.required_passes;
+  ctx.disabled_passes = config.disabled_passes;
+  IRModule optimized;
+  {
+    PassContext::Scope scope(ctx);
+    optimized = optimization_pipeline()(infer_type(mod), ctx);
+  }
+  build_detail::Partition partition = build_detail::partition(optimized.main(), targets);
+
+  auto compiled = std::make_shared<CompiledModule>();
+  compiled->main = partition.main;
+  compiled->config = config;
+  for (const BuildTarget& t : targets) compiled->targets.emplace(t.name, t.target);
+  for (const GroupPlan& group : partition.groups) {
+    compiled->group_of.emplace(group.primitive.get(), compiled->groups.size());
+    compiled->groups.push_back(compile_group(group, targets));
+  }
+
+  if (!config.targets.empty()) compiled->fallback_ops = fallback_ops(partition.groups, compiled->groups);
+  if (!compiled->fallback_ops.empty()) {
+    std::vector<std::string> listed(targets.size() - 1);
+    for (size_t t = 0; t + 1 < targets.size(); ++t) listed[t] = targets[t].name;
+    std::string what = "no listed target (" + join(listed) + ") supports these ops";
+    if (config.fallback == FallbackPolicy::kError)
+      throw Error(what + ", and the config says `fallback: error`:" + fallback_list(compiled->fallback_ops))
+          .status(StatusCode::kUnsupported);
+    std::cerr << "weft: warning: " << what << ", so they run on ref:" << fallback_list(compiled->fallback_ops)
+              << "\n";
+  }
+  compiled->build_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  return compiled;
+}
+
+std::string describe_partition(const CompiledModule& compiled) {
+  size_t width = 0;
+  for (const CompiledGroup& g : compiled.groups) width = std::max(width, g.target.size());
+  const size_t index_width = std::to_string(compiled.groups.empty() ? 0 : compiled.groups.size() - 1).size();
+  std::string out;
+  for (size_t i = 0; i < compiled.groups.size(); ++i) {
+    const CompiledGroup& g = compiled.groups[i];
+    std::string index = std::to_string(i);
+    out += std::string(index_width - index.size(), ' ') + index + "  " + g.target +
+           std::string(width - g.target.size(), ' ') + "  " + (g.ops.empty() ? "(no ops)" : join(g.ops)) + "\n";
+  }
+  return out;
+}
+
+}  // namespace weft

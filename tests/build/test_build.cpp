@@ -1,0 +1,311 @@
+// weft::build: the partition among the configured targets, splitting a group
+// no listed target takes whole, a target declining or failing a compile, and
+// what falls back to `ref` (warned about, or an error).
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "weft/build.h"
+#include "weft/functor.h"
+#include "weft/op.h"
+#include "weft/passes.h"
+#include "weft/run_config.h"
+#include "weft/text.h"
+
+namespace weft {
+namespace {
+
+/// A target that takes only the ops it is given, and runs them on the
+/// reference kernels (its compile may be replaced, to decline or fail).
+class FakeTarget : public Target {
+ public:
+  using Compile = std::function<std::unique_ptr<TargetKernel>(const Function&, std::span<const Tensor>)>;
+
+  FakeTarget(std::set<std::string> ops, Compile compile)
+      : ref_(TargetRegistry::global().get(kReferenceTarget).create(empty_attrs())),
+        ops_(std::move(ops)),
+        compile_(std::move(compile)) {}
+
+  bool supports(const Call& call) const override {
+    auto op = call->op.as<OpNode>();
+    return op && ops_.count(op->name()) > 0;
+  }
+  std::unique_ptr<TargetKernel> compile(const Function& fn, std::span<const Tensor> constants) override {
+    return compile_ ? compile_(fn, constants) : ref_->compile(fn, constants);
+  }
+  std::vector<TargetDevice> devices() const override { return ref_->devices(); }
+  bool host_addressable() const override { return true; }
+  BufferHandle alloc(int device, size_t nbytes, size_t alignment) override {
+    return ref_->alloc(device, nbytes, alignment);
+  }
+  void free(int device, BufferHandle buffer) override { ref_->free(device, buffer); }
+  void copy_from_host(StreamHandle s, const void* src, BufferHandle dst, size_t offset, size_t n) override {
+    ref_->copy_from_host(s, src, dst, offset, n);
+  }
+  void copy_to_host(StreamHandle s, BufferHandle src, size_t offset, void* dst, size_t n) override {
+    ref_->copy_to_host(s, src, offset, dst, n);
+  }
+  void copy_buffer(StreamHandle s, BufferHandle src, size_t src_offset, BufferHandle dst, size_t dst_offset,
+                   size_t n) override {
+    ref_->copy_buffer(s, src, src_offset, dst, dst_offset, n);
+  }
+  StreamHandle create_stream(int device) override { return ref_->create_stream(device); }
+  void destroy_stream(StreamHandle s) override { ref_->destroy_stream(s); }
+  void synchronize(StreamHandle s) override { ref_->synchronize(s); }
+
+ private:
+  std::shared_ptr<Target> ref_;
+  std::set<std::string> ops_;
+  Compile compile_;
+};
+
+/// Registers target `fake` for the test's lifetime.
+class ScopedFakeTarget {
+ public:
+  explicit ScopedFakeTarget(std::set<std::string> ops, FakeTarget::Compile compile = nullptr) {
+    TargetDef def;
+    def.name = "fake";
+    def.description = "a test target";
+    def.create = [ops = std::move(ops), compile = std::move(compile)](const Attrs&) {
+      return std::make_shared<FakeTarget>(ops, compile);
+    };
+    TargetRegistry::global().add(std::move(def));
+  }
+  ~ScopedFakeTarget() { TargetRegistry::global().remove("fake"); }
+  ScopedFakeTarget(const ScopedFakeTarget&) = delete;
+  ScopedFakeTarget& operator=(const ScopedFakeTarget&) = delete;
+};
+
+RunConfig config_with(std::vector<std::string> targets, FallbackPolicy fallback = FallbackPolicy::kWarn) {
+  RunConfig config;
+  config.targets = std::move(targets);
+  config.fallback = fallback;
+  return config;
+}
+
+/// Three groups: add and relu, softmax and the relu it flows into, softmax.
+constexpr const char* kElementwiseProgram = R"(
+fn (%x: Tensor[(1, 4), float32], %y: Tensor[(1, 4), float32]) {
+  %0 = add(%x, %y);
+  %1 = nn.relu(%0);
+  %2 = nn.softmax(%1);
+  %3 = nn.relu(%2);
+  nn.softmax(%3)
+})";
+
+/// dense absorbs the add and the relu after it: one group mixing what the
+/// fake target takes (add, relu) with what it does not (dense).
+constexpr const char* kDenseProgram = R"(
+fn (%x: Tensor[(1, 4), float32], %w: Tensor[(3, 4), float32]) {
+  %0 = nn.dense(%x, %w, units=3);
+  %1 = add(%0, 1f);
+  %2 = nn.relu(%1);
+  nn.softmax(%2)
+})";
+
+std::shared_ptr<const CompiledModule> build_text(const char* text, const RunConfig& config) {
+  return build(parse_module(text), config);
+}
+
+TEST(Build, TheDefaultConfigPutsEveryFusedGroupOnRef) {
+  ::testing::internal::CaptureStderr();
+  auto compiled = build_text(kElementwiseProgram, RunConfig());
+  EXPECT_EQ(::testing::internal::GetCapturedStderr(), "");  // no targets listed: nothing to warn about
+  EXPECT_EQ(describe_partition(*compiled),
+            "0  ref  add, nn.relu\n"
+            "1  ref  nn.softmax, nn.relu\n"
+            "2  ref  nn.softmax\n");
+  EXPECT_TRUE(compiled->fallback_ops.empty());
+  EXPECT_EQ(compiled->targets.size(), 1u);
+  EXPECT_TRUE(compiled->targets.count("ref"));
+  EXPECT_GE(compiled->build_ms, 0.0);
+  // group_of names each group's Primitive function in main.
+  ASSERT_EQ(compiled->group_of.size(), compiled->groups.size());
+  for (size_t g = 0; g < compiled->groups.size(); ++g)
+    EXPECT_EQ(compiled->group_of.at(compiled->groups[g].primitive.get()), g);
+}
+
+TEST(Build, GroupsATargetSupportsWholeGoToIt) {
+  ScopedFakeTarget fake({"add", "nn.relu"});
+  ::testing::internal::CaptureStderr();
+  auto compiled = build_text(kElementwiseProgram, config_with({"fake"}));
+  std::string warning = ::testing::internal::GetCapturedStderr();
+  EXPECT_EQ(describe_partition(*compiled),
+            "0  fake  add, nn.relu\n"
+            "1  ref   nn.softmax\n"
+            "2  fake  nn.relu\n"
+            "3  ref   nn.softmax\n");
+  EXPECT_EQ(warning,
+            "weft: warning: no listed target (fake) supports these ops, so they run on ref:\n"
+            "  nn.softmax x 2\n");
+}
+
+TEST(Build, AGroupMixingSupportedAndUnsupportedOpsIsSplit) {
+  ScopedFakeTarget fake({"add", "nn.relu"});
+  ::testing::internal::CaptureStderr();
+  auto compiled = build_text(kDenseProgram, config_with({"fake"}));
+  std::string warning = ::testing::internal::GetCapturedStderr();
+  EXPECT_EQ(describe_partition(*compiled),
+            "0  ref   nn.dense\n"
+            "1  fake  add\n"
+            "2  fake  nn.relu\n"
+            "3  ref   nn.softmax\n");
+  EXPECT_EQ(warning,
+            "weft: warning: no listed target (fake) supports these ops, so they run on ref:\n"
+            "  nn.dense(units=3) x 1\n"
+            "  nn.softmax(axis=1) x 1\n");
+  ASSERT_EQ(compiled->fallback_ops.size(), 2u);
+  EXPECT_EQ(compiled->fallback_ops[0].op, "nn.dense");
+  EXPECT_EQ(compiled->fallback_ops[0].attrs, "units=3");
+  EXPECT_EQ(compiled->fallback_ops[0].count, 1);
+}
+
+TEST(Build, AGroupNoListedTargetTakesAnyCallOfStaysWhole) {
+  ScopedFakeTarget fake({"nn.softmax"});
+  ::testing::internal::CaptureStderr();
+  auto compiled = build_text(kDenseProgram, config_with({"fake"}));
+  ::testing::internal::GetCapturedStderr();
+  EXPECT_EQ(describe_partition(*compiled),
+            "0  ref   nn.dense, add, nn.relu\n"
+            "1  fake  nn.softmax\n");
+}
+
+TEST(Build, ATargetDecliningACompilePassesTheGroupOn) {
+  // The fake target declines every group holding a relu; add alone it takes.
+  ScopedFakeTarget fake({"add", "nn.relu"}, [](const Function& fn, std::span<const Tensor> constants) {
+    bool relu = false;
+    post_order_visit(fn->body, [&](const Expr& e) {
+      if (auto op = e.as<OpNode>()) relu = relu || op->name() == "nn.relu";
+    });
+    if (relu) throw Error("relu is not implemented for this shape").status(StatusCode::kUnsupported);
+    return TargetRegistry::global().get(kReferenceTarget).create(empty_attrs())->compile(fn, constants);
+  });
+  ::testing::internal::CaptureStderr();
+  auto compiled = build_text(kDenseProgram, config_with({"fake"}));
+  std::string warning = ::testing::internal::GetCapturedStderr();
+  EXPECT_EQ(describe_partition(*compiled),
+            "0  ref   nn.dense\n"
+            "1  fake  add\n"
+            "2  ref   nn.relu\n"
+            "3  ref   nn.softmax\n");
+  // relu is supported by a listed target: declined at compile, it is no fallback op.
+  EXPECT_EQ(warning,
+            "weft: warning: no listed target (fake) supports these ops, so they run on ref:\n"
+            "  nn.dense(units=3) x 1\n"
+            "  nn.softmax(axis=1) x 1\n");
+}
+
+TEST(Build, ATargetFailingACompileFailsTheBuildNamingTheTargetAndTheOps) {
+  ScopedFakeTarget fake({"add", "nn.relu"}, [](const Function&, std::span<const Tensor>) -> std::unique_ptr<TargetKernel> {
+    throw Error("out of registers");
+  });
+  try {
+    build_text(kElementwiseProgram, config_with({"fake"}));
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_STREQ(e.what(), "target 'fake' failed to compile the group of add, nn.relu: out of registers");
+  }
+}
+
+TEST(Build, FallbackErrorFailsNamingEachOpNoListedTargetSupports) {
+  ScopedFakeTarget fake({"add", "nn.relu"});
+  try {
+    build_text(kDenseProgram, config_with({"fake"}, FallbackPolicy::kError));
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_STREQ(e.what(),
+                 "no listed target (fake) supports these ops, and the config says `fallback: error`:\n"
+                 "  nn.dense(units=3) x 1\n"
+                 "  nn.softmax(axis=1) x 1");
+    EXPECT_EQ(e.status(), StatusCode::kUnsupported);
+  }
+}
+
+TEST(Build, FallbackCountsCallsOfTheSameOpAndAttrsTogether) {
+  ScopedFakeTarget fake({"add"});
+  ::testing::internal::CaptureStderr();
+  auto compiled = build_text(kElementwiseProgram, config_with({"fake"}));
+  std::string warning = ::testing::internal::GetCapturedStderr();
+  // The first group is split: add goes to fake, its relu falls back with the
+  // second group's, which stays whole (fake takes none of its calls).
+  EXPECT_EQ(describe_partition(*compiled),
+            "0  fake  add\n"
+            "1  ref   nn.relu\n"
+            "2  ref   nn.softmax, nn.relu\n"
+            "3  ref   nn.softmax\n");
+  EXPECT_EQ(warning,
+            "weft: warning: no listed target (fake) supports these ops, so they run on ref:\n"
+            "  nn.relu x 2\n"
+            "  nn.softmax x 2\n");
+}
+
+TEST(Build, WithoutFuseOpsEachOpCallIsAGroupOfItsOwn) {
+  ScopedFakeTarget fake({"add", "nn.relu"});
+  RunConfig config = config_with({"fake"});
+  config.disabled_passes = {"FuseOps"};
+  ::testing::internal::CaptureStderr();
+  auto compiled = build_text(kElementwiseProgram, config);
+  ::testing::internal::GetCapturedStderr();
+  EXPECT_EQ(describe_partition(*compiled),
+            "0  fake  add\n"
+            "1  fake  nn.relu\n"
+            "2  ref   nn.softmax\n"
+            "3  fake  nn.relu\n"
+            "4  ref   nn.softmax\n");
+}
+
+TEST(Build, EveryOptLevelBuilds) {
+  for (int level = 0; level <= 3; ++level) {
+    RunConfig config;
+    config.opt_level = level;
+    auto compiled = build_text(kDenseProgram, config);
+    EXPECT_FALSE(compiled->groups.empty()) << "-O" << level;
+    for (const CompiledGroup& g : compiled->groups) EXPECT_EQ(g.target, "ref") << "-O" << level;
+  }
+}
+
+TEST(Build, ATargetGetsTheConstantsItsGroupIsCalledWith) {
+  std::vector<std::vector<Tensor>> seen;
+  ScopedFakeTarget fake({"add"}, [&](const Function& fn, std::span<const Tensor> constants) {
+    seen.emplace_back(constants.begin(), constants.end());
+    return TargetRegistry::global().get(kReferenceTarget).create(empty_attrs())->compile(fn, constants);
+  });
+  Tensor w = Tensor::zeros({1, 4}, DataType::Float(32));
+  IRModule mod = bind_params(parse_module("fn (%x: Tensor[(1, 4), float32], %w: Tensor[(1, 4), float32]) { add(%x, %w) }"),
+                             {{"w", w}});
+  build(mod, config_with({"fake"}));
+  ASSERT_EQ(seen.size(), 1u);
+  ASSERT_EQ(seen[0].size(), 2u);
+  EXPECT_FALSE(seen[0][0].defined());  // %x: computed at run time
+  EXPECT_EQ(seen[0][1].data(), w.data());
+}
+
+TEST(Build, AGroupCalledTwiceIsCompiledForEachCall) {
+  auto compiled = build_text(R"(
+fn (%x: Tensor[(4), float32]) {
+  %0 = fn (%p0: Tensor[(4), float32], Primitive=1) { nn.relu(%p0) };
+  %1 = %0(%x);
+  %0(%1)
+})",
+                             RunConfig());
+  EXPECT_EQ(describe_partition(*compiled),
+            "0  ref  nn.relu\n"
+            "1  ref  nn.relu\n");
+  EXPECT_EQ(compiled->group_of.size(), 2u);
+  EXPECT_NE(compiled->groups[0].primitive.get(), compiled->groups[1].primitive.get());
+}
+
+TEST(Build, AnUnknownTargetIsAnErrorNamingIt) {
+  try {
+    build_text(kElementwiseProgram, config_with({"no_such_target"}));
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("no_such_target"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace weft
