@@ -75,6 +75,17 @@ TEST(FindRunConfig, TheDefaultConfigRunsRefAloneWithWarningsAtO3) {
   EXPECT_EQ(c.opt_level, 3);
 }
 
+TEST(FindRunConfig, TheDefaultConfigChecksAgainstTheGlobalRegistries) {
+  // ref is built into the core and declares no options.
+  auto options = check_run_config(default_run_config());
+  ASSERT_EQ(options.size(), 1u);
+  EXPECT_TRUE(options.at("ref")->empty());
+  RunConfig typo = parse_run_config("targets: [rf]\n", "c.yaml");
+  std::string message = error_of([&] { check_run_config(typo); });
+  EXPECT_EQ(message.rfind("c.yaml:1:11: unknown target 'rf'; expected a registered target: ", 0), 0u) << message;
+  EXPECT_TRUE(message.find(" ref\n") != std::string::npos || message.find(" ref,") != std::string::npos) << message;
+}
+
 TEST(FindRunConfig, EveryInstalledConfigReads) {
   for (const std::string& name : installed_run_config_names()) {
     SCOPED_TRACE(name);
