@@ -11,6 +11,7 @@
 #include "weft/pipeline.h"
 #include "weft/functor.h"
 #include "weft/workload.h"
+#include "support/zoo_test_sizes.h"
 
 namespace weft {
 namespace {
@@ -46,20 +47,16 @@ TEST_P(ZooBuild, BuildsOnTheDefaultConfigWithEveryFusedGroupOnRef) {
   EXPECT_TRUE(compiled->fallback_ops.empty());
 }
 
-INSTANTIATE_TEST_SUITE_P(Models, ZooBuild,
-                         ::testing::Values("mlp", "dqn", "dcgan:ngf=16", "lstm:iterations=3,num_hidden=4",
-                                           "mobilenet:alpha=0.25,image_shape=3x32x32,num_classes=10",
-                                           "squeezenet-1.1:image_shape=3x32x32,num_classes=10",
-                                           "vgg-11-bn:image_shape=3x32x32,num_classes=10",
-                                           "resnet-18:image_shape=3x32x32,num_classes=10",
-                                           "densenet-121:batch_size=1,classes=10",
-                                           "inception_v3:batch_size=1,num_classes=10", "synthetic"),
-                         [](const auto& info) {
-                           std::string name = info.param.substr(0, info.param.find(':'));
-                           for (char& c : name)
-                             if (!isalnum(static_cast<unsigned char>(c))) c = '_';
-                           return name + "_" + std::to_string(info.index);
-                         });
+/// The zoo at its test sizes, and inception_v3 too: building runs no kernel,
+/// so its 299x299 images cost nothing here.
+std::vector<std::string> zoo_to_build() {
+  std::vector<std::string> specs = testing::zoo_test_specs();
+  specs.push_back("inception_v3:batch_size=1,num_classes=10");
+  return specs;
+}
+
+INSTANTIATE_TEST_SUITE_P(Models, ZooBuild, ::testing::ValuesIn(zoo_to_build()),
+                         [](const auto& info) { return testing::zoo_test_name(info.param, info.index); });
 
 }  // namespace
 }  // namespace weft

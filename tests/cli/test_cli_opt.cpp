@@ -1,6 +1,7 @@
 // `weft opt`: the -O pipeline or named passes on a program, parameters bound
 // from a tensor file, Relay text out (with #[metadata]) that `weft show` and
-// `weft run` read back; instrument flags; errors exit 1 with clear messages.
+// `weft run` read back; instrument flags; with --config / --print-partition
+// the program built for a run config's targets; errors exit 1 with clear messages.
 #include <fstream>
 
 #include "cli_test_util.h"
@@ -189,6 +190,59 @@ TEST_F(OptCommandTest, BadParamsAreErrorsNamingTheFileAndParameter) {
   r = weft("opt " + program + " --params " + scratch("cut.npz"));
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_THAT(r.err, HasSubstr("cut.npz"));
+}
+
+TEST_F(OptCommandTest, PrintPartitionShowsWhichTargetRunsEachGroupOnTheDefaultConfig) {
+  // dense absorbs the bias add (as an add) at -O3; softmax is a group of its own.
+  CliResult r = weft("opt --print-partition " + data_file("dense_softmax.relay"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out,
+            "0  ref  nn.dense, add\n"
+            "1  ref  nn.softmax\n");
+  EXPECT_EQ(r.err, "");
+  // -O0 fuses nothing: a group per op call.
+  r = weft("opt --print-partition -O0 " + data_file("dense_softmax.relay"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out,
+            "0  ref  nn.dense\n"
+            "1  ref  nn.bias_add\n"
+            "2  ref  nn.softmax\n");
+}
+
+TEST_F(OptCommandTest, ConfigGivesTheBuildsOptLevelWhichDashOOverrides) {
+  const std::string config = write("o0.yaml", "targets: []\nopt_level: 0\n");
+  CliResult r = weft("opt --config " + config + " --print-partition " + data_file("dense_softmax.relay"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "0  ref  nn.dense\n1  ref  nn.bias_add\n2  ref  nn.softmax\n");
+  r = weft("opt --config " + config + " -O3 --print-partition " + data_file("dense_softmax.relay"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "0  ref  nn.dense, add\n1  ref  nn.softmax\n");
+}
+
+TEST_F(OptCommandTest, ConfigAlonePrintsThePartitionedProgramWhichShowsBackTheSame) {
+  CliResult r = weft("opt --config default " + data_file("dense_softmax.relay"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("Primitive=1"));
+  EXPECT_THAT(r.out, HasSubstr("nn.softmax(%p0, axis=1)"));
+  std::ofstream(scratch("built.relay")) << r.out;
+  CliResult shown = weft("show " + scratch("built.relay"));
+  ASSERT_EQ(shown.exit_code, 0) << shown.err;
+  EXPECT_EQ(shown.out, r.out);
+}
+
+TEST_F(OptCommandTest, BadConfigsAndFlagsTheBuildCannotHonourAreErrors) {
+  const std::string config = write("bad.yaml", "targets: [nosuch]\n");
+  CliResult r = weft("opt --config " + config + " --print-partition " + data_file("dense_softmax.relay"));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr(config + ":1:11: unknown target 'nosuch'"));
+  r = weft("opt --config no_such_config " + data_file("dense_softmax.relay"));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("no run config named 'no_such_config'"));
+  r = weft("opt --passes FuseOps --print-partition " + data_file("dense_softmax.relay"));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err,
+            "error: --passes cannot be combined with --config or --print-partition; expected the build's passes "
+            "from the run config (opt_level, passes) and -O\n");
 }
 
 }  // namespace

@@ -1,9 +1,13 @@
 // `weft opt PROGRAM [-O N | --passes P1,P2,...] [--params F]
 // [--desired-layouts SPEC] [-o OUT] [--print-after-all] [--print-after-change]
-// [--time-passes] [--stats]`: runs the -O pipeline (or the passes named) on a
-// program, with named parameters bound to constants first (and ConvertLayout
-// to the desired layouts before the pipeline), and writes the result as Relay
-// text (constants in its #[metadata] section) that `weft show` and `weft run` read.
+// [--time-passes] [--stats] [--config F] [--print-partition]`: runs the -O
+// pipeline (or the passes named) on a program, with named parameters bound to
+// constants first (and ConvertLayout to the desired layouts before the
+// pipeline), and writes the result as Relay text (constants in its #[metadata]
+// section) that `weft show` and `weft run` read. With a run config, or with
+// --print-partition (the default config then), it builds the program for the
+// config's targets instead and writes the partitioned program, or which target
+// runs which group.
 #include <cctype>
 #include <fstream>
 #include <iostream>
@@ -14,21 +18,28 @@
 #include "commands.h"
 #include "main_arguments.h"
 #include "program_source.h"
+#include "weft/build.h"
 #include "weft/error.h"
 #include "weft/pass.h"
 #include "weft/passes.h"
 #include "weft/pipeline.h"
+#include "weft/plugin_loader.h"
 #include "weft/printer.h"
+#include "weft/run_config.h"
 
 namespace weft::cli {
 
 namespace {
 
 struct OptOptions {
-  std::string program, passes, params, desired_layouts, output;
+  std::string program, passes, params, desired_layouts, output, config;
   int opt_level = 2;  // relay.build's default PassContext
   bool opt_level_given = false;
   bool print_after_all = false, print_after_change = false, time_passes = false, stats = false;
+  bool print_partition = false;
+
+  /// Whether the program is built for a run config's targets.
+  bool builds() const { return print_partition || !config.empty(); }
 };
 
 constexpr int kMaxOptLevel = 3;
@@ -148,9 +159,42 @@ void print_statistics(std::ostream& out, const PassContext& ctx) {
     for (const auto& [key, value] : counters) out << "  " << pass << ": " << key << " = " << value << "\n";
 }
 
+void write_output(const OptOptions& o, const std::string& text) {
+  if (o.output.empty()) {
+    std::cout << text;
+    return;
+  }
+  std::ofstream out(o.output, std::ios::binary);
+  out << text;
+  if (!out.flush()) throw Error("-o " + o.output + ": cannot write the file");
+}
+
+/// --config / --print-partition: weft::build with the config (-O overriding
+/// its opt_level), as `weft run` builds the program.
+void build_for_config(const OptOptions& o) {
+  const std::pair<bool, const char*> pipeline_flags[] = {
+      {!o.passes.empty(), "--passes"},           {!o.desired_layouts.empty(), "--desired-layouts"},
+      {o.print_after_all, "--print-after-all"},  {o.print_after_change, "--print-after-change"},
+      {o.time_passes, "--time-passes"},          {o.stats, "--stats"}};
+  for (const auto& [given, flag] : pipeline_flags)
+    if (given)
+      throw Error(std::string(flag) + " cannot be combined with --config or --print-partition")
+          .expected("the build's passes from the run config (opt_level, passes) and -O");
+  RunConfig config = o.config.empty() ? default_run_config() : load_run_config(find_run_config(o.config));
+  if (o.opt_level_given) config.opt_level = o.opt_level;
+  // Before the program loads its plugins: the config's folders come first.
+  if (!config.plugin_paths.empty()) PluginLoader::configure_global(config.plugin_paths);
+  Program program = load_program(o.program, ProgramOptions{/*initialize_params=*/false});
+  IRModule mod = o.params.empty() ? program.mod : bound_params(program.mod, o.params);
+  std::shared_ptr<const CompiledModule> compiled = build(mod, config);
+  write_output(o, o.print_partition ? describe_partition(*compiled)
+                                    : to_text(IRModule::from_function(compiled->main)));
+}
+
 void opt(const OptOptions& o) {
   if (o.opt_level < 0 || o.opt_level > kMaxOptLevel)
     throw Error("-O " + std::to_string(o.opt_level) + " is not an opt level").expected("-O 0, 1, 2 or 3");
+  if (o.builds()) return build_for_config(o);
   PassContext ctx;
   Pass passes = chosen_passes(o, ctx);
   Program program = load_program(o.program, ProgramOptions{/*initialize_params=*/false});
@@ -176,14 +220,7 @@ void opt(const OptOptions& o) {
   if (o.time_passes) std::cerr << "pass timing:\n" << timing->report();
   if (o.stats) print_statistics(std::cerr, ctx);
 
-  const std::string text = to_text(mod);
-  if (o.output.empty()) {
-    std::cout << text;
-    return;
-  }
-  std::ofstream out(o.output, std::ios::binary);
-  out << text;
-  if (!out.flush()) throw Error("-o " + o.output + ": cannot write the file");
+  write_output(o, to_text(mod));
 }
 
 }  // namespace
@@ -205,6 +242,11 @@ void add_opt_command(CLI::App& app) {
                 "Print the program to stderr after each pass that changed it");
   cmd->add_flag("--time-passes", o->time_passes, "Print each pass's wall time to stderr");
   cmd->add_flag("--stats", o->stats, "Print the passes' statistics (e.g. calls folded) to stderr");
+  cmd->add_option("--config", o->config,
+                  "Build for this run config (a YAML file, or an installed config's name) and print the "
+                  "partitioned program");
+  cmd->add_flag("--print-partition", o->print_partition,
+                "Print which target runs which fused group (with --config's, or the default config)");
   cmd->callback([o, level] {
     o->opt_level_given = level->count() > 0;
     opt(*o);
