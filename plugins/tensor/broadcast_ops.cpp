@@ -4,6 +4,7 @@
 #include <weft/sdk/gradient.hpp>
 
 #include "kernel_util.h"
+#include "rewrite_match.h"
 #include "tensor_ops.h"
 
 namespace weft_tensor {
@@ -199,6 +200,7 @@ void register_broadcast_ops(Registrar& reg) {
       .pattern(WEFT_PATTERN_BROADCAST)
       .type_relation(broadcast_to_like_relation)
       .kernel(broadcast_kernel)
+      .rewrite("simplify_expr", concretized("broadcast_to", {0}, "shape", false))
       .gradient([](const Expr& c, const Expr& g) {
         return std::vector<Expr>{grad::collapse_sum_like(g, c.arg(0)), grad::zeros_like(c.arg(1))};
       });
@@ -210,6 +212,7 @@ void register_broadcast_ops(Registrar& reg) {
       .pattern(WEFT_PATTERN_COMM_REDUCE)
       .type_relation(collapse_sum_like_relation)
       .kernel(collapse_sum_kernel)
+      .rewrite("simplify_expr", concretized("collapse_sum_to", {0}, "shape", false))
       .gradient([](const Expr& c, const Expr& g) {
         return std::vector<Expr>{call("broadcast_to_like", {g, c.arg(0)}), grad::zeros_like(c.arg(1))};
       });

@@ -6,6 +6,7 @@
 // Integer results that overflow wrap in two's complement as NumPy's do
 // (weft/sdk/integer_math.hpp), so INT_MIN / -1 is INT_MIN, not a trap.
 #include <cmath>
+#include <optional>
 #include <type_traits>
 
 #include <weft/sdk/gradient.hpp>
@@ -262,6 +263,15 @@ CallRewrite identity_elimination(int unit, bool commutes) {
   };
 }
 
+/// As the reference's SimplifyClip: a clip whose bounds hold every value its
+/// data may have is its data. Only for integers: the clip of a float NaN is
+/// a_max, so no float clip is an identity.
+Expr clip_of_what_fits(const Expr& c) {
+  std::optional<IntegerRange> r = value_range(c.arg(0));
+  Attrs a = c.attrs();
+  return r && a.get_float("a_min") <= r->lo && r->hi <= a.get_float("a_max") ? c.arg(0) : Expr();
+}
+
 }  // namespace
 
 void register_elementwise_math_ops(Registrar& reg) {
@@ -394,6 +404,7 @@ void register_elementwise_math_ops(Registrar& reg) {
       .attr_required("a_min", WEFT_ATTR_FLOAT, "The lower bound.", "a number")
       .attr_required("a_max", WEFT_ATTR_FLOAT, "The upper bound.", "a number")
       .kernel(clip_kernel)
+      .rewrite("simplify_expr", clip_of_what_fits)
       .gradient([](const Expr& c, const Expr& g) {
         // Zero where the clamp is active, as Relay.
         Expr x = c.arg(0);

@@ -7,6 +7,7 @@
 #include <weft/sdk/integer_math.hpp>
 
 #include "kernel_util.h"
+#include "rewrite_match.h"
 #include "tensor_ops.h"
 
 namespace weft_tensor {
@@ -82,6 +83,22 @@ Type cast_relation(const std::vector<Type>& args, const Attrs& attrs) {
   return Type::tensor(tensor_arg(args, 0, "data").shape(), attrs.get_dtype("dtype"));
 }
 
+/// As the reference's SimplifySameCast, SimplifyConsecutiveCast and
+/// SimplifyClipAndConsecutiveCast: a cast to the dtype data has is data, and a
+/// cast of a cast that kept every value (a widening, or a narrowing of a
+/// clip's result that its range fits) casts the inner data directly. Unlike
+/// the reference, int to uint of the same width and float to wider ints do
+/// not count as keeping values: they change them.
+Expr simplified_cast(const Expr& c) {
+  Expr data = c.arg(0);
+  DLDataType dtype = c.type().dtype();
+  if (data.type().dtype() == dtype) return data;
+  if (is_call_of(data, "cast") && casts_exactly(data.arg(0), data.type().dtype())) {
+    return call("cast", {data.arg(0)}, {{"dtype", dtype}});
+  }
+  return {};
+}
+
 OpBuilder& init_op(Registrar& reg, const char* name, const char* doc) {
   return reg.op(name)
       .describe(doc)
@@ -129,9 +146,11 @@ void register_init_cast_ops(Registrar& reg) {
 
   like_op(reg, "zeros_like", "Zeros with the shape and dtype of data.")
       .kernel([](const KernelArgs& k) { fill(k.outputs.at(0), 0, "zeros_like"); })
+      .rewrite("simplify_expr", concretized("zeros", {}, "shape", true))
       .gradient([](const Expr& c, const Expr&) { return std::vector<Expr>{grad::zeros_like(c.arg(0))}; });
   like_op(reg, "ones_like", "Ones with the shape and dtype of data.")
       .kernel([](const KernelArgs& k) { fill(k.outputs.at(0), 1, "ones_like"); })
+      .rewrite("simplify_expr", concretized("ones", {}, "shape", true))
       .gradient([](const Expr& c, const Expr&) { return std::vector<Expr>{grad::zeros_like(c.arg(0))}; });
   reg.op("full_like")
       .describe("The scalar fill_value in the shape and dtype of data.")
@@ -141,6 +160,7 @@ void register_init_cast_ops(Registrar& reg) {
       .pattern(WEFT_PATTERN_ELEMWISE)
       .type_relation(full_like_relation)
       .kernel([](const KernelArgs& k) { convert(k.inputs.at(1), k.outputs.at(0), "full_like", true); })
+      .rewrite("simplify_expr", concretized("full", {1}, "shape", true))
       .gradient([](const Expr& c, const Expr& g) {
         Expr fill = c.arg(1);
         return std::vector<Expr>{grad::zeros_like(c.arg(0)),
@@ -169,10 +189,7 @@ void register_init_cast_ops(Registrar& reg) {
       .infer_layout(layouts::elementwise)
       .kernel([](const KernelArgs& k) { convert(k.inputs.at(0), k.outputs.at(0), "cast", false); })
       .gradient([](const Expr& c, const Expr& g) { return std::vector<Expr>{grad::cast_like(g, c.arg(0))}; })
-      // A cast to the dtype data has is data, as the reference's SimplifySameCast.
-      .rewrite("simplify_expr", [](const Expr& c) -> Expr {
-        return c.arg(0).type().dtype() == c.type().dtype() ? c.arg(0) : Expr();
-      });
+      .rewrite("simplify_expr", simplified_cast);
 }
 
 }  // namespace weft_tensor

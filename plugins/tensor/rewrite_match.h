@@ -1,9 +1,12 @@
 // What the tensor ops' "simplify_expr" rewrites (SimplifyExpr) ask of the
-// calls they get: which op produced an argument, whether two types agree, and
-// (for transpose and layout_transform, as the reference's SimplifyTranspose)
-// which axis permutation a call applies.
+// calls they get: which op produced an argument, whether two types agree, a
+// type's static shape, which values a tensor can hold (for casts and clips),
+// and (for transpose and layout_transform, as the reference's
+// SimplifyTranspose) which axis permutation a call applies.
 #pragma once
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -22,6 +25,70 @@ inline bool is_call_of(const weft::sdk::Expr& e, const char* op) {
 
 /// Whether two types are the same (their Relay text is).
 inline bool same_type(const weft::sdk::Type& a, const weft::sdk::Type& b) { return a.str() == b.str(); }
+
+/// The dims of a tensor type when none is `?`.
+inline std::optional<std::vector<int64_t>> static_shape(const weft::sdk::Type& t) {
+  std::vector<int64_t> shape = t.shape();
+  if (std::find(shape.begin(), shape.end(), WEFT_DIM_ANY) != shape.end()) return std::nullopt;
+  return shape;
+}
+
+/// A rewrite of an op whose result takes its type from a `like` argument (the
+/// reference's ConcretizeLikeRewrite): once that type is static, the call of
+/// `static_op` on the arguments at `kept` with the shape (and, when `with_dtype`,
+/// the dtype) as attrs `shape_attr`, "dtype". The `like` argument is then unused.
+inline weft::sdk::CallRewrite concretized(std::string static_op, std::vector<size_t> kept, std::string shape_attr,
+                                         bool with_dtype) {
+  return [=](const weft::sdk::Expr& c) -> weft::sdk::Expr {
+    weft::sdk::Type t = c.type();
+    std::optional<std::vector<int64_t>> shape = static_shape(t);
+    if (!shape) return {};
+    std::vector<weft::sdk::Expr> args;
+    for (size_t i : kept) args.push_back(c.arg(i));
+    weft::sdk::AttrList attrs{{shape_attr, *shape}};
+    if (with_dtype) attrs.push_back({"dtype", t.dtype()});
+    return weft::sdk::call(static_op, args, attrs);
+  };
+}
+
+/// The closed range [lo, hi] of integer values a tensor may hold.
+struct IntegerRange {
+  double lo, hi;
+};
+
+/// Every value of an integer dtype (bool is uint1: 0 and 1); nullopt for floats.
+inline std::optional<IntegerRange> integer_range(DLDataType t) {
+  if (t.code == kDLInt) return IntegerRange{-std::ldexp(1.0, t.bits - 1), std::ldexp(1.0, t.bits - 1) - 1};
+  if (t.code == kDLUInt) return IntegerRange{0, std::ldexp(1.0, t.bits) - 1};
+  return std::nullopt;
+}
+
+/// The integer values `e` may hold: its dtype's, narrowed by a clip that
+/// produced it (whose bounds, cast to the dtype, may round either way).
+inline std::optional<IntegerRange> value_range(const weft::sdk::Expr& e) {
+  std::optional<IntegerRange> r = integer_range(e.type().dtype());
+  if (!r || !is_call_of(e, "clip")) return r;
+  weft::sdk::Attrs a = e.attrs();
+  return IntegerRange{std::max(r->lo, std::floor(a.get_float("a_min"))),
+                      std::min(r->hi, std::ceil(a.get_float("a_max")))};
+}
+
+/// Whether dtype `to` represents every integer in `r` exactly.
+inline bool holds(DLDataType to, IntegerRange r) {
+  if (std::optional<IntegerRange> to_range = integer_range(to)) return to_range->lo <= r.lo && r.hi <= to_range->hi;
+  if (to.code != kDLFloat) return false;  // bfloat16 is left alone, as the reference
+  const int digits = to.bits == 16 ? 11 : to.bits == 32 ? 24 : 53;  // significand bits, with the implicit one
+  return std::max(-r.lo, r.hi) <= std::ldexp(1.0, digits);
+}
+
+/// Whether casting `e` to `to` keeps every value it may hold, so a later cast
+/// sees the same numbers it would have seen in `e`.
+inline bool casts_exactly(const weft::sdk::Expr& e, DLDataType to) {
+  DLDataType from = e.type().dtype();
+  if (from.lanes != to.lanes) return false;
+  if (std::optional<IntegerRange> r = value_range(e)) return holds(to, *r);
+  return from.code == to.code && from.bits <= to.bits;  // a float widens within its kind
+}
 
 /// The permutation `call` applies (output dim i is input dim order[i]): any
 /// transpose, or a layout_transform whose dst only reorders src's axes (the

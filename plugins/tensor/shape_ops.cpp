@@ -389,6 +389,7 @@ void register_shape_ops(Registrar& reg) {
       .pattern(WEFT_PATTERN_INJECTIVE)
       .type_relation(reshape_like_relation)
       .kernel(copy_kernel)
+      .rewrite("simplify_expr", concretized("reshape", {0}, "newshape", false))
       .gradient([](const Expr& c, const Expr& g) {
         return std::vector<Expr>{call("reshape_like", {g, c.arg(0)}), grad::zeros_like(c.arg(1))};
       });

@@ -1,7 +1,8 @@
 // SimplifyExpr through the tensor ops' own "simplify_expr" rewrites: the
 // situations of the reference's tests/python/relay/test_pass_simplify_expr.py
 // that weft's rewrites cover (reshape chains, transposes and layout_transforms,
-// identity arithmetic, same-dtype casts), plus squeeze/expand_dims pairs.
+// identity arithmetic, casts and clips, *_like ops of static types), plus
+// squeeze/expand_dims pairs.
 // Each result also computes what the original did on the interpreter.
 #include <gmock/gmock.h>
 
@@ -126,6 +127,83 @@ TEST(SimplifyExpr, IdentityArithmeticGoesWhenItBroadcastsNoLarger) {
 TEST(SimplifyExpr, CastToTheSameDtypeIsItsData) {
   check("%data: Tensor[(3, 4, 5), int32]", "cast(%data, dtype=\"int32\")", "%data");
   check_unchanged("%data: Tensor[(3, 4, 5), int32]", "cast(%data, dtype=\"int64\")");
+}
+
+// The program becomes `want_body`, checked by structure only: for dtypes the
+// reference kernels lack (uint8, int16), which the interpreter cannot run.
+void check_structure(const std::string& params, const std::string& in_body, const std::string& want_body) {
+  IRModule out = run_checked(SimplifyExpr(), testing::typed_program("def @main(" + params + ") {\n  " + in_body + "\n}\n"));
+  testing::expect_program(out, "def @main(" + params + ") {\n  " + want_body + "\n}\n");
+}
+
+// Integers from the float inputs (0.25..1.25): int32 beyond 2^24, so a float32
+// between two casts would round them, and int64 beyond int32.
+const std::string kInt32 = "cast(multiply(%x, 1e8f), dtype=\"int32\")";
+const std::string kInt64 = "cast(multiply(cast(%x, dtype=\"float64\"), 1e10f64), dtype=\"int64\")";
+
+TEST(SimplifyExpr, ACastOfACastThatKeptEveryValueCastsTheDataDirectly) {
+  // The reference's test_simplify_consecutive_cast, with exact widenings only.
+  const std::string x = "%x: Tensor[(8), float32]";
+  check(x, "cast(cast(" + kInt32 + ", dtype=\"int64\"), dtype=\"int32\")", kInt32);
+  check(x, "cast(cast(%x, dtype=\"float64\"), dtype=\"float32\")", "%x");
+  // int32 fits float64's 53-bit significand, not float32's 24 bits.
+  check(x, "cast(cast(" + kInt32 + ", dtype=\"float64\"), dtype=\"int64\")", "cast(" + kInt32 + ", dtype=\"int64\")");
+  check_unchanged(x, "cast(cast(" + kInt32 + ", dtype=\"float32\"), dtype=\"int64\")");
+  // bool is 0 or 1 in any dtype.
+  check(x, "cast(cast(greater(%x, 0.5f), dtype=\"int32\"), dtype=\"float32\")",
+        "cast(greater(%x, 0.5f), dtype=\"float32\")");
+  // A narrowing and a float to an int change values: both casts stay.
+  check_unchanged(x, "cast(cast(" + kInt64 + ", dtype=\"int32\"), dtype=\"int64\")");
+  check_unchanged(x, "cast(cast(multiply(%x, 3f), dtype=\"int32\"), dtype=\"float32\")");
+  // Unlike the reference, int to uint of one width is no widening (-1 is 255).
+  check_structure("%x: Tensor[(8), int8]", "cast(cast(%x, dtype=\"uint8\"), dtype=\"int32\")",
+                  "cast(cast(%x, dtype=\"uint8\"), dtype=\"int32\")");
+  check_structure("%x: Tensor[(8), int8]", "cast(cast(%x, dtype=\"int16\"), dtype=\"uint8\")",
+                  "cast(%x, dtype=\"uint8\")");
+}
+
+TEST(SimplifyExpr, CastsOfAClipWhoseRangeTheyHoldGo) {
+  // The reference's test_simplify_clip_cast: int32 -> clip to [0, 255] -> uint8 -> int32.
+  const std::string clipped = "clip(%x, a_min=0f, a_max=255f)";
+  check_structure("%x: Tensor[(8), int32]", "cast(cast(" + clipped + ", dtype=\"uint8\"), dtype=\"int32\")", clipped);
+  check_structure("%x: Tensor[(8), int32]", "cast(cast(" + clipped + ", dtype=\"uint8\"), dtype=\"int64\")",
+                  "cast(" + clipped + ", dtype=\"int64\")");
+  check_structure("%x: Tensor[(8), int32]", "cast(cast(" + clipped + ", dtype=\"int8\"), dtype=\"int32\")",
+                  "cast(cast(" + clipped + ", dtype=\"int8\"), dtype=\"int32\")");
+  // The same through int64 -> int32 -> int64, run on the interpreter.
+  const std::string x = "%x: Tensor[(8), float32]";
+  const std::string in_int32 = "clip(" + kInt64 + ", a_min=-2147483648f, a_max=2147483647f)";
+  check(x, "cast(cast(" + in_int32 + ", dtype=\"int32\"), dtype=\"int64\")", in_int32);
+  check_unchanged(x, "cast(cast(clip(" + kInt64 + ", a_min=0f, a_max=1e10f), dtype=\"int32\"), dtype=\"int64\")");
+}
+
+TEST(SimplifyExpr, AClipThatHoldsEveryValueOfItsDataGoes) {
+  // The reference's test_simplify_clip: a clip of uint8 to [0, 255].
+  check_structure("%x: Tensor[(8), uint8]", "clip(%x, a_min=0f, a_max=255f)", "%x");
+  check_structure("%x: Tensor[(8), uint8]", "clip(%x, a_min=0f, a_max=254f)", "clip(%x, a_min=0f, a_max=254f)");
+  const std::string x = "%x: Tensor[(8), float32]";
+  check(x, "clip(" + kInt32 + ", a_min=-2147483648f, a_max=2147483647f)", kInt32);
+  check_unchanged(x, "clip(" + kInt32 + ", a_min=0f, a_max=1e8f)");
+  // An inner clip narrows what the outer one sees.
+  const std::string inner = "clip(" + kInt32 + ", a_min=5e7f, a_max=1e8f)";
+  check(x, "clip(" + inner + ", a_min=0f, a_max=2e8f)", inner);
+  // A float clip is never an identity: NaN clips to a_max.
+  check_unchanged(x, "clip(%x, a_min=-3.4e38f, a_max=3.4e38f)");
+}
+
+TEST(SimplifyExpr, LikeOpsOfAStaticTypeTakeItsShapeAndDtype) {
+  // The reference's test_concretize_* (weft has no cast_like).
+  const std::string xy = "%x: Tensor[(2, 3), float32], %b: Tensor[(3), float32]";
+  check(xy, "add(zeros_like(%x), %b)", "add(zeros(shape=[2, 3], dtype=\"float32\"), %b)");
+  check(xy, "add(ones_like(%x), %b)", "add(ones(shape=[2, 3], dtype=\"float32\"), %b)");
+  check(xy, "full_like(%x, 2f)", "full(2f, shape=[2, 3], dtype=\"float32\")");
+  check("%x: Tensor[(2, 3), float32], %y: Tensor[(3, 2), float32]", "reshape_like(%x, %y)",
+        "reshape(%x, newshape=[3, 2])");
+  check(xy, "broadcast_to_like(%b, %x)", "broadcast_to(%b, shape=[2, 3])");
+  check(xy, "collapse_sum_like(%x, %b)", "collapse_sum_to(%x, shape=[3])");
+  // A dynamic dim leaves the like op as it is.
+  const std::string dynamic = "def @main(%x: Tensor[(?, 3), float32]) {\n  zeros_like(%x)\n}\n";
+  testing::expect_program(run_checked(SimplifyExpr(), testing::typed_program(dynamic)), dynamic);
 }
 
 TEST(SimplifyExpr, SqueezeAndExpandDimsThatUndoEachOtherCancel) {

@@ -139,7 +139,10 @@ Pass CanonicalizeOps();
 /// when both change the rank, or become a transpose when both permute),
 /// SimplifySameCast and EliminateIdentityRewrite (x + 0, 0 + x, x - 0, x * 1,
 /// 1 * x, x / 1 with a constant of unit dims, zeros/ones or zeros_like/
-/// ones_like, when x already has the result's type); and squeeze/expand_dims
+/// ones_like, when x already has the result's type), SimplifyConsecutiveCast,
+/// SimplifyClipAndConsecutiveCast and SimplifyClip (counting only casts that
+/// keep every value, and integer clips), ConcretizeLikeRewrite (*_like ops of
+/// a static type); and squeeze/expand_dims
 /// pairs that give their data's type back cancel. Needs a typed program (an
 /// error naming the pass otherwise); leaves it typed.
 Pass SimplifyExpr();
