@@ -56,8 +56,10 @@ extern "C" {
 
 #define WEFT_PLUGIN_ABI_MAJOR 1
 /* 1.1: model variants, expr_free_vars, ops' infer_inputs; 1.2: attrs' text_default;
- * 1.3: ops' named rewrites, module_run_pass, ops' layout hooks */
-#define WEFT_PLUGIN_ABI_MINOR 3
+ * 1.3: ops' named rewrites, module_run_pass, ops' layout hooks; 1.4: the target
+ * interface (weft_target_interface_t, register_target_interface), which
+ * replaces the flat weft_target_desc_t */
+#define WEFT_PLUGIN_ABI_MINOR 4
 
 /* ---- Status -------------------------------------------------------------- */
 
@@ -354,7 +356,7 @@ typedef struct weft_pass_desc_t {
 
 /* The flat target descriptor of ABI 1.0-1.3. Hosts of ABI 1.4 and later
  * refuse it (register_target returns UNSUPPORTED): targets register through
- * the target interface of ABI 1.4. Kept so plugins built against it still
+ * the target interface of ABI 1.4 (weft_target_interface_t). Kept so plugins built against it still
  * compile and load their other registrations. */
 typedef struct weft_target_desc_t {
   size_t struct_size;
@@ -383,6 +385,151 @@ typedef struct weft_target_desc_t {
   weft_status_t (*copy)(void* user_data, const DLTensor* src, DLTensor* dst);
   weft_status_t (*sync)(void* user_data, int device_id);
 } weft_target_desc_t;
+
+/* ---- Targets (ABI 1.4) ---------------------------------------------------- */
+
+/* One device a target instance drives, as `weft targets` lists it. Filled by
+ * device_info; the strings and arrays are the instance's and must stay valid
+ * while the instance lives (the host copies them when it asks). */
+typedef struct weft_target_device_info_t {
+  size_t struct_size;
+  const char* name; /* required: "cpu", "llvmpipe (LLVM 15.0.6, 256 bits)" */
+  /* Free-form facts for users and schedules ("memory_bytes" -> "8589934592"),
+   * num_properties keys and as many values; may be NULL with 0. */
+  const char* const* property_keys;
+  const char* const* property_values;
+  size_t num_properties;
+} weft_target_device_info_t;
+
+/* A hardware target (ABI 1.4), in the shape of IREE's HAL and ggml's
+ * backends: capability queries, compilation of fused groups into kernels,
+ * the devices' memory as opaque buffers, and streams of kernel launches.
+ * docs/targets.md is the vendor's guide; targets/null the smallest example.
+ *
+ * Objects and their lifetimes (all plugin-owned, opaque to the host):
+ * - user_data: the registration's; destroy_user_data frees it when the host
+ *   drops the registration (at exit at the latest, also when registration
+ *   fails), after every instance is destroyed.
+ * - instance: one per build, from create; destroy frees it after everything
+ *   made from it (kernels, buffers, streams) has been released.
+ * - kernel: from compile; immutable; release_kernel frees it.
+ * - buffer: from alloc, memory of one device; free releases it. A host
+ *   pointer on a target whose buffers are host_addressable.
+ * - stream: from create_stream, a queue of work on one device; NULL is a
+ *   valid stream on a target that runs everything synchronously.
+ *
+ * Threading: create and destroy are called once per instance. Every other
+ * function may be called from several threads at once on one instance (one
+ * compiled module runs on several threads, each with its own stream and
+ * buffers); a stream is used by one thread at a time.
+ *
+ * Statuses: every fallible function returns a weft_status_t. The host adds
+ * the target and the function to the message and keeps the code: UNSUPPORTED
+ * from compile declines a group, which the build offers to the next target;
+ * any other failure fails the build or the run with its message. */
+typedef struct weft_target_interface_t {
+  size_t struct_size;
+  const char* name; /* listed under provides.targets */
+  const char* description;
+  DLDeviceType device_type; /* kDLCPU, kDLVulkan, ... */
+  /* Nonzero: buffers are host pointers the host may read and write directly
+   * (CPU targets), as well as through the copy functions. */
+  int host_addressable;
+  /* The schema of the options a run config gives it (target_options.NAME),
+   * as frontends and models declare theirs. May be NULL with 0. */
+  const weft_attr_field_t* options;
+  size_t num_options;
+  void* user_data; /* passed to create */
+  weft_destroy_fn destroy_user_data;
+
+  /* -- Instance -- */
+  /* Creates an instance from `options` (borrowed; already checked against the
+   * schema, defaults filled). A target that cannot run here (no device,
+   * missing driver) returns UNSUPPORTED saying why; configs listing it fail
+   * with that message. Required. */
+  weft_status_t (*create)(void* user_data, weft_attrs_t* options, void** out_instance);
+  /* Frees an instance. Required. */
+  void (*destroy)(void* instance);
+
+  /* -- Capability -- */
+  /* Whether the target runs `call` (borrowed): an op call with its attrs,
+   * typed arguments and checked type (read the op's name from its callee).
+   * Stores 0 or 1 in *out_supported. An op the target does not know is 0,
+   * not an error. Required. */
+  weft_status_t (*supports)(void* instance, weft_expr_t* call, int* out_supported);
+  /* AlterOpLayout's hook: `call` (borrowed, typed) rebuilt in the layouts the
+   * target prefers, with explicit layout_transforms around it, as a new
+   * reference of the call's type in *out_expr; leaving it NULL keeps the
+   * call. May be NULL: the target takes calls in the layouts they come in. */
+  weft_status_t (*alter_layout)(void* instance, weft_expr_t* call, weft_expr_t** out_expr);
+
+  /* -- Compile -- */
+  /* Compiles `primitive` (borrowed): a typed Function with attribute
+   * Primitive=1, one FuseOps group, whose body calls only ops the target said
+   * it supports. `constants` has num_params entries, one per parameter: the
+   * tensor (CPU, compact, borrowed for the call) its argument is bound to,
+   * or NULL where the argument is computed at run time; a kernel that keeps
+   * a constant (packed weights) copies it. *out_kernel takes the kernel.
+   * UNSUPPORTED declines the group (the build offers it to the next target);
+   * other statuses fail the build. Required. */
+  weft_status_t (*compile)(void* instance, weft_expr_t* primitive, const DLTensor* const* constants,
+                           size_t num_params, void** out_kernel);
+  /* Frees a kernel (never while it runs). Required. */
+  void (*release_kernel)(void* instance, void* kernel);
+  /* Compiles a whole partition at once (every group the build gave the
+   * target, so it can share work between them): num_groups primitives and
+   * their constants as compile takes them, one kernel per group into
+   * out_kernels. May be NULL. The host of ABI 1.4 does not call it yet: it
+   * compiles group by group through compile. */
+  weft_status_t (*compile_partition)(void* instance, weft_expr_t* const* primitives,
+                                     const DLTensor* const* const* constants, const size_t* num_params,
+                                     size_t num_groups, void** out_kernels);
+  /* A kernel cache's slots: serialize_kernel writes the kernel's bytes into
+   * `data` (capacity bytes) and stores their count in *out_size; with `data`
+   * NULL it only stores the count. deserialize_kernel rebuilds a kernel from
+   * such bytes (borrowed). Both or neither may be NULL. The host of ABI 1.4
+   * does not call them yet (there is no kernel cache); it checks only that
+   * they come in pairs. */
+  weft_status_t (*serialize_kernel)(void* instance, void* kernel, void* data, size_t capacity, size_t* out_size);
+  weft_status_t (*deserialize_kernel)(void* instance, const void* data, size_t size, void** out_kernel);
+
+  /* -- Devices. Device ids run from 0 to the count - 1. -- */
+  /* The number of devices this instance drives (at least 1). Required. */
+  weft_status_t (*num_devices)(void* instance, size_t* out_count);
+  /* Fills *out_info (its struct_size set by the host) for device `device`. Required. */
+  weft_status_t (*device_info)(void* instance, int device, weft_target_device_info_t* out_info);
+
+  /* -- Buffers: memory on one device, as opaque handles. Offsets are bytes
+   * from the buffer's start. All required. -- */
+  /* nbytes (0 allowed) aligned to `alignment` (a power of two). */
+  weft_status_t (*alloc)(void* instance, int device, size_t nbytes, size_t alignment, void** out_buffer);
+  void (*free)(void* instance, int device, void* buffer);
+  /* Copies ordered on `stream`: complete after synchronize(stream), and the
+   * host memory (`src`, `dst`) is kept valid by the host until then. */
+  weft_status_t (*copy_from_host)(void* instance, void* stream, const void* src, void* dst, size_t dst_offset,
+                                  size_t nbytes);
+  weft_status_t (*copy_to_host)(void* instance, void* stream, void* src, size_t src_offset, void* dst,
+                                size_t nbytes);
+  weft_status_t (*copy_buffer)(void* instance, void* stream, void* src, size_t src_offset, void* dst,
+                               size_t dst_offset, size_t nbytes);
+
+  /* -- Execution. All required. -- */
+  /* A new stream on `device`; *out_stream may be left NULL by a target that
+   * runs everything synchronously. */
+  weft_status_t (*create_stream)(void* instance, int device, void** out_stream);
+  void (*destroy_stream)(void* instance, void* stream);
+  /* Enqueues one run of `kernel` on `stream`. `args` (num_args of them,
+   * borrowed for the call): one per parameter of the primitive (constants
+   * too), then one per output (a tuple's fields in order); each `data` is a
+   * buffer of this target and `byte_offset` the tensor's place in it. The
+   * host keeps the buffers alive until the run completes. Outputs alias no
+   * input unless the memory plan made an elementwise kernel work in place.
+   * A synchronous target runs the kernel here and reports its failure. */
+  weft_status_t (*launch)(void* instance, void* kernel, void* stream, const DLTensor* args, size_t num_args);
+  /* Waits for everything enqueued on `stream`; a failure of work enqueued
+   * earlier surfaces here. */
+  weft_status_t (*synchronize)(void* instance, void* stream);
+} weft_target_interface_t;
 
 /* A frontend reading models from files of another format. */
 typedef struct weft_frontend_desc_t {
@@ -583,6 +730,12 @@ typedef struct weft_host_api_t {
    * FoldConstant); *out_module is a new reference. NOT_FOUND naming the
    * known passes for an unknown name; the pass's own error otherwise. */
   weft_status_t (*module_run_pass)(weft_module_t* module, const char* name, weft_module_t** out_module);
+
+  /* -- ABI 1.4 -- */
+  /* Registers a target (only inside init, as the register_* functions
+   * above). The descriptor and its strings and option fields are copied
+   * during the call; user_data is the host's from then on. */
+  weft_status_t (*register_target_interface)(weft_registrar_t* registrar, const weft_target_interface_t* desc);
 } weft_host_api_t;
 
 /* ---- Entry ---------------------------------------------------------------- */

@@ -24,9 +24,10 @@
 // be used from then on, in init and in every callback.
 //
 // The SDK's parts: sdk/host.hpp (host table, errors, dtypes), sdk/ir.hpp
-// (handles, builders, tensor views), sdk/layers.hpp (layer helpers for model
-// builders), sdk/registration.hpp (builders for each
-// registration kind), sdk/relations.hpp (shared type relations).
+// (handles, builders, tensor views), sdk/walk.hpp (visiting every node of a
+// graph), sdk/layers.hpp (layer helpers for model builders),
+// sdk/registration.hpp (builders for each registration kind; targets' in
+// sdk/target.hpp), sdk/relations.hpp (shared type relations).
 #pragma once
 
 #include <weft/plugin.h>
@@ -36,6 +37,8 @@
 #include <weft/sdk/layers.hpp>
 #include <weft/sdk/registration.hpp>
 #include <weft/sdk/relations.hpp>
+#include <weft/sdk/target.hpp>
+#include <weft/sdk/walk.hpp>
 
 namespace weft::sdk {
 

@@ -1,8 +1,6 @@
 // Graph walks and rebuilding over host handles (see graph.h).
 #include "graph.h"
 
-#include <unordered_set>
-
 namespace weft::fold_scale_axis {
 
 namespace {
@@ -40,12 +38,6 @@ FunctionParts function_parts(const Expr& f) {
   return parts;
 }
 
-std::vector<Expr> three(const Expr& e, weft_status_t (*info)(weft_expr_t*, weft_expr_t**, weft_expr_t**, weft_expr_t**)) {
-  weft_expr_t *a = nullptr, *b = nullptr, *c = nullptr;
-  check(info(e.get(), &a, &b, &c));
-  return {sdk::Handle<weft_expr_t>::adopt(a), sdk::Handle<weft_expr_t>::adopt(b), sdk::Handle<weft_expr_t>::adopt(c)};
-}
-
 bool same(const std::vector<Expr>& a, const std::vector<Expr>& b) {
   for (size_t i = 0; i < a.size(); ++i)
     if (a[i].get() != b[i].get()) return false;
@@ -64,61 +56,9 @@ std::string op_name(const Expr& e) {
   return callee.kind() == WEFT_EXPR_OP ? callee.name() : "";
 }
 
-std::vector<Expr> children(const Expr& e) {
-  switch (e.kind()) {
-    case WEFT_EXPR_CALL: {
-      std::vector<Expr> out;
-      Expr callee = e.callee();
-      if (callee.kind() != WEFT_EXPR_OP) out.push_back(callee);
-      for (Expr& a : e.args()) out.push_back(std::move(a));
-      return out;
-    }
-    case WEFT_EXPR_FUNCTION: {
-      FunctionParts parts = function_parts(e);
-      parts.params.push_back(parts.body);
-      return parts.params;
-    }
-    case WEFT_EXPR_TUPLE:
-      return e.fields();
-    case WEFT_EXPR_TUPLE_GET_ITEM: {
-      weft_expr_t* t = nullptr;
-      int index = 0;
-      check(host().expr_tuple_get_item_info(e.get(), &t, &index));
-      return {sdk::Handle<weft_expr_t>::adopt(t)};
-    }
-    case WEFT_EXPR_LET:
-      return three(e, host().expr_let_info);
-    case WEFT_EXPR_IF:
-      return three(e, host().expr_if_info);
-    default:
-      return {};
-  }
-}
-
 std::vector<Expr> post_order(const Expr& root) {
   std::vector<Expr> order;
-  std::unordered_set<const weft_expr_t*> done;
-  struct Frame {
-    Expr node;
-    bool expanded;
-  };
-  std::vector<Frame> stack{{root, false}};
-  while (!stack.empty()) {
-    if (done.count(key(stack.back().node))) {
-      stack.pop_back();
-      continue;
-    }
-    if (stack.back().expanded) {
-      done.insert(key(stack.back().node));
-      order.push_back(std::move(stack.back().node));
-      stack.pop_back();
-      continue;
-    }
-    stack.back().expanded = true;
-    std::vector<Expr> kids = children(stack.back().node);
-    for (auto it = kids.rbegin(); it != kids.rend(); ++it)
-      if (!done.count(key(*it))) stack.push_back({*it, false});
-  }
+  sdk::post_order(root, [&](const Expr& e) { order.push_back(e); });
   return order;
 }
 

@@ -19,11 +19,8 @@ using sdk::operator!=;
 /// A node's identity: equal for every handle to the same node.
 inline const weft_expr_t* key(const Expr& e) { return e.get(); }
 
-/// The direct sub-expressions of e, in evaluation order: a call's arguments
-/// (and its callee when that is not an op), a function's parameters and body,
-/// a tuple's fields, a projection's tuple, a let's var, value and body, an
-/// if's condition and branches.
-std::vector<Expr> children(const Expr& e);
+/// The direct sub-expressions of e, in evaluation order (the SDK's).
+using sdk::children;
 
 /// Every node reachable from root, each once, children before parents.
 std::vector<Expr> post_order(const Expr& root);

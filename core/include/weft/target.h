@@ -2,7 +2,7 @@
 // in the shape of IREE's HAL and ggml's backends. The core schedules and plans
 // memory; a target answers capability queries, compiles fused groups into
 // kernels, owns its devices' memory and runs kernels on streams. Target
-// plugins register a TargetDef through the C ABI (plugin.h, weft_target_desc_t);
+// plugins register a TargetDef through the C ABI (plugin.h, weft_target_interface_t);
 // the core adapts it to this interface. docs/targets.md is the vendor's guide.
 #pragma once
 

@@ -18,10 +18,7 @@ std::shared_ptr<void> own_user_data(void* user_data, weft_destroy_fn destroy) {
   });
 }
 
-template <typename F>
-void require(F* fn, const std::string& what) {
-  if (!fn) throw StatusError{WEFT_STATUS_INVALID_ARGUMENT, what + " is required"};
-}
+}  // namespace
 
 weft_attrs_t* borrow_attrs(const Attrs& a) { return borrow_handle<weft_attrs_t>(a ? a : empty_attrs()); }
 
@@ -53,8 +50,6 @@ AttrSchema schema_of(const weft_attr_field_t* fields, size_t n, const std::strin
   }
   return schema;
 }
-
-}  // namespace
 
 OpDef op_definition(const weft_op_desc_t& d, const std::string& plugin) {
   auto ud = own_user_data(d.user_data, d.destroy_user_data);

@@ -41,10 +41,23 @@ T read_element(const T* array, size_t i, const char* what) {
   return read_struct(reinterpret_cast<const T*>(reinterpret_cast<const char*>(array) + i * stride), what);
 }
 
+/// A callback the kind requires: StatusError "<what> is required" when missing.
+template <typename F>
+void require(F* fn, const std::string& what) {
+  if (!fn) throw StatusError{WEFT_STATUS_INVALID_ARGUMENT, what + " is required"};
+}
+
+/// A borrowed handle to `a` (the empty dictionary for null attrs), for a callback.
+weft_attrs_t* borrow_attrs(const Attrs& a);
+/// The schema a plugin's field descriptors declare; `owner` names it in errors.
+AttrSchema schema_of(const weft_attr_field_t* fields, size_t n, const std::string& owner);
+
 OpDef op_definition(const weft_op_desc_t& d, const std::string& plugin);
 ModelDef model_definition(const weft_model_desc_t& d, const std::string& plugin);
 InitializerDef initializer_definition(const weft_initializer_desc_t& d, const std::string& plugin);
 PassDef pass_definition(const weft_pass_desc_t& d, const std::string& plugin);
 FrontendDef frontend_definition(const weft_frontend_desc_t& d, const std::string& plugin);
+/// target_definition.cpp.
+TargetDef target_definition(const weft_target_interface_t& d, const std::string& plugin);
 
 }  // namespace weft::plugin_host

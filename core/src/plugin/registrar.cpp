@@ -81,6 +81,10 @@ weft_status_t register_target(weft_registrar_t*, const weft_target_desc_t* desc)
                       "no longer accepts: targets register through the target interface of ABI 1.4 (docs/targets.md)"};
   });
 }
+weft_status_t register_target_interface(weft_registrar_t* r, const weft_target_interface_t* desc) {
+  return stage(r, desc, "weft_target_interface_t", ProvidedKind::kTarget, &weft_registrar_s::targets,
+               target_definition);
+}
 weft_status_t register_frontend(weft_registrar_t* r, const weft_frontend_desc_t* desc) {
   return stage(r, desc, "weft_frontend_desc_t", ProvidedKind::kFrontend, &weft_registrar_s::frontends,
                frontend_definition);
@@ -160,6 +164,7 @@ void fill_registration_api(weft_host_api_t& api) {
   api.register_pass = register_pass;
   api.register_target = register_target;
   api.register_frontend = register_frontend;
+  api.register_target_interface = register_target_interface;
 }
 
 }  // namespace weft::plugin_host

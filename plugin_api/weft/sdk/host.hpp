@@ -34,6 +34,14 @@ class Error : public std::runtime_error {
   weft_status_code_t code_;
 };
 
+/// What a target throws to decline work it does not handle (a group in
+/// compile): it crosses as UNSUPPORTED, and the build offers the group to the
+/// next target instead of failing.
+class Unsupported : public Error {
+ public:
+  explicit Unsupported(const std::string& message) : Error(message, WEFT_STATUS_UNSUPPORTED) {}
+};
+
 /// Throws Error for a non-OK status from the host (and frees it).
 inline void check(weft_status_t status) {
   if (!status) return;

@@ -5,6 +5,7 @@
 
 #include <weft/sdk/host.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <initializer_list>
 #include <string>
@@ -236,13 +237,19 @@ class Attrs : public Handle<weft_attrs_t> {
   }
 
   size_t size() const { return get() ? host().attrs_size(get()) : 0; }
-  bool has(const std::string& key) const {
+  /// The keys in order (the op's schema order for a call's attrs).
+  std::vector<std::string> keys() const {
+    std::vector<std::string> out;
     for (size_t i = 0; i < size(); ++i) {
       const char* k = nullptr;
       check(host().attrs_entry(get(), i, &k, nullptr));
-      if (key == k) return true;
+      out.push_back(k);
     }
-    return false;
+    return out;
+  }
+  bool has(const std::string& key) const {
+    std::vector<std::string> all = keys();
+    return std::find(all.begin(), all.end(), key) != all.end();
   }
   /// The value for `key`; Error naming it when absent.
   Value get_value(const std::string& key) const {
@@ -279,6 +286,19 @@ class Expr : public Handle<weft_expr_t> {
     check(host().expr_name(get(), &out));
     return out;
   }
+  bool is(weft_expr_kind_t k) const { return kind() == k; }
+  /// A Var's type annotation (empty when it has none).
+  Type var_type() const {
+    weft_type_t* out = nullptr;
+    check(host().expr_var_type(get(), &out));
+    return Handle<weft_type_t>::adopt(out);
+  }
+  /// The name of the op a call calls; Error for a call of a function.
+  std::string op_name() const {
+    Expr op = callee();
+    if (!op.is(WEFT_EXPR_OP)) throw Error("the call does not call an op", WEFT_STATUS_TYPE_MISMATCH);
+    return op.name();
+  }
   /// A call's arguments.
   std::vector<Expr> args() const {
     size_t n = 0;
@@ -310,7 +330,61 @@ class Expr : public Handle<weft_expr_t> {
     return out;
   }
 
+  /// A function's parameters (Vars), return annotation (empty when it has
+  /// none) and attrs (Primitive=1 on a fused group).
+  std::vector<Expr> params() const {
+    size_t n = 0;
+    check(host().expr_function_num_params(get(), &n));
+    std::vector<Expr> out;
+    for (size_t i = 0; i < n; ++i) {
+      out.push_back(take([&](weft_expr_t** o) { return host().expr_function_param(get(), i, o); }));
+    }
+    return out;
+  }
+  Type ret_type() const {
+    weft_type_t* out = nullptr;
+    check(host().expr_function_ret_type(get(), &out));
+    return Handle<weft_type_t>::adopt(out);
+  }
+  Attrs function_attrs() const {
+    weft_attrs_t* out = nullptr;
+    check(host().expr_function_attrs(get(), &out));
+    return Handle<weft_attrs_t>::adopt(out);
+  }
+  /// A function's or a let's body.
+  Expr body() const {
+    if (is(WEFT_EXPR_LET)) return let_part(2);
+    return take([&](weft_expr_t** o) { return host().expr_function_body(get(), o); });
+  }
+  /// A let's variable and the value bound to it.
+  Expr let_var() const { return let_part(0); }
+  Expr let_value() const { return let_part(1); }
+  /// An if's condition and branches.
+  Expr cond() const { return if_part(0); }
+  Expr then_branch() const { return if_part(1); }
+  Expr else_branch() const { return if_part(2); }
+  /// A tuple access's tuple and field index.
+  Expr tuple() const {
+    return take([&](weft_expr_t** o) { return host().expr_tuple_get_item_info(get(), o, nullptr); });
+  }
+  int index() const {
+    int index = 0;
+    check(host().expr_tuple_get_item_info(get(), nullptr, &index));
+    return index;
+  }
+
  private:
+  // The host fills only the out parameters given (the others may be NULL).
+  Expr let_part(int i) const {
+    return take([&](weft_expr_t** o) {
+      return host().expr_let_info(get(), i == 0 ? o : nullptr, i == 1 ? o : nullptr, i == 2 ? o : nullptr);
+    });
+  }
+  Expr if_part(int i) const {
+    return take([&](weft_expr_t** o) {
+      return host().expr_if_info(get(), i == 0 ? o : nullptr, i == 1 ? o : nullptr, i == 2 ? o : nullptr);
+    });
+  }
   template <typename F>
   static Expr take(F fn) {
     weft_expr_t* out = nullptr;

@@ -1,0 +1,185 @@
+// A plugin's target interface (plugin.h, weft_target_interface_t) turned into
+// the core's TargetDef: create() returns a Target that calls the C table, and
+// every status it returns becomes a weft::Error naming the target and the
+// function, with the plugin's code (UNSUPPORTED from compile declines a group).
+#include "definitions.h"
+
+namespace weft::plugin_host {
+
+namespace {
+
+std::string str(const char* s) { return s ? s : ""; }
+
+/// The registration's callbacks and user data, shared by the definition and
+/// every instance (which outlive the definition's copies while they run).
+struct TargetInterface {
+  weft_target_interface_t table;
+  std::string name;
+  ~TargetInterface() {
+    if (table.destroy_user_data && table.user_data) table.destroy_user_data(table.user_data);
+  }
+
+  /// Throws a plugin's failure in `function` as "target NAME: FUNCTION: ...".
+  void check(weft_status_t status, const char* function) const {
+    if (auto err = take_error(status)) throw in_context("target " + name + ": " + function, *err);
+  }
+};
+
+/// One instance of a plugin target; frees it after everything made from it.
+struct Instance {
+  std::shared_ptr<const TargetInterface> target;
+  void* handle;
+  ~Instance() { target->table.destroy(handle); }
+};
+
+class PluginKernel final : public TargetKernel {
+ public:
+  PluginKernel(std::shared_ptr<const Instance> instance, void* kernel)
+      : instance_(std::move(instance)), kernel_(kernel) {}
+  ~PluginKernel() override { instance_->target->table.release_kernel(instance_->handle, kernel_); }
+
+  void launch(StreamHandle stream, std::span<const DLTensor> args) const override {
+    const TargetInterface& t = *instance_->target;
+    t.check(t.table.launch(instance_->handle, kernel_, stream, args.data(), args.size()), "launch");
+  }
+
+ private:
+  std::shared_ptr<const Instance> instance_;
+  void* kernel_;
+};
+
+class PluginTarget final : public Target {
+ public:
+  explicit PluginTarget(std::shared_ptr<const Instance> instance)
+      : instance_(std::move(instance)), t_(*instance_->target), fn_(t_.table), h_(instance_->handle) {}
+
+  bool supports(const Call& call) const override {
+    int supported = 0;
+    t_.check(fn_.supports(h_, borrow_handle<weft_expr_t>(call), &supported), "supports");
+    return supported != 0;
+  }
+
+  Expr alter_layout(const Call& call) const override {
+    if (!fn_.alter_layout) return {};
+    weft_expr_t* out = nullptr;
+    auto status = fn_.alter_layout(h_, borrow_handle<weft_expr_t>(call), &out);
+    Expr altered = out ? adopt<ExprNode>(out, "an expression") : Expr();
+    t_.check(status, "alter_layout");
+    return altered;
+  }
+
+  std::unique_ptr<TargetKernel> compile(const Function& primitive, std::span<const Tensor> constants) override {
+    std::vector<DLTensor> views;
+    views.reserve(constants.size());
+    for (const Tensor& c : constants) views.push_back(c.defined() ? c.dlpack_view() : DLTensor{});
+    std::vector<const DLTensor*> pointers;
+    for (size_t i = 0; i < constants.size(); ++i) pointers.push_back(constants[i].defined() ? &views[i] : nullptr);
+    void* kernel = nullptr;
+    t_.check(fn_.compile(h_, borrow_handle<weft_expr_t>(primitive), pointers.data(), pointers.size(), &kernel),
+             "compile");
+    return std::make_unique<PluginKernel>(instance_, kernel);
+  }
+
+  std::vector<TargetDevice> devices() const override {
+    size_t count = 0;
+    t_.check(fn_.num_devices(h_, &count), "num_devices");
+    std::vector<TargetDevice> out;
+    for (size_t i = 0; i < count; ++i) {
+      weft_target_device_info_t info{};
+      info.struct_size = sizeof(info);
+      t_.check(fn_.device_info(h_, static_cast<int>(i), &info), "device_info");
+      if (!info.name) throw Error("target " + t_.name + ": device_info: device " + std::to_string(i) + " has no name");
+      TargetDevice device{static_cast<int>(i), info.name, {}};
+      for (size_t p = 0; p < info.num_properties; ++p) {
+        device.properties[str(info.property_keys[p])] = str(info.property_values[p]);
+      }
+      out.push_back(std::move(device));
+    }
+    return out;
+  }
+
+  bool host_addressable() const override { return fn_.host_addressable != 0; }
+
+  BufferHandle alloc(int device, size_t nbytes, size_t alignment) override {
+    void* buffer = nullptr;
+    t_.check(fn_.alloc(h_, device, nbytes, alignment, &buffer), "alloc");
+    return buffer;
+  }
+  void free(int device, BufferHandle buffer) override { fn_.free(h_, device, buffer); }
+
+  void copy_from_host(StreamHandle stream, const void* src, BufferHandle dst, size_t dst_offset,
+                      size_t nbytes) override {
+    t_.check(fn_.copy_from_host(h_, stream, src, dst, dst_offset, nbytes), "copy_from_host");
+  }
+  void copy_to_host(StreamHandle stream, BufferHandle src, size_t src_offset, void* dst, size_t nbytes) override {
+    t_.check(fn_.copy_to_host(h_, stream, src, src_offset, dst, nbytes), "copy_to_host");
+  }
+  void copy_buffer(StreamHandle stream, BufferHandle src, size_t src_offset, BufferHandle dst, size_t dst_offset,
+                   size_t nbytes) override {
+    t_.check(fn_.copy_buffer(h_, stream, src, src_offset, dst, dst_offset, nbytes), "copy_buffer");
+  }
+
+  StreamHandle create_stream(int device) override {
+    void* stream = nullptr;
+    t_.check(fn_.create_stream(h_, device, &stream), "create_stream");
+    return stream;
+  }
+  void destroy_stream(StreamHandle stream) override { fn_.destroy_stream(h_, stream); }
+  void synchronize(StreamHandle stream) override { t_.check(fn_.synchronize(h_, stream), "synchronize"); }
+
+ private:
+  std::shared_ptr<const Instance> instance_;
+  const TargetInterface& t_;
+  const weft_target_interface_t& fn_;
+  void* h_;
+};
+
+}  // namespace
+
+TargetDef target_definition(const weft_target_interface_t& d, const std::string& plugin) {
+  auto target = std::make_shared<TargetInterface>();
+  target->table = d;
+  target->name = str(d.name);
+  const std::string& name = target->name;
+  // The table's strings are the plugin's, valid only during registration.
+  target->table.name = nullptr;
+  target->table.description = nullptr;
+  target->table.options = nullptr;
+  const std::string what = "target '" + name + "': ";
+  require(d.create, what + "create");
+  require(d.destroy, what + "destroy");
+  require(d.supports, what + "supports");
+  require(d.compile, what + "compile");
+  require(d.release_kernel, what + "release_kernel");
+  require(d.num_devices, what + "num_devices");
+  require(d.device_info, what + "device_info");
+  require(d.alloc, what + "alloc");
+  require(d.free, what + "free");
+  require(d.copy_from_host, what + "copy_from_host");
+  require(d.copy_to_host, what + "copy_to_host");
+  require(d.copy_buffer, what + "copy_buffer");
+  require(d.create_stream, what + "create_stream");
+  require(d.destroy_stream, what + "destroy_stream");
+  require(d.launch, what + "launch");
+  require(d.synchronize, what + "synchronize");
+  if (!d.serialize_kernel != !d.deserialize_kernel) {
+    throw StatusError{WEFT_STATUS_INVALID_ARGUMENT,
+                      what + "serialize_kernel and deserialize_kernel must both be set or both NULL"};
+  }
+
+  TargetDef def;
+  def.name = name;
+  def.description = str(d.description);
+  def.device_type = d.device_type;
+  def.options = schema_of(d.options, d.num_options, "target '" + name + "'");
+  def.plugin = plugin;
+  def.create = [target](const Attrs& options) -> std::shared_ptr<Target> {
+    void* handle = nullptr;
+    target->check(target->table.create(target->table.user_data, borrow_attrs(options), &handle), "create");
+    std::shared_ptr<const Instance> instance(new Instance{target, handle});
+    return std::make_shared<PluginTarget>(std::move(instance));
+  };
+  return def;
+}
+
+}  // namespace weft::plugin_host
