@@ -28,3 +28,14 @@ function(weft_add_plugin)
   install(TARGETS ${target} LIBRARY DESTINATION ${WEFT_PLUGIN_INSTALL_DIR}/${P_NAME})
   install(FILES ${CMAKE_CURRENT_SOURCE_DIR}/weft-plugin.yaml DESTINATION ${WEFT_PLUGIN_INSTALL_DIR}/${P_NAME})
 endfunction()
+
+# weft_add_plugin_folders(): add_subdirectory for every subfolder of the
+# calling folder that has a CMakeLists.txt (plugins/, targets/: one plugin each).
+function(weft_add_plugin_folders)
+  file(GLOB children RELATIVE ${CMAKE_CURRENT_SOURCE_DIR} ${CMAKE_CURRENT_SOURCE_DIR}/*)
+  foreach(child ${children})
+    if(EXISTS ${CMAKE_CURRENT_SOURCE_DIR}/${child}/CMakeLists.txt)
+      add_subdirectory(${child})
+    endif()
+  endforeach()
+endfunction()
