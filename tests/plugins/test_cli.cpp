@@ -135,6 +135,30 @@ TEST_F(CliTest, OpsWarnsAboutBrokenPluginsAndListsTheRest) {
   EXPECT_THAT(r.out, HasSubstr("ctest.scale  (plugin scale"));
 }
 
+TEST_F(CliTest, TargetsListsABrokenTargetPluginWithItsError) {
+  fs::path root = dir_.path() / "plugins";
+  copy_test_library("old_target", root / "oldtarget");
+  write_file(root / "oldtarget" / "weft-plugin.yaml",
+             "name: oldtarget\nversion: 1.0.0\nabi: 1\nkind: target\nlibrary: libold_target.so\n"
+             "provides:\n  targets: [oldtarget]\n");
+  CliResult r = run_weft("targets --json", plugin_path(), dir_.path());
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  nlohmann::json list = nlohmann::json::parse(r.out);
+  const nlohmann::json* old = find_plugin(list, "name", "oldtarget");
+  ASSERT_NE(old, nullptr) << r.out;
+  EXPECT_EQ((*old)["plugin"], "oldtarget");
+  EXPECT_EQ((*old)["status"], "failed");
+  EXPECT_THAT((*old)["error"].get<std::string>(),
+              HasSubstr("plugin 'oldtarget': init failed: target 'oldtarget' uses register_target"));
+  const nlohmann::json* null = find_plugin(list, "name", "null");  // the build tree's own target still loads
+  ASSERT_NE(null, nullptr);
+  EXPECT_EQ((*null)["status"], "available");
+
+  r = run_weft("targets", plugin_path(), dir_.path());
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.out, HasSubstr("oldtarget  (plugin oldtarget) [failed]\n  error: "));
+}
+
 /// A program whose main calls `op` on a float32 vector.
 std::string program_calling(const std::string& op) {
   return "#[version = \"0.0.5\"]\ndef @main(%x: Tensor[(2), float32]) {\n  " + op + "(%x)\n}\n";

@@ -109,6 +109,29 @@ TEST_F(LoaderErrorTest, InitErrorIsReportedWithItsMessage) {
               HasSubstr("plugin 'initfail': init failed: no device found at /dev/fake0"));
 }
 
+TEST_F(LoaderErrorTest, FlatTargetDescriptorOfAbi13IsRefusedPointingToTheTargetInterface) {
+  copy_test_library("old_target", root() / "oldtarget");
+  write_file(root() / "oldtarget" / "weft-plugin.yaml",
+             "name: oldtarget\nversion: 1.0.0\nabi: 1\nkind: target\nlibrary: libold_target.so\n"
+             "provides:\n  targets: [oldtarget]\n");
+  PluginLoader& l = loader();
+  EXPECT_THAT(load_error(l, "oldtarget"),
+              HasSubstr("plugin 'oldtarget': init failed: target 'oldtarget' uses register_target "
+                        "(weft_target_desc_t, ABI 1.0-1.3), which this weft no longer accepts: targets register "
+                        "through the target interface of ABI 1.4 (docs/targets.md)"));
+  EXPECT_EQ(TargetRegistry::global().find_loaded("oldtarget"), nullptr);
+}
+
+TEST_F(LoaderErrorTest, TargetInterfaceWithoutARequiredFunctionNamesIt) {
+  copy_test_library("partial_target", root() / "partial");
+  write_file(root() / "partial" / "weft-plugin.yaml",
+             "name: partial\nversion: 1.0.0\nabi: 1\nkind: target\nlibrary: libpartial_target.so\n"
+             "provides:\n  targets: [partial]\n");
+  EXPECT_THAT(load_error(loader(), "partial"),
+              HasSubstr("plugin 'partial': init failed: target 'partial': supports is required"));
+  EXPECT_EQ(TargetRegistry::global().find_loaded("partial"), nullptr);
+}
+
 TEST_F(LoaderErrorTest, RegisteringAnUndeclaredNameFailsAndKeepsNothing) {
   add_plugin(root(), "sneaky", "c_scale", "ctest.other");
   PluginLoader& l = loader();

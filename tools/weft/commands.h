@@ -9,6 +9,7 @@ namespace weft::cli {
 void add_plugins_command(CLI::App& app);  // weft plugins [--json] [--no-load]
 void add_ops_command(CLI::App& app);      // weft ops [--json]
 void add_models_command(CLI::App& app);   // weft models [--json]
+void add_targets_command(CLI::App& app);  // weft targets [--json]
 void add_show_command(CLI::App& app);     // weft show PROGRAM [--json]
 void add_run_command(CLI::App& app);      // weft run PROGRAM [--inputs F] [--params F] [--output F] [--seed N]
 void add_grad_check_command(CLI::App& app);

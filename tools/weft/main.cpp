@@ -33,6 +33,7 @@ int main(int argc, char** argv) {
   weft::cli::add_plugins_command(app);
   weft::cli::add_ops_command(app);
   weft::cli::add_models_command(app);
+  weft::cli::add_targets_command(app);
   weft::cli::add_show_command(app);
   weft::cli::add_run_command(app);
   weft::cli::add_grad_check_command(app);

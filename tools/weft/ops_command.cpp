@@ -5,6 +5,7 @@
 
 #include "commands.h"
 #include "json_output.h"
+#include "load_providers.h"
 #include "weft/op.h"
 #include "weft/plugin_loader.h"
 
@@ -57,17 +58,11 @@ void add_ops_command(CLI::App& app) {
   auto json = std::make_shared<bool>(false);
   cmd->add_flag("--json", *json, "Print one JSON array");
   cmd->callback([json] {
-    PluginLoader& loader = PluginLoader::global();
     bool failed = false;
-    for (const PluginRecord& r : loader.plugins()) {
-      if (!r.manifest || r.state == PluginState::kShadowed || r.manifest->provided(ProvidedKind::kOp).empty()) continue;
-      try {
-        loader.load(r.manifest->name);
-      } catch (const Error& e) {
-        std::cerr << "warning: skipping plugin " << r.display_name() << ": " << e.what() << "\n";
-        failed = true;
-      }
-    }
+    load_providers(ProvidedKind::kOp, [&](const PluginRecord& r, const Error& e) {
+      std::cerr << "warning: skipping plugin " << r.display_name() << ": " << e.what() << "\n";
+      failed = true;
+    });
     auto ops = OpRegistry::global().list();
     if (*json) {
       nlohmann::json out = nlohmann::json::array();

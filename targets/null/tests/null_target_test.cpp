@@ -157,6 +157,20 @@ TEST(NullTarget, RunsADenseGroupWithAConstantBias) {
   EXPECT_THAT(out[0], ElementsAre(8, 24, 8, 33));
 }
 
+TEST(NullTarget, RunsEmptyAndZeroRankTensors) {
+  auto target = create_null();
+  // A dense over an empty reduction axis sums nothing: zeros.
+  Var data = f32_var("data", {2, 0}), weight = f32_var("weight", {3, 0});
+  auto dense = target->compile(primitive({data, weight}, call("nn.dense", {data, weight})), std::vector<Tensor>(2));
+  EXPECT_THAT(launch(*target, *dense, {{{2, 0}, {}}, {{3, 0}, {}}}, {{2, 3}})[0], ElementsAre(0, 0, 0, 0, 0, 0));
+  // 0-d tensors broadcast against a vector; no rows at all give no output.
+  Var s = f32_var("s", {}), v = f32_var("v", {2}), e = f32_var("e", {0, 2});
+  auto add = target->compile(primitive({s, v}, call("add", {s, v})), std::vector<Tensor>(2));
+  EXPECT_THAT(launch(*target, *add, {{{}, {1.5f}}, {{2}, {1, -1}}}, {{2}})[0], ElementsAre(2.5f, 0.5f));
+  auto relu = target->compile(primitive({e}, call("nn.relu", {e})), std::vector<Tensor>(1));
+  EXPECT_TRUE(launch(*target, *relu, {{{0, 2}, {}}}, {{0, 2}})[0].empty());
+}
+
 TEST(NullTarget, WritesEachFieldOfATupleOfOutputs) {
   auto target = create_null();
   Var x = f32_var("x", {4});
