@@ -1,4 +1,5 @@
-// ExprVisitor dispatch and ExprMutator's default rebuilding handlers.
+// ExprVisitor dispatch, ExprMutator's default rebuilding handlers and the typing
+// of TypedExprMutator's copies.
 #include "weft/functor.h"
 
 namespace weft {
@@ -102,6 +103,17 @@ Expr ExprMutator::visit_if(const If& i) {
   Expr else_branch = visit(i->else_branch);
   if (cond.same_as(i->cond) && then_branch.same_as(i->then_branch) && else_branch.same_as(i->else_branch)) return i;
   return with_span(Ref<IfNode>(new IfNode(cond, then_branch, else_branch)), *i);
+}
+
+Expr TypedExprMutator::typed(Expr rebuilt, const Expr& original) const {
+  Type t = type_of(original);
+  if (!t) return rebuilt;
+  if (rebuilt.same_as(original)) {
+    if (original->checked_type().same_as(t)) return rebuilt;
+    rebuilt = copy_untyped(original);
+  }
+  rebuilt->set_checked_type(std::move(t));
+  return rebuilt;
 }
 
 }  // namespace weft

@@ -1,10 +1,13 @@
 // Relay expressions: Var, GlobalVar, Constant, Op, Call, Function, Tuple,
 // TupleGetItem, Let, If; and the builders that make them.
 //
-// Nodes are immutable once built, except for the type cache that InferType fills
-// (checked_type), as in Relay. Graphs are DAGs: share a node to use its value twice.
+// Nodes are immutable once built, except for the type that InferType fills in
+// (checked_type), as in Relay; that is written at most once, so a graph may be
+// shared between modules and threads. Graphs are DAGs: share a node to use its
+// value twice.
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <optional>
 #include <string>
@@ -28,17 +31,27 @@ class ExprNode : public Object {
   /// Where the expression was parsed from, when it was.
   std::shared_ptr<const SourceLoc> span;
 
-  /// The type InferType gave this expression; null before inference.
-  const Type& checked_type() const { return checked_type_; }
-  bool has_type() const { return checked_type_.defined(); }
-  /// Set by type inference only.
-  void set_checked_type(Type t) const { checked_type_ = std::move(t); }
+  /// The type InferType gave this expression; null before inference. Once
+  /// set it never changes (thread-safe to read while others type the node).
+  const Type& checked_type() const { return has_type() ? checked_type_ : no_type(); }
+  bool has_type() const { return type_state_.load(std::memory_order_acquire) == kTyped; }
+  /// Gives the node type `t` if it has none yet (race-free: of concurrent
+  /// callers one wins). True if the node now has `t` or a type equal to it;
+  /// false if it holds a different one, and then the caller needs a copy of
+  /// the node with the new type (copy on write, as Relay's InferType).
+  bool try_set_checked_type(Type t) const;
+  /// try_set_checked_type for a node the caller built: that it already has a
+  /// different type is a bug (InternalError).
+  void set_checked_type(Type t) const;
 
  protected:
   explicit ExprNode(ExprKind k) : kind(k) {}
 
  private:
-  mutable Type checked_type_;
+  static const Type& no_type();
+  enum TypeState : uint8_t { kUntyped, kWriting, kTyped };
+  mutable std::atomic<uint8_t> type_state_{kUntyped};
+  mutable Type checked_type_;  // published by type_state_ == kTyped
 };
 using Expr = Ref<const ExprNode>;
 
@@ -164,6 +177,10 @@ Tuple tuple(std::vector<Expr> fields);
 TupleGetItem get_item(Expr tuple, int index);
 Let let(Var var, Expr value, Expr body);
 If if_then_else(Expr cond, Expr then_branch, Expr else_branch);
+
+/// A new node with e's fields and span but no type (to retype a shared node:
+/// copy on write). An Op cannot be copied (its identity is its definition).
+Expr copy_untyped(const Expr& e);
 
 /// Short name of an expression kind, for messages ("call", "let", ...).
 std::string_view expr_kind_name(ExprKind k);

@@ -215,4 +215,25 @@ class ExprMutator : public ExprFunctor<Expr> {
   Var visit_binding(const Var& v);
 };
 
+/// An ExprMutator whose copies are typed: each call, function, tuple,
+/// projection, let and if it rebuilds gets type_of(the node it replaces), for
+/// passes that keep types (call rewrites) and for InferType itself. A node left
+/// as it is whose type is not type_of(it) is copied (copy on write: a node's
+/// type never changes).
+class TypedExprMutator : public ExprMutator {
+ protected:
+  Expr visit_call(const Call& c) override { return typed(ExprMutator::visit_call(c), c); }
+  Expr visit_function(const Function& f) override { return typed(ExprMutator::visit_function(f), f); }
+  Expr visit_tuple(const Tuple& t) override { return typed(ExprMutator::visit_tuple(t), t); }
+  Expr visit_tuple_get_item(const TupleGetItem& t) override { return typed(ExprMutator::visit_tuple_get_item(t), t); }
+  Expr visit_let(const Let& l) override { return typed(ExprMutator::visit_let(l), l); }
+  Expr visit_if(const If& i) override { return typed(ExprMutator::visit_if(i), i); }
+
+  /// The type a copy of `original` gets: its checked type unless overridden
+  /// (null: the copy stays untyped).
+  virtual Type type_of(const Expr& original) const { return original->checked_type(); }
+  /// `rebuilt` (the mutation of `original`) with type_of(original).
+  Expr typed(Expr rebuilt, const Expr& original) const;
+};
+
 }  // namespace weft

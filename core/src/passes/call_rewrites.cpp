@@ -17,7 +17,8 @@ namespace {
 // Rewriting one call more often than this means two rewrites undo each other.
 constexpr int kMaxRewritesPerCall = 1000;
 
-class CallRewriter : public ExprMutator {
+// Its copies keep their originals' types, as rewrites keep types.
+class CallRewriter : public TypedExprMutator {
  public:
   CallRewriter(std::string_view rewrite, std::string_view pass) : rewrite_(rewrite), pass_(pass) {}
 
@@ -27,7 +28,7 @@ class CallRewriter : public ExprMutator {
       throw Error(pass_ + " needs a typed program (run InferType first); this call has no type")
           .in(detail::expr_snippet(c));
     }
-    Expr rebuilt = typed_like(ExprMutator::visit_call(c), c);
+    Expr rebuilt = TypedExprMutator::visit_call(c);
     for (int round = 0;; ++round) {
       auto* call = rebuilt.as<CallNode>();
       auto* op = call ? call->op.as<OpNode>() : nullptr;
@@ -55,24 +56,13 @@ class CallRewriter : public ExprMutator {
   }
 
   Expr visit_tuple_get_item(const TupleGetItem& t) override {
-    Expr rebuilt = typed_like(ExprMutator::visit_tuple_get_item(t), t);
+    Expr rebuilt = TypedExprMutator::visit_tuple_get_item(t);
     auto* item = rebuilt.as<TupleGetItemNode>();
     if (!rewritten_tuples_.count(item->tuple.get())) return rebuilt;
     return item->tuple.as<TupleNode>()->fields.at(static_cast<size_t>(item->index));
   }
 
-  Expr visit_function(const Function& f) override { return typed_like(ExprMutator::visit_function(f), f); }
-  Expr visit_tuple(const Tuple& t) override { return typed_like(ExprMutator::visit_tuple(t), t); }
-  Expr visit_let(const Let& l) override { return typed_like(ExprMutator::visit_let(l), l); }
-  Expr visit_if(const If& i) override { return typed_like(ExprMutator::visit_if(i), i); }
-
  private:
-  // A copy the mutator made has the original's type, as rewrites keep types.
-  static Expr typed_like(Expr rebuilt, const Expr& original) {
-    if (!rebuilt->has_type() && original->has_type()) rebuilt->set_checked_type(original->checked_type());
-    return rebuilt;
-  }
-
   // Types the nodes a rewrite built (those without a type), children first.
   void type_new_nodes(const Expr& replacement, const std::string& op) {
     detail::post_order(

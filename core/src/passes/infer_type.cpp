@@ -7,8 +7,12 @@
 // unifies on the spot. Constraints that cannot run yet wait on one hole and are
 // woken when it gets bound, so the whole solve is linear in the program size.
 // Then the resolved types are written to checked_type, and missing annotations
-// are filled in as Relay's resolver does.
+// are filled in as Relay's resolver does. A node's type, once set, never
+// changes (nodes are shared between modules and threads): a node that already
+// holds a different type is copied, with the nodes above it, as Relay's
+// copy on write does.
 #include <deque>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -75,7 +79,8 @@ class Inferencer {
     walk(e);
   }
 
-  /// Reports what stayed unknown, then writes the types to checked_type.
+  /// Reports what stayed unknown, then writes the types to checked_type
+  /// where nodes have none (those typed otherwise are left to Retyper).
   void finish() {
     drain();
     for (const auto& [v, where] : bound_vars_) {
@@ -105,14 +110,19 @@ class Inferencer {
       throw located(Error("cannot infer the type of this expression"), e);
     }
     for (size_t i = 0; i < order_.size(); ++i)
-      if (types[i]) order_[i]->set_checked_type(std::move(types[i]));
-    if (mod_)
-      for (const auto& [gv, fn] : mod_->functions()) gv->set_checked_type(fn->checked_type());
+      if (types[i] && !order_[i]->try_set_checked_type(types[i])) retyped_.emplace(order_[i].get(), types[i]);
   }
 
-  /// Whether some bound var or function lacks the annotation inference fills.
-  bool needs_annotations() const { return needs_annotations_; }
+  /// Whether the program must be rebuilt: some bound var or function lacks
+  /// the annotation inference fills, or some node holds another type.
+  bool needs_rebuild() const { return needs_annotations_ || !retyped_.empty(); }
   bool is_bound(const VarNode* v) const { return bound_set_.count(v) > 0; }
+  /// The type inferred for a visited node (already its checked type unless
+  /// it held another).
+  const Type& type_of(const ExprNode* n) const {
+    auto it = retyped_.find(n);
+    return it == retyped_.end() ? n->checked_type() : it->second;
+  }
 
  private:
   struct Constraint {
@@ -446,49 +456,39 @@ class Inferencer {
   std::vector<Constraint> constraints_;
   std::deque<size_t> queue_;
   std::unordered_map<const IncompleteTypeNode*, std::vector<size_t>> waiting_;
+  std::unordered_map<const ExprNode*, Type> retyped_;  // nodes typed before with another type: their new one
 };
 
-// Rebuilds with the inferred types written where annotations are missing (bound
-// vars and function return types), carrying checked types over to new nodes.
-class Annotator : public ExprMutator {
+// Rebuilds where inference changes something: a bound var or function lacking
+// the annotation inference fills gets it, a node typed before with another type
+// is copied, and so is every node above a copy; each copy gets its inferred type.
+class Retyper : public TypedExprMutator {
  public:
-  explicit Annotator(const Inferencer& inferencer) : inferencer_(inferencer) {}
+  explicit Retyper(const Inferencer& inferencer) : inferencer_(inferencer) {}
 
  protected:
   Expr visit_var(const Var& v) override {
-    if (v->type_annotation || !inferencer_.is_bound(v.get())) return v;
-    auto annotated = make_ref<VarNode>(v->name_hint, v->checked_type());
+    bool annotate = !v->type_annotation && inferencer_.is_bound(v.get());
+    if (!annotate) return typed(v, v);
+    auto annotated = make_ref<VarNode>(v->name_hint, type_of(v));
     annotated->span = v->span;
-    annotated->set_checked_type(v->checked_type());
+    annotated->set_checked_type(type_of(v));
     return Var(annotated);
   }
+  Expr visit_global_var(const GlobalVar& g) override { return typed(g, g); }
   Expr visit_function(const Function& f) override {
+    if (f->ret_type) return TypedExprMutator::visit_function(f);
     std::vector<Var> params;
-    bool changed = !f->ret_type;
-    for (const Var& p : f->params) {
-      params.push_back(visit_binding(p));
-      changed = changed || !params.back().same_as(p);
-    }
-    Expr body = visit(f->body);
-    changed = changed || !body.same_as(f->body);
-    if (!changed) return f;
-    Type ret = f->ret_type ? f->ret_type : f->checked_type().as<FuncTypeNode>()->ret;
-    auto rebuilt = make_ref<FunctionNode>(std::move(params), std::move(body), std::move(ret), f->attrs);
+    for (const Var& p : f->params) params.push_back(visit_binding(p));
+    auto rebuilt = make_ref<FunctionNode>(std::move(params), visit(f->body), type_of(f).as<FuncTypeNode>()->ret,
+                                          f->attrs);
     rebuilt->span = f->span;
-    rebuilt->set_checked_type(f->checked_type());
+    rebuilt->set_checked_type(type_of(f));
     return Function(rebuilt);
   }
-  Expr visit_call(const Call& c) override { return typed(ExprMutator::visit_call(c), c); }
-  Expr visit_tuple(const Tuple& t) override { return typed(ExprMutator::visit_tuple(t), t); }
-  Expr visit_tuple_get_item(const TupleGetItem& t) override { return typed(ExprMutator::visit_tuple_get_item(t), t); }
-  Expr visit_let(const Let& l) override { return typed(ExprMutator::visit_let(l), l); }
-  Expr visit_if(const If& i) override { return typed(ExprMutator::visit_if(i), i); }
+  Type type_of(const Expr& original) const override { return inferencer_.type_of(original.get()); }
 
  private:
-  static Expr typed(Expr rebuilt, const Expr& original) {
-    if (!rebuilt.same_as(original)) rebuilt->set_checked_type(original->checked_type());
-    return rebuilt;
-  }
   const Inferencer& inferencer_;
 };
 
@@ -498,12 +498,18 @@ IRModule infer_type(const IRModule& mod) {
   Inferencer inferencer(&mod);
   for (const auto& [gv, fn] : mod.functions()) inferencer.add_function(gv, fn);
   inferencer.finish();
-  if (!inferencer.needs_annotations()) return mod;
   IRModule out = mod;
-  Annotator annotator(inferencer);
+  std::optional<Retyper> retyper;
+  if (inferencer.needs_rebuild()) retyper.emplace(inferencer);
   for (const auto& [gv, fn] : mod.functions()) {
-    Function typed = downcast<FunctionNode>(annotator.mutate(fn));
-    if (!typed.same_as(fn)) out.add(gv, typed);
+    Function typed = retyper ? downcast<FunctionNode>(retyper->mutate(fn)) : fn;
+    // A global shared with a module where its function has another type gets a twin with this one.
+    GlobalVar name = gv;
+    if (!name->try_set_checked_type(typed->checked_type())) {
+      name = downcast<GlobalVarNode>(copy_untyped(gv));
+      name->set_checked_type(typed->checked_type());
+    }
+    if (!typed.same_as(fn) || !name.same_as(gv)) out.add(name, typed);
   }
   return out;
 }
@@ -512,8 +518,8 @@ Expr infer_type(const Expr& expr) {
   Inferencer inferencer(nullptr);
   inferencer.add_root(expr);
   inferencer.finish();
-  if (!inferencer.needs_annotations()) return expr;
-  return Annotator(inferencer).mutate(expr);
+  if (!inferencer.needs_rebuild()) return expr;
+  return Retyper(inferencer).mutate(expr);
 }
 
 Pass InferType() {
