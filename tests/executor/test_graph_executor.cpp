@@ -264,18 +264,64 @@ std::string construction_error(const Function& main) {
   return "no error";
 }
 
+const std::string kDataflow =
+    "; it runs a dataflow main: calls of its compiled groups, tuples, projections, lets, parameters and constants";
+
 TEST(GraphExecutorPrograms, AnOpCalledOutsideAGroupIsRefused) {
   Var x = var("x", kVec4);
-  EXPECT_EQ(construction_error(function({x}, relu(x))),
-            "the graph executor cannot run a call of nn.relu in main; a compiled main holds only calls of its "
-            "groups, tuples, projections, parameters and constants");
+  EXPECT_EQ(construction_error(function({x}, relu(x))), "the graph executor cannot run a call of nn.relu in main" + kDataflow);
 }
 
-TEST(GraphExecutorPrograms, ALetIsRefused) {
-  Var x = var("x", kVec4), v = var("v", kVec4);
-  EXPECT_EQ(construction_error(function({x}, let(v, call_function(relu_group(), {x}), v))),
-            "the graph executor cannot run a node of kind let in main; a compiled main holds only calls of its groups, tuples, "
-            "projections, parameters and constants");
+TEST(GraphExecutorPrograms, AnIfIsRefused) {
+  Var x = var("x", kVec4), c = var("c", tensor_type({}, DataType::Bool()));
+  EXPECT_EQ(construction_error(function({x, c}, if_then_else(c, x, call_function(relu_group(), {x})))),
+            "the graph executor cannot run a node of kind if in main" + kDataflow);
+}
+
+TEST(GraphExecutorPrograms, LetsBindValuesWithoutCopies) {
+  // let %s = add(x, y); let %r = relu(%s); (%r, %s)
+  Var x = var("x", kVec4), y = var("y", kVec4), sv = var("s"), rv = var("r");
+  Function main = function({x, y}, let(sv, call_function(add_group(), {x, y}),
+                                       let(rv, call_function(relu_group(), {sv}), tuple({rv, sv}))));
+  Targets t;
+  GraphExecutor exec(compile(main, t, {"host"}));
+  EXPECT_EQ(exec.num_launches(), 2u);
+  EXPECT_EQ(exec.memory().intermediate_bytes, 32u);
+  Value v = exec.run({kX, kY});
+  EXPECT_EQ(contents(v.fields()[0].tensor()), (std::vector<float>{0, 0, 5, 0}));
+  EXPECT_EQ(contents(v.fields()[1].tensor()), kSum);
+}
+
+TEST(GraphExecutorPrograms, ALocalFunctionIsInlinedAtEachCall) {
+  // let %f = fn (%a) { relu(add(%a, %a)) }; (%f(x), %f(y)): lstm's cells are such functions.
+  Var x = var("x", kVec4), y = var("y", kVec4), a = var("a", kVec4), f = var("f");
+  Function cell = function({a}, call_function(relu_group(), {call_function(add_group(), {a, a})}));
+  Function main = function({x, y}, let(f, cell, tuple({call_function(f, {x}), call_function(f, {y})})));
+  Targets t;
+  GraphExecutor exec(compile(main, t, {"host", "dev"}));
+  EXPECT_EQ(exec.num_launches(), 4u);
+  Value v = exec.run({kX, kY});
+  EXPECT_EQ(contents(v.fields()[0].tensor()), (std::vector<float>{2, 0, 6, 0}));
+  EXPECT_EQ(contents(v.fields()[1].tensor()), (std::vector<float>{0, 2, 4, 1}));
+}
+
+TEST(GraphExecutorPrograms, ChainsOfTenThousandGroupsScheduleWithoutRecursion) {
+  // x + 1 ten thousand times, as nested calls and as a let chain: either recursing on depth would
+  // overflow a small stack long before.
+  Var x = var("x", kVec4);
+  const Tensor one = floats({4}, {1, 1, 1, 1});
+  Expr nested = x;
+  for (int i = 0; i < 10000; ++i) nested = call_function(add_group(), {nested, constant(one)});
+  std::vector<Var> vars;
+  for (int i = 0; i < 10000; ++i) vars.push_back(var("v" + std::to_string(i)));
+  Expr chain = vars.back();
+  for (int i = 9999; i >= 0; --i) chain = let(vars[i], call_function(add_group(), {i ? Expr(vars[i - 1]) : Expr(x), constant(one)}), chain);
+  for (const Expr& body : {nested, chain}) {
+    Targets t;
+    GraphExecutor exec(compile(function({x}, body), t, {"host"}));
+    EXPECT_EQ(exec.num_launches(), 10000u);
+    EXPECT_EQ(contents(exec.run({kX}).tensor()), (std::vector<float>{10001, 9998, 10003, 9996}));
+  }
 }
 
 TEST(GraphExecutorPrograms, AGroupOnATargetTheModuleLacksIsRefused) {

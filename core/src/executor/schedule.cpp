@@ -1,6 +1,6 @@
 // Scheduling a compiled main (see schedule.h). Each node of main's body gets a
-// SlotTree in post-order; tuples and projections only rearrange trees, so they
-// cost nothing at run time. A launch's arguments are first made readable by
+// SlotTree in post-order; tuples, projections and lets only rearrange trees, so
+// they cost nothing at run time. A launch's arguments are first made readable by
 // its target: a constant gets a device copy uploaded once, any other value a
 // per-run copy (through a host staging buffer between two targets neither
 // addressable from the host), made once per value and target. A step on one
@@ -10,6 +10,7 @@
 
 #include <map>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "weft/error.h"
 #include "weft/functor.h"
@@ -21,7 +22,9 @@ namespace {
 
 Error unsupported(const std::string& what) {
   return Error("the graph executor cannot run " + what +
-               "; a compiled main holds only calls of its groups, tuples, projections, parameters and constants");
+               "; it runs a dataflow main: calls of its compiled groups, tuples, projections, lets, parameters and "
+               "constants")
+      .status(StatusCode::kUnsupported);
 }
 
 class ScheduleBuilder {
@@ -32,27 +35,16 @@ class ScheduleBuilder {
     const Function& main = compiled_.main;
     if (main->body->has_type() && main->body->checked_type().as<FuncTypeNode>())
       throw unsupported("a main returning a function");
+    Scope scope;
     for (const Var& p : main->params) {
       if (!p->has_type()) throw Error("parameter %" + p->name_hint + " of main has no type; run InferType first");
-      trees_[p.get()] = leaves(p->checked_type(), "parameter %" + p->name_hint, [&](const TensorTypeNode& t) {
+      scope.trees[p.get()] = leaves(p->checked_type(), "parameter %" + p->name_hint, [&](const TensorTypeNode& t) {
         size_t s = add_slot(Slot::Source::kInput, s_.input_slots.size(), kHost, t);
         s_.input_slots.push_back(s);
         return s;
       });
     }
-    detail::post_order(
-        main->body, [&](const ExprNode* n) { return trees_.count(n) > 0; },
-        [&](const ExprNode* n) { trees_[n] = visit(*n); },
-        [](const ExprNode& e, const auto& fn) {
-          // A call's callee is not a value (a group's function is its target's business); what main
-          // cannot hold is refused before anything under it.
-          if (e.kind == ExprKind::kCall) {
-            for (const Expr& a : static_cast<const CallNode&>(e).args) fn(a);
-          } else if (e.kind == ExprKind::kTuple || e.kind == ExprKind::kTupleGetItem) {
-            for_each_child(e, fn);
-          }
-        });
-    s_.output = trees_.at(main->body.get());
+    s_.output = walk(main->body, scope);
     for (const Step& step : s_.steps) {
       if (step.kind != Step::Kind::kLaunch) continue;
       for (size_t i = step.first_arg; i < step.first_arg + step.num_args; ++i) {
@@ -69,10 +61,67 @@ class ScheduleBuilder {
   }
 
  private:
-  SlotTree visit(const ExprNode& e) {
+  /// What the nodes of one function body stand for: main's, or a local
+  /// function's, inlined at each of its calls.
+  struct Scope {
+    std::unordered_map<const ExprNode*, SlotTree> trees;             // parameters and walked nodes
+    std::unordered_map<const VarNode*, const ExprNode*> let_values;  // a let's variable -> its value
+    const Scope* parent = nullptr;                                   // where captured variables live
+  };
+
+  /// Schedules `body` in `scope`, children before parents, without recursing on its depth.
+  SlotTree walk(const Expr& body, Scope& scope) {
+    detail::post_order(
+        body, [&](const ExprNode* n) { return scope.trees.count(n) > 0; },
+        [&](const ExprNode* n) { scope.trees[n] = visit(*n, scope); },
+        [&](const ExprNode& e, const auto& fn) {
+          // A call's callee is not walked as a value (a group's function is its target's business, a
+          // local function is inlined at the call). A let's value is walked before its body, so its
+          // variable's uses find it scheduled. A function value is not walked: it has no slots.
+          switch (e.kind) {
+            case ExprKind::kCall:
+              for (const Expr& a : static_cast<const CallNode&>(e).args) fn(a);
+              break;
+            case ExprKind::kLet: {
+              auto& let = static_cast<const LetNode&>(e);
+              scope.let_values[let.var.get()] = let.value.get();
+              fn(let.value);
+              fn(let.body);
+              break;
+            }
+            case ExprKind::kTuple:
+            case ExprKind::kTupleGetItem:
+              for_each_child(e, fn);
+              break;
+            default:
+              break;
+          }
+        });
+    return scope.trees.at(body.get());
+  }
+
+  /// The node a variable stands for and the scope that walked it: a parameter, or a let's value.
+  std::pair<const ExprNode*, const Scope*> resolve(const VarNode& v, const Scope& scope) {
+    for (const Scope* s = &scope; s; s = s->parent) {
+      if (s->trees.count(&v)) return {&v, s};
+      if (auto it = s->let_values.find(&v); it != s->let_values.end()) return {it->second, s};
+    }
+    throw unsupported("%" + v.name_hint + ", which is neither a parameter nor bound by a let");
+  }
+
+  SlotTree visit(const ExprNode& e, Scope& scope) {
+    const auto& trees = scope.trees;
     switch (e.kind) {
-      case ExprKind::kVar:
-        throw unsupported("%" + static_cast<const VarNode&>(e).name_hint + ", which is not a parameter of main");
+      case ExprKind::kVar: {
+        auto [node, owner] = resolve(static_cast<const VarNode&>(e), scope);
+        auto it = owner->trees.find(node);
+        if (it == owner->trees.end()) return {};  // a function value: inlined where it is called
+        return it->second;
+      }
+      case ExprKind::kLet:
+        return trees.at(static_cast<const LetNode&>(e).body.get());
+      case ExprKind::kFunction:
+        return {};  // a local function's value: inlined where it is called
       case ExprKind::kConstant: {
         auto& c = static_cast<const ConstantNode&>(e);
         return leaves(tensor_type(c.data.shape(), c.data.dtype()), "a constant", [&](const TensorTypeNode& t) {
@@ -82,33 +131,33 @@ class ScheduleBuilder {
       }
       case ExprKind::kTuple: {
         SlotTree tree;
-        for (const Expr& f : static_cast<const TupleNode&>(e).fields) tree.fields.push_back(trees_.at(f.get()));
+        for (const Expr& f : static_cast<const TupleNode&>(e).fields) tree.fields.push_back(trees.at(f.get()));
         return tree;
       }
       case ExprKind::kTupleGetItem: {
         auto& item = static_cast<const TupleGetItemNode&>(e);
-        const SlotTree& tuple = trees_.at(item.tuple.get());
+        const SlotTree& tuple = trees.at(item.tuple.get());
         if (item.index < 0 || static_cast<size_t>(item.index) >= tuple.fields.size())
           throw Error("tuple index " + std::to_string(item.index) + " out of range for a tuple of " +
                       std::to_string(tuple.fields.size()) + " fields");
         return tuple.fields[item.index];
       }
       case ExprKind::kCall:
-        return visit_call(static_cast<const CallNode&>(e));
+        return visit_call(static_cast<const CallNode&>(e), scope);
       default:
         throw unsupported("a node of kind " + std::string(expr_kind_name(e.kind)) + " in main");
     }
   }
 
-  SlotTree visit_call(const CallNode& call) {
-    if (call.op->kind != ExprKind::kFunction) throw unsupported("a call of " + to_text(call.op) + " in main");
-    auto group_it = compiled_.group_of.find(static_cast<const FunctionNode*>(call.op.get()));
-    if (group_it == compiled_.group_of.end()) throw unsupported("a call of a function that is not a compiled group");
+  SlotTree visit_call(const CallNode& call, Scope& scope) {
+    const FunctionNode* fn = callee(call, scope);
+    auto group_it = compiled_.group_of.find(fn);
+    if (group_it == compiled_.group_of.end()) return inline_call(*fn, call, scope);
     const size_t group = group_it->second;
     const int target = target_index(group);
     Step launch{.kind = Step::Kind::kLaunch, .target = target, .group = group, .first_arg = s_.arg_slots.size()};
     std::vector<size_t> reads;
-    for (const Expr& a : call.args) flatten(trees_.at(a.get()), reads);
+    for (const Expr& a : call.args) flatten(scope.trees.at(a.get()), reads);
     for (size_t& s : reads) s = readable_by(s, target);
     synchronize_writers(reads, target);
     s_.arg_slots.insert(s_.arg_slots.end(), reads.begin(), reads.end());
@@ -125,6 +174,27 @@ class ScheduleBuilder {
     s_.steps.push_back(launch);
     ++s_.num_launches;
     return out;
+  }
+
+  /// The function a call calls: a function literal, or a variable a let binds to one.
+  const FunctionNode* callee(const CallNode& call, const Scope& scope) {
+    const ExprNode* op = call.op.get();
+    if (op->kind == ExprKind::kVar) op = resolve(static_cast<const VarNode&>(*op), scope).first;
+    if (op->kind != ExprKind::kFunction) throw unsupported("a call of " + to_text(call.op) + " in main");
+    return static_cast<const FunctionNode*>(op);
+  }
+
+  /// A local function's body scheduled for one call, its parameters standing for the call's
+  /// arguments (as relay.build's inlining would leave it). Recurses on the nesting of calls only.
+  SlotTree inline_call(const FunctionNode& fn, const CallNode& call, Scope& scope) {
+    if (!inlining_.insert(&fn).second) throw unsupported("a recursive call of a local function");
+    Scope inner;
+    inner.parent = &scope;
+    for (size_t i = 0; i < fn.params.size() && i < call.args.size(); ++i)
+      inner.trees[fn.params[i].get()] = scope.trees.at(call.args[i].get());
+    SlotTree result = walk(fn.body, inner);
+    inlining_.erase(&fn);
+    return result;
   }
 
   /// A slot holding slot `s`'s value that `target` (or the host, for kHost) can read.
@@ -245,7 +315,7 @@ class ScheduleBuilder {
 
   const CompiledModule& compiled_;
   Schedule s_;
-  std::unordered_map<const ExprNode*, SlotTree> trees_;
+  std::unordered_set<const FunctionNode*> inlining_;  // the local functions being inlined
   std::map<std::pair<size_t, int>, size_t> copies_;  // (slot, reader) -> its copy
   std::unordered_map<size_t, size_t> writer_;        // slot -> the step that writes it
   std::map<int, size_t> synchronized_at_;            // stream -> the step of its last synchronize

@@ -99,8 +99,8 @@ struct Schedule {
 
 /// Schedules `compiled.main`: a post-order walk (no recursion on depth) of its
 /// body, one launch per call of a compiled group. weft::Error naming what the
-/// executor cannot run: a node other than a group call, tuple, projection,
-/// parameter or constant, a function-typed result, a tensor without a static
+/// executor cannot run (status kUnsupported for control flow): a node other
+/// than a group call, tuple, projection, let, parameter or constant, a function-typed result, a tensor without a static
 /// shape, a group whose target is missing from compiled.targets.
 Schedule make_schedule(const CompiledModule& compiled);
 
