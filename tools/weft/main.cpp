@@ -36,6 +36,7 @@ int main(int argc, char** argv) {
   weft::cli::add_targets_command(app);
   weft::cli::add_show_command(app);
   weft::cli::add_run_command(app);
+  weft::cli::add_bench_command(app);
   weft::cli::add_grad_check_command(app);
   weft::cli::add_opt_command(app);
   // CLI11 would only say "a subcommand is required"; name the unknown one.

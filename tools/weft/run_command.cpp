@@ -1,17 +1,23 @@
-// `weft run PROGRAM [--inputs F] [--params F] [--output F] [--seed N]
-// [--gradient]`: runs main (or, with --gradient, its first-order gradient) on
-// the interpreter with inputs from tensor files (random data for the rest),
-// prints a summary and optionally saves the outputs.
+// `weft run PROGRAM [--config F] [--target T[,T2]] [--fallback warn|error]
+// [-O N] [--inputs F] [--params F] [--output F] [--seed N] [--gradient]
+// [--interpreter]`: builds main (or, with --gradient, its first-order
+// gradient) for a run config's targets and runs it on the graph executor, or
+// on the interpreter unbuilt, with inputs from tensor files (random data for
+// the rest); prints a summary and optionally saves the outputs.
 #include <chrono>
-#include <iomanip>
 #include <iostream>
+#include <memory>
+#include <optional>
 #include <sstream>
 
+#include "build_flags.h"
 #include "classifier_report.h"
 #include "commands.h"
-#include "main_arguments.h"
-#include "program_source.h"
+#include "compiled_summary.h"
+#include "program_run.h"
+#include "weft/build.h"
 #include "weft/gradient.h"
+#include "weft/graph_executor.h"
 #include "weft/interpreter.h"
 #include "weft/names.h"
 #include "weft/passes.h"
@@ -21,9 +27,11 @@ namespace weft::cli {
 namespace {
 
 struct RunOptions {
-  std::string program, inputs, params, output;
-  uint32_t seed = 0;
+  ProgramRunOptions source;
+  std::string output;
   bool gradient = false;
+  bool interpreter = false;
+  BuildFlags build;
 };
 
 /// Tuples are flattened in order; one tensor is "output", several "output_N".
@@ -55,34 +63,56 @@ std::string preview(const Tensor& t) {
   return out.str();
 }
 
-void run(const RunOptions& o) {
-  // A model's weights come from create_workload unless --params brings them.
-  Program program = load_program(o.program, ProgramOptions{o.params.empty(), o.seed});
-  IRModule mod = infer_type(program.mod);
-  std::vector<NamedSource> sources;
-  if (!program.params.empty()) sources.push_back({program.origin, program.params});
-  for (const auto& [flag, path] : {std::pair{"--params ", o.params}, std::pair{"--inputs ", o.inputs}}) {
-    if (path.empty()) continue;
-    const std::string label = flag + path;
-    sources.push_back({label, load_tensor_file(path, parameter_header_check(mod.main(), label))});
+/// Builds `mod` (loaded's module, or its gradient) for the config the flags
+/// name (saying so, and how long it took) and runs its main on the graph
+/// executor; `how` says where it ran. Nothing when the executor cannot run the built main
+/// (control flow: calls of global functions, ifs, closures), which is said on
+/// stderr.
+std::optional<Value> run_built(const ProgramRun& loaded, const IRModule& mod, bool gradient,
+                               const BuildFlags& flags, std::string& how) {
+  // The weights become constants, as relay.build(params=...) binds them; not for a gradient, which
+  // differentiates with respect to them.
+  BuildInput input = gradient ? BuildInput{specialize_to_inputs(infer_type(mod), loaded.args), loaded.args}
+                              : bind_weights(loaded);
+  std::shared_ptr<const CompiledModule> compiled = build(input.mod, run_config_from(flags));
+  std::unique_ptr<GraphExecutor> executor;
+  try {
+    executor = std::make_unique<GraphExecutor>(compiled);
+  } catch (const Error& e) {
+    if (e.status() != StatusCode::kUnsupported) throw;
+    std::cerr << "weft: " << e.message() << "; running main on the interpreter\n";
+    return std::nullopt;
   }
-  std::vector<Value> args = bind_main_arguments(mod.main(), sources, o.seed, std::cerr);
+  auto start = std::chrono::steady_clock::now();
+  Value result = executor->run(input.inputs);
+  std::cout << "built main of " << loaded.program.origin << " for " << target_list(*compiled) << " in "
+            << milliseconds(compiled->build_ms) << " ms\n";
+  how = "on " + target_list(*compiled) + " in " + milliseconds(since(start)) + " ms";
+  return result;
+}
+
+void run(const RunOptions& o) {
+  ProgramRun loaded = load_program_run(o.source, std::cerr);
+  IRModule mod = loaded.mod;
   const Function forward = mod.main();
   // The reference's gradient pass seeds the output with ones.
   if (o.gradient) mod.add(mod.global_var("main"), gradient(forward, mod, GradientMode::kFirstOrder));
 
-  Interpreter interpreter(mod);
-  auto start = std::chrono::steady_clock::now();
-  Value result = interpreter.run_main(args);
-  double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  std::string how;
+  std::optional<Value> result;
+  if (!o.interpreter) result = run_built(loaded, mod, o.gradient, o.build, how);
+  if (!result) {
+    Interpreter interpreter(mod);
+    auto start = std::chrono::steady_clock::now();
+    result = interpreter.run_main(loaded.args);
+    how = "on the interpreter in " + milliseconds(since(start)) + " ms";
+  }
 
-  NamedTensors outputs = o.gradient ? name_gradient_outputs(result, forward) : name_outputs(result);
-  std::ostringstream time;
-  time << std::fixed << std::setprecision(3) << ms;
-  std::cout << "ran " << (o.gradient ? "the gradient of main" : "main") << " of " << program.origin
-            << " on the interpreter in " << time.str() << " ms\n";
+  NamedTensors outputs = o.gradient ? name_gradient_outputs(*result, forward) : name_outputs(*result);
+  std::cout << "ran " << (o.gradient ? "the gradient of main" : "main") << " of " << loaded.program.origin << " "
+            << how << "\n";
   for (const auto& [name, t] : outputs) std::cout << name << ": " << preview(t) << "\n";
-  if (!o.gradient && outputs.size() == 1 && is_classifier(mod)) print_top_classes(std::cout, outputs[0].second, 5);
+  if (!o.gradient && outputs.size() == 1 && is_classifier(loaded.mod)) print_top_classes(std::cout, outputs[0].second, 5);
   if (!o.output.empty()) {
     save_tensor_file(o.output, outputs);
     std::cout << "saved " << outputs.size() << (outputs.size() == 1 ? " output" : " outputs") << " to " << o.output
@@ -93,17 +123,20 @@ void run(const RunOptions& o) {
 }  // namespace
 
 void add_run_command(CLI::App& app) {
-  auto* cmd = app.add_subcommand("run", "Run a program's main on the interpreter");
+  auto* cmd = app.add_subcommand("run", "Build a program's main for a run config's targets and run it");
   auto o = std::make_shared<RunOptions>();
-  cmd->add_option("program", o->program, "The program: a Relay text file, or a model (resnet-18, `weft models`)")->required();
-  cmd->add_option("--inputs", o->inputs, "Tensors for main's parameters, by name (.npz, .safetensors or .npy)");
-  cmd->add_option("--params", o->params, "More tensors for main's parameters, e.g. weights (same formats)");
+  cmd->add_option("program", o->source.program, "The program: a Relay text file, or a model (resnet-18, `weft models`)")->required();
+  cmd->add_option("--inputs", o->source.inputs, "Tensors for main's parameters, by name (.npz, .safetensors or .npy)");
+  cmd->add_option("--params", o->source.params, "More tensors for main's parameters, e.g. weights (same formats)");
   cmd->add_option("--output", o->output, "Save the outputs here (.npz, .safetensors, or .npy for one output)");
-  cmd->add_option("--seed", o->seed, "Seed for the random data of parameters not given (as np.random.seed)")
+  cmd->add_option("--seed", o->source.seed, "Seed for the random data of parameters not given (as np.random.seed)")
       ->check(CLI::Range(uint32_t{0}, UINT32_MAX));
   cmd->add_flag("--gradient", o->gradient,
                 "Run main's first-order gradient (seeded with ones) instead; outputs are `output` and "
                 "grad_<parameter> for each parameter");
+  add_build_flags(*cmd, o->build);
+  cmd->add_flag("--interpreter", o->interpreter,
+                "Run on the reference interpreter instead, unbuilt (the oracle the built program is checked against)");
   cmd->callback([o] { run(*o); });
 }
 

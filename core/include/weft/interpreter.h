@@ -81,6 +81,16 @@ Value run_op(const Call& call, const std::vector<Value>& args, const Type& out_t
 /// run_op's, naming the op and the call. The `ref` target runs groups so.
 void run_kernel(const Call& call, std::span<const Tensor> inputs, std::span<const Tensor> outputs);
 
+/// `mod` (type-inferred) with its function `name` re-typed for `args` (one per
+/// parameter, in order, already checked against the parameter types): each
+/// parameter whose type has a `?` extent takes the argument's type, and a
+/// return annotation with `?` is dropped so that inference derives it. Kernels
+/// need every output shape, and Relay's output shapes follow from its argument
+/// types only; the interpreter runs such a function this way, and a compiler
+/// builds it so. The result still needs type inference, which fails with a
+/// weft::Error where the bound shapes do not fit the program.
+IRModule bind_argument_types(const IRModule& mod, const std::string& name, const std::vector<Value>& args);
+
 /// Evaluates a closed expression (no free variables), e.g. in tests.
 Value evaluate(const Expr& expr);
 

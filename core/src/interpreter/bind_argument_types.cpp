@@ -47,26 +47,30 @@ bool has_dynamic_extent(const Type& t) {
   return false;
 }
 
+}  // namespace weft::interpreter
+
+namespace weft {
+
 IRModule bind_argument_types(const IRModule& mod, const std::string& name, const std::vector<Value>& args) {
   Function fn = mod.lookup(name);
   std::unordered_map<const VarNode*, Var> replacement;
   std::vector<Var> params;
   for (size_t i = 0; i < fn->params.size(); ++i) {
     const Var& p = fn->params[i];
-    if (!has_dynamic_extent(p->checked_type())) {
+    if (!interpreter::has_dynamic_extent(p->checked_type())) {
       params.push_back(p);
       continue;
     }
-    Var bound = var(p->name_hint, argument_type(args.at(i), p->checked_type()));
+    Var bound = var(p->name_hint, interpreter::argument_type(args.at(i), p->checked_type()));
     if (p->span) const_cast<VarNode*>(bound.get())->span = p->span;  // errors still point at the program
     replacement.emplace(p.get(), bound);
     params.push_back(bound);
   }
-  Expr body = SubstituteVars(std::move(replacement)).mutate(fn->body);
-  Type ret = fn->ret_type && !has_dynamic_extent(fn->ret_type) ? fn->ret_type : Type();
+  Expr body = interpreter::SubstituteVars(std::move(replacement)).mutate(fn->body);
+  Type ret = fn->ret_type && !interpreter::has_dynamic_extent(fn->ret_type) ? fn->ret_type : Type();
   IRModule bound = mod;
   bound.add(mod.global_var(name), function(std::move(params), std::move(body), std::move(ret), fn->attrs));
   return bound;
 }
 
-}  // namespace weft::interpreter
+}  // namespace weft

@@ -269,7 +269,7 @@ Value Interpreter::run(const std::string& name, const std::vector<Value>& args) 
     dynamic = dynamic || interpreter::has_dynamic_extent(fn->params[i]->checked_type());
   }
   // `?` extents: the arguments' shapes go into the types, which inference then carries to every op.
-  if (dynamic) return Interpreter(interpreter::bind_argument_types(mod_, name, args)).run(name, args);
+  if (dynamic) return Interpreter(bind_argument_types(mod_, name, args)).run(name, args);
   return Evaluator::apply(*this, std::make_shared<const ClosureValue>(ClosureValue{fn, nullptr}), args, 0);
 }
 
