@@ -139,7 +139,7 @@ TEST(GraphExecutor, PassesThroughTheHostBetweenTwoDevicesItCannotAddress) {
   EXPECT_EQ(t.dev->downloads, 1);   // the sum, into host staging
   EXPECT_EQ(t.dev2->uploads, 1);    // the sum, from staging
   EXPECT_EQ(t.dev2->downloads, 1);  // the result
-  EXPECT_EQ(exec.memory().arena_bytes_by_target.at("host"), 16u);
+  EXPECT_EQ(exec.memory().arena_bytes_by_target.at("host"), 64u);  // the staged sum, 64-byte aligned
 }
 
 TEST(GraphExecutor, UploadsConstantsOnceWhenConstructed) {
@@ -174,16 +174,19 @@ TEST(GraphExecutor, ReturnsInputsAndConstantsAsCopiesOnTheHost) {
 TEST(GraphExecutor, ReportsParameterAndIntermediateBytes) {
   Targets t;
   GraphExecutor host(compile(mixed_main(kC), t, {"host"}));
-  // c (16 bytes); five intermediates of 16 bytes (sum, s, r, relu(s), out), each its own allocation.
+  // c (16 bytes); five intermediates of 16 bytes (sum, s, r, relu(s), out). In one arena, 64 bytes
+  // each: sum (an output) at 0; relu(s) in place over s, out in place over relu(s), all at 64; r,
+  // alive with both, at 128.
   EXPECT_EQ(host.memory().param_bytes, 16u);
   EXPECT_EQ(host.memory().intermediate_bytes, 80u);
-  EXPECT_EQ(host.memory().arena_bytes, 80u);
+  EXPECT_EQ(host.memory().arena_bytes, 192u);
   GraphExecutor dev(compile(mixed_main(kC), t, {"dev"}));
-  // c on the host and its device copy; x and y uploaded into buffers of each run.
+  // c on the host and its device copy; x and y uploaded into the run's arena (at 0 and 64, dead once
+  // sum is computed, at 128); s and its in-place successors then take 0, and r 64.
   EXPECT_EQ(dev.memory().param_bytes, 32u);
   EXPECT_EQ(dev.memory().intermediate_bytes, 80u);
-  EXPECT_EQ(dev.memory().arena_bytes, 112u);
-  EXPECT_EQ(dev.memory().arena_bytes_by_target.at("dev"), 112u);
+  EXPECT_EQ(dev.memory().arena_bytes, 192u);
+  EXPECT_EQ(dev.memory().arena_bytes_by_target.at("dev"), 192u);
 }
 
 TEST(GraphExecutor, ProfilesEachLaunchInOrder) {

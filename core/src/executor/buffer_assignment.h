@@ -1,10 +1,9 @@
 // Internal to the graph executor: where each run buffer of a schedule lives,
 // as allocations made at the start of every run and an offset in one of them.
-// The one place that decides storage, so a memory plan can replace it.
+// The one place that decides storage: the static memory plan (memory_plan.h).
 #pragma once
 
 #include <cstddef>
-#include <span>
 #include <vector>
 
 #include "schedule.h"
@@ -27,7 +26,11 @@ struct BufferAssignment {
   size_t total_bytes() const;
 };
 
-/// Every run buffer in an allocation of its own.
-BufferAssignment assign_buffers(std::span<const RunBuffer> buffers);
+/// One arena per memory owner and the stream that writes into it, run
+/// buffers at offsets plan_memory gives from their lifetimes in the steps, in
+/// place where a launch's inplace_arg dies there. A buffer read on another
+/// stream than the one that wrote it lives to the end of the run: nothing
+/// orders that read before a later write on the writer's stream.
+BufferAssignment assign_buffers(const Schedule& schedule);
 
 }  // namespace weft::executor

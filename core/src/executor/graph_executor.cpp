@@ -30,7 +30,7 @@ struct GraphExecutor::Impl {
 
   explicit Impl(std::shared_ptr<const CompiledModule> c)
       : compiled(std::move(c)), schedule(executor::make_schedule(*compiled)) {
-    buffers = executor::assign_buffers(schedule.run_buffers);
+    buffers = executor::assign_buffers(schedule);
     device_constants.assign(schedule.device_constants.size(), nullptr);
     measure_memory();
   }

@@ -8,12 +8,14 @@
 // the writer, unless one already came after the write.
 #include "schedule.h"
 
+#include <algorithm>
 #include <map>
 #include <unordered_map>
 #include <unordered_set>
 
 #include "weft/error.h"
 #include "weft/functor.h"
+#include "weft/group_storage.h"
 #include "weft/printer.h"
 #include "weft/type.h"
 
@@ -154,6 +156,11 @@ class ScheduleBuilder {
     auto group_it = compiled_.group_of.find(fn);
     if (group_it == compiled_.group_of.end()) return inline_call(*fn, call, scope);
     const size_t group = group_it->second;
+    const Function& primitive = compiled_.groups.at(group).primitive;
+    // Parameters one tensor each: argument i is parameter i.
+    const bool tensor_params = std::all_of(call.args.begin(), call.args.end(), [&](const Expr& a) {
+      return scope.trees.at(a.get()).slot.has_value();
+    });
     const int target = target_index(group);
     Step launch{.kind = Step::Kind::kLaunch, .target = target, .group = group, .first_arg = s_.arg_slots.size()};
     std::vector<size_t> reads;
@@ -171,6 +178,8 @@ class ScheduleBuilder {
       return s;
     });
     launch.num_args = s_.arg_slots.size() - launch.first_arg;
+    launch.num_outputs = launch.num_args - reads.size();
+    if (auto p = inplace_parameter(primitive); p && tensor_params && launch.num_outputs == 1) launch.inplace_arg = *p;
     s_.steps.push_back(launch);
     ++s_.num_launches;
     return out;

@@ -1,0 +1,47 @@
+// Which groups the memory plan may run in place (group_storage.h).
+#include "weft/group_storage.h"
+
+#include "weft/functor.h"
+#include "weft/op.h"
+#include "weft/type.h"
+
+namespace weft {
+namespace {
+
+const OpDef* op_of(const CallNode& call) {
+  return call.op->kind == ExprKind::kOp ? static_cast<const OpNode&>(*call.op).def : nullptr;
+}
+
+// Shape and dtype, static: what the bytes of a tensor are.
+bool same_tensor_type(const Type& a, const Type& b) {
+  auto ta = downcast<TensorTypeNode>(a), tb = downcast<TensorTypeNode>(b);
+  return ta && tb && ta->is_static() && ta->shape == tb->shape && ta->dtype == tb->dtype;
+}
+
+}  // namespace
+
+std::optional<size_t> inplace_parameter(const Function& primitive) {
+  const Type& result = primitive->body->checked_type();
+  bool elementwise = true;
+  post_order_visit(primitive->body, [&](const Expr& e) {
+    switch (e->kind) {
+      case ExprKind::kCall: {
+        const OpDef* op = op_of(static_cast<const CallNode&>(*e));
+        elementwise = elementwise && op && (op->pattern == OpPattern::kElemWise || op->pattern == OpPattern::kBroadcast);
+        break;
+      }
+      case ExprKind::kVar:
+      case ExprKind::kConstant:
+      case ExprKind::kOp:
+        break;
+      default:  // tuples, projections, lets: not a plain elementwise body
+        elementwise = false;
+    }
+  });
+  if (!elementwise) return std::nullopt;
+  for (size_t i = 0; i < primitive->params.size(); ++i)
+    if (same_tensor_type(primitive->params[i]->checked_type(), result)) return i;
+  return std::nullopt;
+}
+
+}  // namespace weft
