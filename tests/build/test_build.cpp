@@ -18,23 +18,31 @@
 namespace weft {
 namespace {
 
-/// A target that takes only the ops it is given, and runs them on the
-/// reference kernels (its compile may be replaced, to decline or fail).
+/// What a test target does: the ops it takes, and optionally its own compile
+/// (to decline or fail) and layout preferences.
+struct FakeSpec {
+  std::string name = "fake";
+  std::set<std::string> ops = {};
+  std::function<std::unique_ptr<TargetKernel>(const Function&, std::span<const Tensor>)> compile = nullptr;
+  std::function<Expr(const Call&)> alter_layout = nullptr;
+};
+
+/// A target that takes only the ops of its spec and runs them on the
+/// reference kernels.
 class FakeTarget : public Target {
  public:
-  using Compile = std::function<std::unique_ptr<TargetKernel>(const Function&, std::span<const Tensor>)>;
-
-  FakeTarget(std::set<std::string> ops, Compile compile)
-      : ref_(TargetRegistry::global().get(kReferenceTarget).create(empty_attrs())),
-        ops_(std::move(ops)),
-        compile_(std::move(compile)) {}
+  explicit FakeTarget(FakeSpec spec)
+      : ref_(TargetRegistry::global().get(kReferenceTarget).create(empty_attrs())), spec_(std::move(spec)) {}
 
   bool supports(const Call& call) const override {
     auto op = call->op.as<OpNode>();
-    return op && ops_.count(op->name()) > 0;
+    return op && spec_.ops.count(op->name()) > 0;
+  }
+  Expr alter_layout(const Call& call) const override {
+    return spec_.alter_layout ? spec_.alter_layout(call) : Expr();
   }
   std::unique_ptr<TargetKernel> compile(const Function& fn, std::span<const Tensor> constants) override {
-    return compile_ ? compile_(fn, constants) : ref_->compile(fn, constants);
+    return spec_.compile ? spec_.compile(fn, constants) : ref_->compile(fn, constants);
   }
   std::vector<TargetDevice> devices() const override { return ref_->devices(); }
   bool host_addressable() const override { return true; }
@@ -58,25 +66,25 @@ class FakeTarget : public Target {
 
  private:
   std::shared_ptr<Target> ref_;
-  std::set<std::string> ops_;
-  Compile compile_;
+  FakeSpec spec_;
 };
 
-/// Registers target `fake` for the test's lifetime.
+/// Registers a FakeTarget for the test's lifetime.
 class ScopedFakeTarget {
  public:
-  explicit ScopedFakeTarget(std::set<std::string> ops, FakeTarget::Compile compile = nullptr) {
+  explicit ScopedFakeTarget(FakeSpec spec) : name_(spec.name) {
     TargetDef def;
-    def.name = "fake";
+    def.name = spec.name;
     def.description = "a test target";
-    def.create = [ops = std::move(ops), compile = std::move(compile)](const Attrs&) {
-      return std::make_shared<FakeTarget>(ops, compile);
-    };
+    def.create = [spec = std::move(spec)](const Attrs&) { return std::make_shared<FakeTarget>(spec); };
     TargetRegistry::global().add(std::move(def));
   }
-  ~ScopedFakeTarget() { TargetRegistry::global().remove("fake"); }
+  ~ScopedFakeTarget() { TargetRegistry::global().remove(name_); }
   ScopedFakeTarget(const ScopedFakeTarget&) = delete;
   ScopedFakeTarget& operator=(const ScopedFakeTarget&) = delete;
+
+ private:
+  std::string name_;
 };
 
 RunConfig config_with(std::vector<std::string> targets, FallbackPolicy fallback = FallbackPolicy::kWarn) {
@@ -129,7 +137,7 @@ TEST(Build, TheDefaultConfigPutsEveryFusedGroupOnRef) {
 }
 
 TEST(Build, GroupsATargetSupportsWholeGoToIt) {
-  ScopedFakeTarget fake({"add", "nn.relu"});
+  ScopedFakeTarget fake({.ops = {"add", "nn.relu"}});
   ::testing::internal::CaptureStderr();
   auto compiled = build_text(kElementwiseProgram, config_with({"fake"}));
   std::string warning = ::testing::internal::GetCapturedStderr();
@@ -144,7 +152,7 @@ TEST(Build, GroupsATargetSupportsWholeGoToIt) {
 }
 
 TEST(Build, AGroupMixingSupportedAndUnsupportedOpsIsSplit) {
-  ScopedFakeTarget fake({"add", "nn.relu"});
+  ScopedFakeTarget fake({.ops = {"add", "nn.relu"}});
   ::testing::internal::CaptureStderr();
   auto compiled = build_text(kDenseProgram, config_with({"fake"}));
   std::string warning = ::testing::internal::GetCapturedStderr();
@@ -164,7 +172,7 @@ TEST(Build, AGroupMixingSupportedAndUnsupportedOpsIsSplit) {
 }
 
 TEST(Build, AGroupNoListedTargetTakesAnyCallOfStaysWhole) {
-  ScopedFakeTarget fake({"nn.softmax"});
+  ScopedFakeTarget fake({.ops = {"nn.softmax"}});
   ::testing::internal::CaptureStderr();
   auto compiled = build_text(kDenseProgram, config_with({"fake"}));
   ::testing::internal::GetCapturedStderr();
@@ -175,14 +183,14 @@ TEST(Build, AGroupNoListedTargetTakesAnyCallOfStaysWhole) {
 
 TEST(Build, ATargetDecliningACompilePassesTheGroupOn) {
   // The fake target declines every group holding a relu; add alone it takes.
-  ScopedFakeTarget fake({"add", "nn.relu"}, [](const Function& fn, std::span<const Tensor> constants) {
+  ScopedFakeTarget fake({.ops = {"add", "nn.relu"}, .compile = [](const Function& fn, std::span<const Tensor> constants) {
     bool relu = false;
     post_order_visit(fn->body, [&](const Expr& e) {
       if (auto op = e.as<OpNode>()) relu = relu || op->name() == "nn.relu";
     });
     if (relu) throw Error("relu is not implemented for this shape").status(StatusCode::kUnsupported);
     return TargetRegistry::global().get(kReferenceTarget).create(empty_attrs())->compile(fn, constants);
-  });
+  }});
   ::testing::internal::CaptureStderr();
   auto compiled = build_text(kDenseProgram, config_with({"fake"}));
   std::string warning = ::testing::internal::GetCapturedStderr();
@@ -199,9 +207,9 @@ TEST(Build, ATargetDecliningACompilePassesTheGroupOn) {
 }
 
 TEST(Build, ATargetFailingACompileFailsTheBuildNamingTheTargetAndTheOps) {
-  ScopedFakeTarget fake({"add", "nn.relu"}, [](const Function&, std::span<const Tensor>) -> std::unique_ptr<TargetKernel> {
+  ScopedFakeTarget fake({.ops = {"add", "nn.relu"}, .compile = [](const Function&, std::span<const Tensor>) -> std::unique_ptr<TargetKernel> {
     throw Error("out of registers");
-  });
+  }});
   try {
     build_text(kElementwiseProgram, config_with({"fake"}));
     FAIL() << "expected an error";
@@ -211,7 +219,7 @@ TEST(Build, ATargetFailingACompileFailsTheBuildNamingTheTargetAndTheOps) {
 }
 
 TEST(Build, FallbackErrorFailsNamingEachOpNoListedTargetSupports) {
-  ScopedFakeTarget fake({"add", "nn.relu"});
+  ScopedFakeTarget fake({.ops = {"add", "nn.relu"}});
   try {
     build_text(kDenseProgram, config_with({"fake"}, FallbackPolicy::kError));
     FAIL() << "expected an error";
@@ -225,7 +233,7 @@ TEST(Build, FallbackErrorFailsNamingEachOpNoListedTargetSupports) {
 }
 
 TEST(Build, FallbackCountsCallsOfTheSameOpAndAttrsTogether) {
-  ScopedFakeTarget fake({"add"});
+  ScopedFakeTarget fake({.ops = {"add"}});
   ::testing::internal::CaptureStderr();
   auto compiled = build_text(kElementwiseProgram, config_with({"fake"}));
   std::string warning = ::testing::internal::GetCapturedStderr();
@@ -243,7 +251,7 @@ TEST(Build, FallbackCountsCallsOfTheSameOpAndAttrsTogether) {
 }
 
 TEST(Build, WithoutFuseOpsEachOpCallIsAGroupOfItsOwn) {
-  ScopedFakeTarget fake({"add", "nn.relu"});
+  ScopedFakeTarget fake({.ops = {"add", "nn.relu"}});
   RunConfig config = config_with({"fake"});
   config.disabled_passes = {"FuseOps"};
   ::testing::internal::CaptureStderr();
@@ -269,10 +277,10 @@ TEST(Build, EveryOptLevelBuilds) {
 
 TEST(Build, ATargetGetsTheConstantsItsGroupIsCalledWith) {
   std::vector<std::vector<Tensor>> seen;
-  ScopedFakeTarget fake({"add"}, [&](const Function& fn, std::span<const Tensor> constants) {
+  ScopedFakeTarget fake({.ops = {"add"}, .compile = [&](const Function& fn, std::span<const Tensor> constants) {
     seen.emplace_back(constants.begin(), constants.end());
     return TargetRegistry::global().get(kReferenceTarget).create(empty_attrs())->compile(fn, constants);
-  });
+  }});
   Tensor w = Tensor::zeros({1, 4}, DataType::Float(32));
   IRModule mod = bind_params(parse_module("fn (%x: Tensor[(1, 4), float32], %w: Tensor[(1, 4), float32]) { add(%x, %w) }"),
                              {{"w", w}});
@@ -281,6 +289,57 @@ TEST(Build, ATargetGetsTheConstantsItsGroupIsCalledWith) {
   ASSERT_EQ(seen[0].size(), 2u);
   EXPECT_FALSE(seen[0][0].defined());  // %x: computed at run time
   EXPECT_EQ(seen[0][1].data(), w.data());
+}
+
+/// A target's preference: relu as leaky_relu with alpha 0 (the same values).
+Expr relu_as_leaky_relu(const Call& call) {
+  if (call->op.as<OpNode>()->name() != "nn.relu") return Expr();
+  return weft::call("nn.leaky_relu", call->args, {{"alpha", 0.0}});
+}
+
+/// A relu after a conv, whose layout (NCHW) AlterOpLayout knows, so it asks
+/// for the relu's preferred form.
+constexpr const char* kConvReluProgram = R"(
+fn (%x: Tensor[(1, 2, 4, 4), float32], %w: Tensor[(2, 2, 1, 1), float32]) {
+  %0 = nn.conv2d(%x, %w, channels=2, kernel_size=[1, 1]);
+  nn.relu(%0)
+})";
+
+TEST(Build, AlterOpLayoutAsksTheTargetThatSupportsACallForItsPreference) {
+  ScopedFakeTarget fake({.ops = {"nn.relu", "nn.leaky_relu"}, .alter_layout = relu_as_leaky_relu});
+  ::testing::internal::CaptureStderr();
+  auto compiled = build_text(kConvReluProgram, config_with({"fake"}));
+  ::testing::internal::GetCapturedStderr();
+  EXPECT_EQ(describe_partition(*compiled),
+            "0  ref   nn.conv2d\n"
+            "1  fake  nn.leaky_relu\n");
+  // AlterOpLayout is an -O3 pass: at -O2 the relu stays.
+  RunConfig o2 = config_with({"fake"});
+  o2.opt_level = 2;
+  ::testing::internal::CaptureStderr();
+  compiled = build_text(kConvReluProgram, o2);
+  ::testing::internal::GetCapturedStderr();
+  EXPECT_EQ(describe_partition(*compiled),
+            "0  ref   nn.conv2d\n"
+            "1  fake  nn.relu\n");
+}
+
+TEST(Build, ATargetLaterInPriorityDoesNotAlterACallAnEarlierOneRuns) {
+  ScopedFakeTarget first({.ops = {"nn.relu"}});
+  ScopedFakeTarget second({.name = "fake2", .ops = {"nn.relu", "nn.leaky_relu"}, .alter_layout = relu_as_leaky_relu});
+  ::testing::internal::CaptureStderr();
+  auto compiled = build_text(kConvReluProgram, config_with({"fake", "fake2"}));
+  ::testing::internal::GetCapturedStderr();
+  EXPECT_EQ(describe_partition(*compiled),
+            "0  ref   nn.conv2d\n"
+            "1  fake  nn.relu\n");
+  // Listed first, fake2 has its way.
+  ::testing::internal::CaptureStderr();
+  compiled = build_text(kConvReluProgram, config_with({"fake2", "fake"}));
+  ::testing::internal::GetCapturedStderr();
+  EXPECT_EQ(describe_partition(*compiled),
+            "0  ref    nn.conv2d\n"
+            "1  fake2  nn.leaky_relu\n");
 }
 
 TEST(Build, AGroupCalledTwiceIsCompiledForEachCall) {

@@ -31,6 +31,7 @@ struct PassInfo {
 };
 
 class PassContext;
+class Target;
 
 /// Hooks around every pass run inside a PassContext, nested passes included
 /// (a Sequential is a pass too, so its hooks enclose those of its members).
@@ -111,6 +112,9 @@ class PassContext {
   std::vector<std::string> required_passes;  // run whatever their opt_level
   std::vector<std::string> disabled_passes;  // never run by Sequential
   std::vector<std::shared_ptr<PassInstrument>> instruments;  // hooked in this order
+  /// The targets a build compiles for, in priority order (weft::build sets
+  /// them): AlterOpLayout asks them for their preferred layouts.
+  std::vector<std::shared_ptr<const Target>> targets;
 
   /// The innermost context in scope, or a default one.
   static const PassContext& current();

@@ -4,7 +4,9 @@
 #include <cstddef>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -202,13 +204,17 @@ Pass ConvertLayout();
 using AlterLayout = std::function<Expr(const Call& call)>;
 /// Alter hooks by op name.
 using AlterLayouts = std::map<std::string, AlterLayout>;
-/// Relay's AlterOpLayout on one typed function: the ops `alter` names are
-/// rebuilt by their hooks, and the graph follows as in convert_layout (same
-/// transforms, same guarantees, same errors).
-Function alter_op_layout(const Function& fn, const AlterLayouts& alter);
+/// Relay's AlterOpLayout on one typed function: each op call is rebuilt by the
+/// first of `targets` (priority order) that supports it, through its
+/// Target::alter_layout, or, when that keeps the call (or no target supports
+/// it), by the hook `alter` has for its op; the graph follows as in
+/// convert_layout (same transforms, same guarantees, same errors).
+Function alter_op_layout(const Function& fn, const AlterLayouts& alter,
+                         std::span<const std::shared_ptr<const Target>> targets = {});
 /// "AlterOpLayout", opt_level 3 (needs InferType): alter_op_layout on every
-/// function. The registry's "AlterOpLayout" has no hooks (nothing to alter)
-/// until a target supplies them (issue 13).
+/// function, with the targets of the context it runs under (PassContext::targets,
+/// which weft::build sets to the build's). The registry's "AlterOpLayout" has no
+/// hooks of its own: outside a build, nothing is altered.
 Pass AlterOpLayout(AlterLayouts alter = {});
 
 /// "ToANormalForm", opt_level 1, as Relay's: in every function (but those

@@ -130,6 +130,7 @@ std::shared_ptr<const CompiledModule> build(const IRModule& mod, const RunConfig
   ctx.opt_level = config.opt_level;
   ctx.required_passes = config.required_passes;
   ctx.disabled_passes = config.disabled_passes;
+  for (const BuildTarget& t : targets) ctx.targets.push_back(t.target);  // AlterOpLayout asks their layouts
   IRModule optimized;
   {
     PassContext::Scope scope(ctx);
