@@ -54,6 +54,21 @@ std::string types_that_differ(const IRModule& mod, int64_t n) {
   return differ;
 }
 
+// Runs fn(0) ... fn(kThreads - 1) on threads that start together, and waits for them.
+template <typename F>
+void on_threads_at_once(F fn) {
+  std::atomic<int> ready{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      ready.fetch_add(1);
+      while (ready.load() < kThreads) std::this_thread::yield();
+      fn(t);
+    });
+  }
+  for (std::thread& th : threads) th.join();
+}
+
 class ConcurrentTypingTest : public ::testing::Test {
  protected:
   void SetUp() override { testing::register_test_ops(); }
@@ -94,16 +109,7 @@ TEST_F(ConcurrentTypingTest, ThreadsTypingTheSameNodesInDifferentModulesEachGetT
     std::vector<IRModule> modules;
     for (int t = 0; t < kThreads; ++t) modules.push_back(module_with_input_length(shared, t + 1));
     std::vector<std::string> differ(kThreads);
-    std::atomic<int> ready{0};
-    std::vector<std::thread> threads;
-    for (int t = 0; t < kThreads; ++t) {
-      threads.emplace_back([&, t] {
-        ready.fetch_add(1);
-        while (ready.load() < kThreads) std::this_thread::yield();  // start together
-        differ[t] = types_that_differ(infer_type(modules[t]), t + 1);
-      });
-    }
-    for (std::thread& th : threads) th.join();
+    on_threads_at_once([&](int t) { differ[t] = types_that_differ(infer_type(modules[t]), t + 1); });
     for (int t = 0; t < kThreads; ++t)
       ASSERT_EQ(differ[t], "") << "iteration " << iteration << ", the module over length " << t + 1;
   }
@@ -157,16 +163,9 @@ TEST_F(ConcurrentTypingTest, ThreadsRunningOneInterpreterOnOtherShapesGetTheirOw
   Interpreter interp(three_x_relu_and_a_constant());
   constexpr int kRuns = 200;
   std::vector<std::string> wrong(kThreads);
-  std::atomic<int> ready{0};
-  std::vector<std::thread> threads;
-  for (int t = 0; t < kThreads; ++t) {
-    threads.emplace_back([&, t] {
-      ready.fetch_add(1);
-      while (ready.load() < kThreads) std::this_thread::yield();  // start together
-      for (int run = 0; run < kRuns && wrong[t].empty(); ++run) wrong[t] = wrong_result(interp, 1 + (t * 7 + run) % 13);
-    });
-  }
-  for (std::thread& th : threads) th.join();
+  on_threads_at_once([&](int t) {
+    for (int run = 0; run < kRuns && wrong[t].empty(); ++run) wrong[t] = wrong_result(interp, 1 + (t * 7 + run) % 13);
+  });
   for (int t = 0; t < kThreads; ++t) EXPECT_EQ(wrong[t], "") << "thread " << t;
   // The program keeps its declared types: main over (?) extents.
   TensorType any = tensor_type({kAnyDim}, DataType::Float(32));
