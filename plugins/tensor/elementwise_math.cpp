@@ -186,8 +186,11 @@ T trunc_mod(T a, T b) {
   else return std::fmod(a, b);
 }
 
-OpBuilder& binary(Registrar& reg, const char* name, const char* doc, int level) {
+/// A broadcasting binary op; its "simplify_expr" rewrite tries `simplify`,
+/// then drops filled tensors to their scalar (full_elementwise).
+OpBuilder& binary(Registrar& reg, const char* name, const char* doc, int level, CallRewrite simplify = {}) {
   return reg.op(name)
+      .rewrite("simplify_expr", simplify ? first_of({std::move(simplify), full_elementwise}) : full_elementwise)
       .describe(doc)
       .input("lhs", "Tensor", "The left operand.")
       .input("rhs", "Tensor", "The right operand; broadcast against lhs as in NumPy.")
@@ -272,37 +275,51 @@ Expr clip_of_what_fits(const Expr& c) {
   return r && a.get_float("a_min") <= r->lo && r->hi <= a.get_float("a_max") ? c.arg(0) : Expr();
 }
 
+/// x + x -> x * 2, as the reference's SimplifyAdd (exact for floats, and for
+/// integers as both wrap alike).
+Expr doubling(const Expr& c) {
+  if (c.arg(0).get() != c.arg(1).get()) return {};  // one node, as the reference compares
+  Expr two = scalar_constant(2, c.type().dtype());
+  return two ? call("multiply", {c.arg(0), two}) : Expr();
+}
+
+/// n / sqrt(x) -> n * rsqrt(x), as the reference's SimplifyRSqrt.
+Expr rsqrt_divisor(const Expr& c) {
+  if (!is_call_of(c.arg(1), "sqrt")) return {};
+  return call("multiply", {c.arg(0), call("rsqrt", {c.arg(1).arg(0)})});
+}
+
 }  // namespace
 
 void register_elementwise_math_ops(Registrar& reg) {
-  binary(reg, "add", "Elementwise lhs + rhs, with broadcasting.", 1)
+  binary(reg, "add", "Elementwise lhs + rhs, with broadcasting.", 1,
+         first_of({identity_elimination(0, true), doubling}))
       .kernel(broadcast_kernel("add", Dtypes::kNumber, [](auto a, auto b) { return wrapping_add(a, b); }))
       .gradient([](const Expr& c, const Expr& g) {
         return Grads{ad::collapse_sum_like(g, c.arg(0)), ad::collapse_sum_like(g, c.arg(1))};
-      })
-      .rewrite("simplify_expr", identity_elimination(0, true));
-  binary(reg, "subtract", "Elementwise lhs - rhs, with broadcasting.", 1)
+      });
+  binary(reg, "subtract", "Elementwise lhs - rhs, with broadcasting.", 1,
+         identity_elimination(0, false))
       .kernel(broadcast_kernel("subtract", Dtypes::kNumber, [](auto a, auto b) { return wrapping_sub(a, b); }))
       .gradient([](const Expr& c, const Expr& g) {
         return Grads{ad::collapse_sum_like(g, c.arg(0)), ad::collapse_sum_like(ad::neg(g), c.arg(1))};
-      })
-      .rewrite("simplify_expr", identity_elimination(0, false));
-  binary(reg, "multiply", "Elementwise lhs * rhs, with broadcasting.", 1)
+      });
+  binary(reg, "multiply", "Elementwise lhs * rhs, with broadcasting.", 1,
+         identity_elimination(1, true))
       .kernel(broadcast_kernel("multiply", Dtypes::kNumber, [](auto a, auto b) { return wrapping_mul(a, b); }))
       .gradient([](const Expr& c, const Expr& g) {
         Expr x = c.arg(0), y = c.arg(1);
         return Grads{ad::collapse_sum_like(ad::mul(g, y), x), ad::collapse_sum_like(ad::mul(g, x), y)};
-      })
-      .rewrite("simplify_expr", identity_elimination(1, true));
-  binary(reg, "divide", "Elementwise lhs / rhs, with broadcasting (IEEE for floats, truncating for ints).", 1)
+      });
+  binary(reg, "divide", "Elementwise lhs / rhs, with broadcasting (IEEE for floats, truncating for ints).", 1,
+         first_of({identity_elimination(1, false), rsqrt_divisor}))
       .kernel(broadcast_kernel("divide", Dtypes::kNumber, [](auto a, auto b) { return trunc_div(a, b); }))
       .gradient([](const Expr& c, const Expr& g) {
         // d(x / y)/dy = -(x / y) / y: reuse the quotient.
         Expr x = c.arg(0), y = c.arg(1);
         return Grads{ad::collapse_sum_like(ad::div(g, y), x),
                      ad::collapse_sum_like(ad::neg(ad::div(ad::mul(g, c), y)), y)};
-      })
-      .rewrite("simplify_expr", identity_elimination(1, false));
+      });
   binary(reg, "power", "Elementwise lhs ** rhs, with broadcasting.", 4)
       .kernel(broadcast_kernel("power", Dtypes::kFloat, [](auto a, auto b) { return std::pow(a, b); }))
       .gradient([](const Expr& c, const Expr& g) {

@@ -16,6 +16,9 @@
 
 namespace weft_tensor {
 
+using weft::sdk::operator==;
+using weft::sdk::operator!=;
+
 /// Whether `e` is a call of the op `op`.
 inline bool is_call_of(const weft::sdk::Expr& e, const char* op) {
   if (e.kind() != WEFT_EXPR_CALL) return false;
@@ -49,6 +52,62 @@ inline weft::sdk::CallRewrite concretized(std::string static_op, std::vector<siz
     if (with_dtype) attrs.push_back({"dtype", t.dtype()});
     return weft::sdk::call(static_op, args, attrs);
   };
+}
+
+/// The rewrites tried in turn: the first replacement, or null when all decline.
+inline weft::sdk::CallRewrite first_of(std::vector<weft::sdk::CallRewrite> rewrites) {
+  return [rewrites = std::move(rewrites)](const weft::sdk::Expr& c) -> weft::sdk::Expr {
+    for (const weft::sdk::CallRewrite& r : rewrites) {
+      if (weft::sdk::Expr e = r(c)) return e;
+    }
+    return {};
+  };
+}
+
+/// A rank-0 constant `v` of dtype `dt` (int32, int64, float32 or float64);
+/// null for other dtypes.
+inline weft::sdk::Expr scalar_constant(double v, DLDataType dt) {
+  int32_t i32 = static_cast<int32_t>(v);
+  int64_t i64 = static_cast<int64_t>(v);
+  float f32 = static_cast<float>(v);
+  DLTensor t{};
+  t.device = DLDevice{kDLCPU, 0};
+  t.dtype = dt;
+  if (dt == weft::sdk::dtype::int32) t.data = &i32;
+  else if (dt == weft::sdk::dtype::int64) t.data = &i64;
+  else if (dt == weft::sdk::dtype::float32) t.data = &f32;
+  else if (dt == weft::sdk::dtype::float64) t.data = &v;
+  else return {};
+  return weft::sdk::constant(t);
+}
+
+/// The scalar `e` is filled with when it is zeros, ones or full of a scalar
+/// constant of its own dtype, or one of their *_like forms (the reference's
+/// FullElementwise); null otherwise.
+inline weft::sdk::Expr fill_scalar(const weft::sdk::Expr& e) {
+  DLDataType dt = e.type().dtype();
+  if (is_call_of(e, "zeros") || is_call_of(e, "zeros_like")) return scalar_constant(0, dt);
+  if (is_call_of(e, "ones") || is_call_of(e, "ones_like")) return scalar_constant(1, dt);
+  const bool full = is_call_of(e, "full");
+  if (!full && !is_call_of(e, "full_like")) return {};
+  weft::sdk::Expr value = e.arg(full ? 0 : 1);
+  if (value.kind() != WEFT_EXPR_CONSTANT || value.type().dtype() != dt) return {};
+  return value;
+}
+
+/// op(fill, x) -> op(scalar, x) and op(x, fill) -> op(x, scalar) for a
+/// broadcasting binary op, when x already has the call's shape: the filled
+/// tensor then only broadcasts its scalar.
+inline weft::sdk::Expr full_elementwise(const weft::sdk::Expr& c) {
+  for (size_t i = 0; i < 2; ++i) {
+    weft::sdk::Expr other = c.arg(1 - i);
+    if (other.type().shape() != c.type().shape()) continue;
+    if (weft::sdk::Expr value = fill_scalar(c.arg(i))) {
+      return weft::sdk::call(c.callee().name(), i == 0 ? std::vector{value, other} : std::vector{other, value},
+                             {});
+    }
+  }
+  return {};
 }
 
 /// The closed range [lo, hi] of integer values a tensor may hold.

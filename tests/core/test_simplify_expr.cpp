@@ -191,6 +191,42 @@ TEST(SimplifyExpr, AClipThatHoldsEveryValueOfItsDataGoes) {
   check_unchanged(x, "clip(%x, a_min=-3.4e38f, a_max=3.4e38f)");
 }
 
+TEST(SimplifyExpr, AFilledOperandOfTheResultsShapeBecomesItsScalar) {
+  // The reference's test_simplify_full_elementwise.
+  const std::string x = "%x: Tensor[(2, 3), float32]";
+  const std::string full = "full(3f, shape=[2, 3], dtype=\"float32\")";
+  for (const std::string op : {"add", "subtract", "multiply", "divide", "maximum", "power"}) {
+    SCOPED_TRACE(op);
+    check(x, op + "(%x, " + full + ")", op + "(%x, 3f)");
+    check(x, op + "(" + full + ", %x)", op + "(3f, %x)");
+  }
+  check(x, "multiply(%x, zeros(shape=[2, 3], dtype=\"float32\"))", "multiply(%x, 0f)");
+  check(x, "subtract(ones(shape=[2, 3], dtype=\"float32\"), %x)", "subtract(1f, %x)");
+  check(x, "maximum(" + kInt32 + ", ones(shape=[2, 3], dtype=\"int32\"))", "maximum(" + kInt32 + ", 1)");
+  // The filled tensor makes the result larger than %b, or fills another dtype than its value's.
+  check_unchanged("%b: Tensor[(3), float32]", "add(%b, " + full + ")");
+  check_unchanged("%x: Tensor[(2, 3), float64]", "add(%x, full(3f, shape=[2, 3], dtype=\"float64\"))");
+}
+
+TEST(SimplifyExpr, AValueAddedToItselfIsDoubled) {
+  // The reference's test_simplify_add: one node on both sides.
+  const std::string x = "%x: Tensor[(2, 3), float32]";
+  check(x, "add(%x, %x)", "multiply(%x, 2f)");
+  check(x, "%0 = sqrt(%x);\n  add(%0, %0)", "multiply(sqrt(%x), 2f)");
+  check(x, "%0 = " + kInt32 + ";\n  add(%0, %0)", "multiply(" + kInt32 + ", 2)");
+  // Two equal calls are two nodes until EliminateCommonSubexpr merges them.
+  check_unchanged(x, "add(sqrt(%x), sqrt(%x))");
+}
+
+TEST(SimplifyExpr, ADivisionByASquareRootMultipliesByItsRsqrt) {
+  // The reference's test_simplify_rsqrt.
+  const std::string xy = "%x: Tensor[(2, 3), float32], %y: Tensor[(3), float32]";
+  check(xy, "divide(%y, sqrt(%x))", "multiply(%y, rsqrt(%x))");
+  // 1 / sqrt(x) is rsqrt(x): the multiply by 1 goes too.
+  check(xy, "divide(1f, sqrt(%x))", "rsqrt(%x)");
+  check_unchanged(xy, "divide(sqrt(%x), %y)");
+}
+
 TEST(SimplifyExpr, LikeOpsOfAStaticTypeTakeItsShapeAndDtype) {
   // The reference's test_concretize_* (weft has no cast_like).
   const std::string xy = "%x: Tensor[(2, 3), float32], %b: Tensor[(3), float32]";

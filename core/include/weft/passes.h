@@ -144,7 +144,7 @@ Pass CanonicalizeOps();
 /// ones_like, when x already has the result's type), SimplifyConsecutiveCast,
 /// SimplifyClipAndConsecutiveCast and SimplifyClip (counting only casts that
 /// keep every value, and integer clips), ConcretizeLikeRewrite (*_like ops of
-/// a static type); and squeeze/expand_dims
+/// a static type), FullElementwise, SimplifyAdd and SimplifyRSqrt; and squeeze/expand_dims
 /// pairs that give their data's type back cancel. Needs a typed program (an
 /// error naming the pass otherwise); leaves it typed.
 Pass SimplifyExpr();
