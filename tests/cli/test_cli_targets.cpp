@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_test_util.h"
+#include "weft/attrs.h"
 
 namespace weft::testing {
 namespace {
