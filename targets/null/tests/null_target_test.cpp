@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <memory>
 #include <thread>
 
 #include "weft/passes.h"
@@ -62,6 +63,11 @@ std::vector<std::vector<float>> launch(Target& target, const TargetKernel& kerne
   }
   BufferHandle buffer = target.alloc(0, arena, 64);
   StreamHandle stream = target.create_stream(0);
+  // Released on every path: the failure tests launch kernels that throw.
+  std::shared_ptr<void> release(nullptr, [&](void*) {
+    target.destroy_stream(stream);
+    target.free(0, buffer);
+  });
   for (size_t i = 0; i < inputs.size(); ++i) {
     target.copy_from_host(stream, inputs[i].data.data(), buffer, offsets[i], counts[i] * sizeof(float));
   }
@@ -84,8 +90,6 @@ std::vector<std::vector<float>> launch(Target& target, const TargetKernel& kerne
     target.copy_to_host(stream, buffer, offsets[i], outputs.back().data(), counts[i] * sizeof(float));
   }
   target.synchronize(stream);
-  target.destroy_stream(stream);
-  target.free(0, buffer);
   return outputs;
 }
 
