@@ -316,7 +316,13 @@ class TextPrinter {
     while (cur->kind == ExprKind::kLet) {
       auto& l = static_cast<const LetNode&>(*cur);
       std::string binding = "let " + alloc_var(*l.var) + " = ";
-      binding += print(l.value, /*try_inline=*/true) + ";\n";
+      // A let as the value would read back as one let chain that swallows
+      // the body, so it gets its own parenthesised scope.
+      if (l.value->kind == ExprKind::kLet)
+        binding += "(" + indent("\n" + print_scope(l.value)) + "\n)";
+      else
+        binding += print(l.value, /*try_inline=*/true);
+      binding += ";\n";
       doc_stack_.push_back(std::move(binding));
       cur = l.body;
     }

@@ -119,6 +119,21 @@ TEST_F(PrinterTest, ALetUsedAsAnArgumentIsBoundInParentheses) {
             "test.add(%0, %x)");
 }
 
+TEST_F(PrinterTest, ALetBoundToALetKeepsTheInnerScopeInParentheses) {
+  // Found by fuzz_parser: printed flat, the inner let's body would read back
+  // as the rest of the outer chain.
+  Var x = var("x", tensor_type({2})), v = var("v"), y = var("y");
+  Expr e = let(y, let(v, x, call("test.relu", {v})), call("test.add", {y, x}));
+  std::string text = to_text(e, {.show_types = false, .header = false});
+  EXPECT_EQ(text,
+            "free_var %x: Tensor[(2), float32];\n"
+            "let %y = (\n"
+            "  let %v = %x;\n"
+            "  test.relu(%v)\n"
+            ");\n"
+            "test.add(%y, %x)");
+}
+
 TEST_F(PrinterTest, IfBranchesAreIndentedBodies) {
   Var c = var("c", scalar_type(DataType::Bool())), x = var("x", tensor_type({2}));
   Expr body = if_then_else(c, call("test.relu", {x}), x);

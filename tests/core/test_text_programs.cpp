@@ -79,9 +79,11 @@ TEST(TextPrograms, ModulesWithEveryConstructRoundTrip) {
   Var f = var("f", func_type({tensor_type({2, 3})}, tensor_type({2, 3}))), p = var("p"), q = var("q");
   Var shadow = var("x");  // same name as the parameter: printed as %x1
   Expr closure = function({p}, let(shadow, p, tuple({shadow})), nullptr);
+  Var r = var("r"), s = var("s");  // r is bound to a let: its scope must not swallow the body
   Expr body = let(f, closure,
-                  let(q, if_then_else(c, call_function(f, {x}), tuple({x})),
-                      tuple({get_item(q, 0), call_function(helper, {x, tuple(consts)}), tuple({}), tuple({x})})));
+                  let(r, let(s, x, tuple({s})),
+                      let(q, if_then_else(c, call_function(f, {x}), tuple({x})),
+                          tuple({get_item(q, 0), call_function(helper, {x, tuple(consts)}), tuple({}), r}))));
   mod.add("main", function({x, c}, body, nullptr));
   std::string text = to_text(mod);
   IRModule parsed = parse_module(text);
