@@ -92,9 +92,17 @@ TEST_F(BuiltRunTest, BenchJsonReportsTheBuildTheLatencyAndTheMemory) {
   EXPECT_EQ(j.at("arena_bytes"), 64);  // the plan gives each block whole 64-byte lines
   EXPECT_EQ(j.at("param_bytes"), 0);
   EXPECT_EQ(j.at("fallback_ops"), nlohmann::json::array());
+  EXPECT_EQ(j.at("macs"), 0);  // no convolution or matrix product
   ASSERT_EQ(j.at("profile").size(), 1u);
   EXPECT_EQ(j.at("profile")[0].at("ops"), nlohmann::json({"add", "nn.relu"}));
   EXPECT_EQ(j.at("profile")[0].at("share"), 1.0);
+}
+
+TEST_F(BuiltRunTest, BenchJsonCountsTheMultiplyAccumulates) {
+  CliResult r = weft("bench " + data_file("dense_softmax.relay") + " --repeat 1 --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  // dense of (2, 4) by (3, 4): 2 x 3 outputs, each a sum of 4 products.
+  EXPECT_EQ(nlohmann::json::parse(r.out).at("macs"), 24);
 }
 
 TEST_F(BuiltRunTest, BenchTextListsTheKernelsWithProfile) {

@@ -3,7 +3,10 @@
 // [--threads N] [--json] [--profile]`: builds main once for a run config's
 // targets, runs it on the graph executor `warmup` times untimed and `repeat`
 // times timed, and reports the build time, the latency, the memory plan and
-// the ops each target runs; --profile adds each kernel's share.
+// the ops each target runs; --profile adds each kernel's share. The JSON also
+// gives the program's multiply-accumulates (`macs`, as `weft models --table`
+// counts them), so a latency can be compared with another framework's on a
+// differently shaped network per unit of compute (bench/peers).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -15,6 +18,7 @@
 #include "commands.h"
 #include "compiled_summary.h"
 #include "json_output.h"
+#include "model_cost.h"
 #include "program_run.h"
 #include "progress_bar.h"
 #include "weft/build.h"
@@ -124,6 +128,7 @@ void print_json_report(const BenchOptions& o, const ProgramRun& loaded, const Gr
   j["repeat"] = o.repeat;
   j["threads"] = compiled.config.threads;
   j["launches"] = executor.num_launches();
+  j["macs"] = count_macs(loaded.mod);
   j["arena_bytes"] = m.arena_bytes;
   j["arena_bytes_by_target"] = m.arena_bytes_by_target;
   j["param_bytes"] = m.param_bytes;
