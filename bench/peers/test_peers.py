@@ -1,0 +1,74 @@
+"""The bench script's own logic, without running weft or needing PyTorch:
+MAC counts against hand-worked ones and the table from a canned result.
+Run: cd bench/peers && python3 -m unittest test_peers (a ctest, bench_peers)."""
+
+import json
+import os
+import unittest
+
+import report
+from mac_count import conv_macs, count_torch_macs, dense_macs
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+try:
+    import torch
+except ImportError:
+    torch = None
+
+
+class MacCount(unittest.TestCase):
+    def test_conv_multiplies_each_output_by_its_window(self):
+        # 3 -> 8 channels, 3x3 kernel, 4x4 output: 8 * 16 outputs, each 3 * 9 products.
+        self.assertEqual(conv_macs((1, 8, 4, 4), 3, 1, (3, 3)), 3456)
+        # depthwise, 8 groups of one channel: each output reads one channel's 9 inputs.
+        self.assertEqual(conv_macs((1, 8, 4, 4), 8, 8, (3, 3)), 1152)
+
+    def test_dense_multiplies_each_output_by_its_inputs(self):
+        self.assertEqual(dense_macs((1, 10), 64), 640)
+
+    @unittest.skipUnless(torch, "PyTorch is not installed")
+    def test_torch_network_counts_every_conv_and_linear_call(self):
+        net = torch.nn.Sequential(torch.nn.Conv2d(3, 8, 3, padding=1), torch.nn.ReLU(), torch.nn.Flatten(),
+                                  torch.nn.Linear(8 * 4 * 4, 10))
+        self.assertEqual(count_torch_macs(net, (torch.zeros(1, 3, 4, 4),)), 3456 + 1280)
+
+
+class Report(unittest.TestCase):
+    def setUp(self):
+        with open(os.path.join(HERE, "testdata", "canned_results.json")) as f:
+            self.results = json.load(f)
+
+    def test_ratio_is_weft_over_the_best_peer_mode(self):
+        mlp, densenet, vgg = report.summarize(self.results)
+        # medians: weft 2.0, torchscript 5.0, eager 3.5 -> eager is best, 2.0 / 3.5.
+        self.assertEqual(mlp["best_peer"], "eager")
+        self.assertAlmostEqual(mlp["ratio"], 2.0 / 3.5)
+        self.assertAlmostEqual(mlp["ratio_per_mac"], 2.0 / 3.5)
+        # 10 / 8, and per MAC (10 / 2.0 G) / (8 / 2.9 G).
+        self.assertEqual(densenet["best_peer"], "torchscript")
+        self.assertAlmostEqual(densenet["ratio"], 1.25)
+        self.assertAlmostEqual(densenet["ratio_per_mac"], 1.8125)
+        self.assertIsNone(vgg["ratio"])
+        self.assertIn("timeout", vgg["error"])
+
+    def test_markdown_table_rows_notes_and_skips(self):
+        lines = report.markdown_table(self.results).splitlines()
+        self.assertIn("| mlp | configs/default.yaml | 2 | 5 | 3.5 | 0.57x | 0.57x | 0.000109 | 0.000109 |", lines)
+        self.assertIn("| densenet-121 [1] | configs/default.yaml | 10 | 8 | 20 | 1.25x | 1.81x | 2 | 2.9 |", lines)
+        self.assertIn("| vgg-16 | configs/default.yaml | failed | 300 | 250 | - | - | - | 15.5 |", lines)
+        self.assertIn("[1] the graphs differ; compare per MAC.", lines)
+        self.assertIn("- vgg-16 on configs/default.yaml: weft bench ran past --timeout 60 s", lines)
+        self.assertIn("Config configs/onednn.yaml skipped: no such config", lines)
+
+    def test_a_run_without_the_peer_says_why(self):
+        self.results["peer_skipped"] = "torch is not installed"
+        for model in self.results["models"]:
+            model["runs"] = {k: v for k, v in model["runs"].items() if k.startswith("weft:")}
+        rows = report.summarize(self.results)
+        self.assertTrue(all(row["ratio"] is None and row["best_peer"] is None for row in rows))
+        self.assertIn("PyTorch did not run: torch is not installed", report.markdown_table(self.results))
+
+
+if __name__ == "__main__":
+    unittest.main()
