@@ -1,0 +1,77 @@
+// A fused group compiled for oneDNN: a short list of primitives, each an
+// anchor (convolution, matrix product), an eltwise or a binary op, with the
+// calls that follow it fused as post-ops (eltwise, sum for a residual add,
+// binary) and a constant per-channel add folded into its bias. Primitives
+// are created and constant weights reordered into the layout each primitive
+// asks for once, at compile; a launch only executes.
+#pragma once
+
+#include <dnnl.hpp>
+#include <weft/plugin.hpp>
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "memory_view.h"
+
+namespace onednn_target {
+
+class GroupKernel {
+ public:
+  /// Compiles a typed Primitive function; `constants` holds, per parameter,
+  /// the tensor it is bound to (read here, not kept). Throws sdk::Unsupported
+  /// naming the call oneDNN does not run.
+  static std::shared_ptr<const GroupKernel> compile(const dnnl::engine& engine, const weft::sdk::Expr& primitive,
+                                                    const std::vector<std::optional<weft::sdk::TensorView>>& constants);
+
+  /// Plans `call` alone (its arguments as parameters) and creates its
+  /// primitive descriptor: throws sdk::Unsupported saying why when oneDNN
+  /// does not run it.
+  static void check_call(const dnnl::engine& engine, const weft::sdk::Expr& call);
+
+  /// Runs the group on `args` (its parameters, then its outputs, in host
+  /// memory). Thread-safe: intermediates and scratchpads are per run.
+  void run(const dnnl::engine& engine, const std::vector<weft::sdk::TensorView>& args) const;
+
+  /// The primitives in order with the calls each runs:
+  /// "convolution(nn.conv2d, nn.bias_add, add, nn.relu)".
+  std::string summary() const;
+
+  size_t num_primitives() const { return steps_.size(); }
+
+ private:
+  friend class GroupBuilder;
+  enum class Source { kParam, kConstant, kIntermediate };
+  struct Value {
+    Source source = Source::kParam;
+    size_t index = 0;  // parameter, constants_ entry, or byte offset in a run's scratch
+    Shape shape;
+    std::optional<size_t> output;  // the output it is written to directly
+  };
+  /// A primitive argument read from (or written to) a value.
+  struct Binding {
+    int arg;
+    size_t value;
+    dnnl::memory::desc desc;
+  };
+  struct Step {
+    dnnl::primitive primitive;
+    std::vector<Binding> bindings;
+    std::vector<std::pair<int, dnnl::memory>> packed;  // reordered weights, folded bias
+    std::optional<size_t> sum_addend;  // copied into the dst first (the sum post-op adds it)
+    size_t dst = 0;
+    dnnl::memory::desc scratchpad;
+    std::string summary;
+  };
+
+  std::vector<Value> values_;
+  std::vector<Step> steps_;
+  std::vector<size_t> outputs_;  // value ids
+  size_t num_params_ = 0;
+  std::vector<std::vector<float>> constants_;
+  size_t intermediate_bytes_ = 0, scratchpad_bytes_ = 0;
+};
+
+}  // namespace onednn_target

@@ -1,0 +1,189 @@
+// Weft op calls as oneDNN descriptors (op_mapping.h).
+#include "op_mapping.h"
+
+#include <algorithm>
+
+namespace onednn_target {
+
+namespace sdk = weft::sdk;
+using sdk::operator==;
+using sdk::operator!=;
+using dnnl::algorithm;
+
+bool is_static_f32(const sdk::Type& type) {
+  if (!type.is_tensor() || type.dtype() != sdk::dtype::float32) return false;
+  Shape shape = type.shape();
+  return std::none_of(shape.begin(), shape.end(), [](int64_t d) { return d == WEFT_DIM_ANY; });
+}
+
+namespace {
+
+[[noreturn]] void refuse(const sdk::Expr& call, const std::string& why) {
+  throw sdk::Unsupported("oneDNN does not run " + call.op_name() + ": " + why);
+}
+
+void expect_f32_call(const sdk::Expr& call) {
+  if (!is_static_f32(call.type())) refuse(call, "its result is a " + call.type().str() + ", not float32 of static shape");
+  for (const sdk::Expr& arg : call.args()) {
+    if (!is_static_f32(arg.type())) refuse(call, "an argument is a " + arg.type().str() + ", not float32 of static shape");
+  }
+  const sdk::Attrs attrs = call.attrs();
+  if (attrs.has("out_dtype")) {
+    sdk::Value out = attrs.get_value("out_dtype");
+    if (!out.is_none() && out.as_dtype() != sdk::dtype::float32) refuse(call, "out_dtype is not float32");
+  }
+}
+
+/// The position of each letter of `letters` in `layout`, which must be a
+/// permutation of them ("NHWC" over "NCHW" gives {0, 3, 1, 2}).
+std::optional<std::vector<int>> letter_positions(const std::string& layout, const std::string& letters) {
+  if (layout.size() != letters.size()) return std::nullopt;
+  std::vector<int> positions;
+  for (char letter : letters) {
+    size_t at = layout.find(letter);
+    if (at == std::string::npos) return std::nullopt;
+    positions.push_back(static_cast<int>(at));
+  }
+  return positions;
+}
+
+AnchorSpec conv2d_spec(const sdk::Expr& call) {
+  const sdk::Attrs attrs = call.attrs();
+  const std::string data_layout = attrs.get_string("data_layout"), kernel_layout = attrs.get_string("kernel_layout");
+  std::string out_layout = attrs.get_string("out_layout");
+  if (out_layout.empty()) out_layout = data_layout;
+  auto data_axes = letter_positions(data_layout, "NCHW"), out_axes = letter_positions(out_layout, "NCHW");
+  auto kernel_axes = letter_positions(kernel_layout, "OIHW");
+  if (!data_axes || !out_axes) refuse(call, "data layout " + data_layout + " -> " + out_layout + " is not NCHW or NHWC-like");
+  if (!kernel_axes) refuse(call, "kernel layout " + kernel_layout + " is not a plain permutation of OIHW");
+  const Shape data = call.arg(0).type().shape(), weight = call.arg(1).type().shape(), out = call.type().shape();
+  const int64_t groups = attrs.get_int("groups");
+  const int64_t in_channels = data[(*data_axes)[1]], out_channels = out[(*out_axes)[1]];
+  const int o = (*kernel_axes)[0], i = (*kernel_axes)[1], h = (*kernel_axes)[2], w = (*kernel_axes)[3];
+  if (groups < 1 || weight[o] != out_channels || weight[i] * groups != in_channels || out_channels % groups != 0) {
+    refuse(call, "the weight " + call.arg(1).type().str() + " in " + kernel_layout + " does not read as " +
+                     std::to_string(out_channels) + " output channels over " + std::to_string(groups) + " groups");
+  }
+  AnchorSpec spec;
+  spec.kind = AnchorKind::kConvolution;
+  auto groups_of = [](const std::vector<int>& axes) {
+    AxisGroups g;
+    for (int axis : axes) g.push_back({axis});
+    return g;
+  };
+  spec.src = plain_view(data, groups_of(*data_axes));
+  spec.dst_groups = groups_of(*out_axes);
+  spec.dst = plain_view(out, spec.dst_groups);
+  spec.channel_axis = (*out_axes)[1];
+  // Weights (O, I, H, W) or, grouped, (G, O/G, I, H, W): the output
+  // channel axis splits into the group and the channel within it.
+  const Shape ws = row_major_strides(weight);
+  const int64_t per_group = out_channels / groups;
+  if (groups == 1) {
+    spec.weights = dnnl::memory::desc({weight[o], weight[i], weight[h], weight[w]}, dnnl::memory::data_type::f32,
+                                      {ws[o], ws[i], ws[h], ws[w]});
+  } else {
+    spec.weights = dnnl::memory::desc({groups, per_group, weight[i], weight[h], weight[w]},
+                                      dnnl::memory::data_type::f32, {ws[o] * per_group, ws[o], ws[i], ws[h], ws[w]});
+  }
+  const Shape strides = attrs.get_ints("strides"), padding = attrs.get_ints("padding");
+  const Shape dilation = attrs.get_ints("dilation");
+  if (strides.size() != 2 || padding.size() != 4 || dilation.size() != 2) refuse(call, "it is not a 2-D convolution");
+  spec.strides = {strides[0], strides[1]};
+  spec.dilates = {dilation[0] - 1, dilation[1] - 1};  // oneDNN counts the gaps between taps
+  spec.pad_l = {padding[0], padding[1]};
+  spec.pad_r = {padding[2], padding[3]};
+  return spec;
+}
+
+/// A matrix product out = A B over A viewed (M, K) (or batched (b, M, K)) and
+/// B viewed (K, N), each with the strides its transposition gives.
+AnchorSpec matmul_spec(const sdk::Expr& call, bool transpose_a, bool transpose_b, bool batched) {
+  const Shape a = call.arg(0).type().shape(), b = call.arg(1).type().shape(), out = call.type().shape();
+  AnchorSpec spec;
+  spec.kind = AnchorKind::kMatmul;
+  spec.channel_axis = static_cast<int>(out.size()) - 1;
+  using dnnl::memory;
+  if (batched) {
+    if (a.size() != 3 || b.size() != 3) refuse(call, "its operands are not 3-D");
+    const int64_t m = transpose_a ? a[2] : a[1], k = transpose_a ? a[1] : a[2];
+    const int64_t n = transpose_b ? b[1] : b[2];
+    spec.src = memory::desc({a[0], m, k}, memory::data_type::f32,
+                            transpose_a ? memory::dims{m * k, 1, m} : memory::dims{m * k, k, 1});
+    spec.weights = memory::desc({b[0], k, n}, memory::data_type::f32,
+                                transpose_b ? memory::dims{n * k, 1, k} : memory::dims{n * k, n, 1});
+    spec.dst_groups = identity_groups(3);
+    spec.dst = plain_view(out, spec.dst_groups);
+    return spec;
+  }
+  if (b.size() != 2 || a.empty()) refuse(call, "its second operand is not 2-D");
+  if (transpose_a && a.size() != 2) refuse(call, "transpose_a needs a 2-D first operand");
+  const int64_t k = transpose_a ? a[0] : a.back(), n = transpose_b ? b[0] : b[1];
+  const int64_t m = transpose_a ? a[1] : numel_of(Shape(a.begin(), a.end() - 1));
+  spec.src = memory::desc({m, k}, memory::data_type::f32, transpose_a ? memory::dims{1, m} : memory::dims{k, 1});
+  spec.weights = memory::desc({k, n}, memory::data_type::f32, transpose_b ? memory::dims{1, k} : memory::dims{n, 1});
+  // The rows are every leading axis of the result.
+  std::vector<int> rows(out.size() - 1);
+  for (size_t axis = 0; axis + 1 < out.size(); ++axis) rows[axis] = static_cast<int>(axis);
+  spec.dst_groups = {rows, {static_cast<int>(out.size()) - 1}};
+  spec.dst = plain_view(out, spec.dst_groups);
+  return spec;
+}
+
+}  // namespace
+
+std::optional<AnchorSpec> anchor_spec(const sdk::Expr& call) {
+  const std::string op = call.op_name();
+  if (op != "nn.conv2d" && op != "nn.dense" && op != "nn.matmul" && op != "nn.batch_matmul") return std::nullopt;
+  expect_f32_call(call);
+  const sdk::Attrs attrs = call.attrs();
+  if (op == "nn.conv2d") return conv2d_spec(call);
+  if (op == "nn.dense") return matmul_spec(call, false, true, false);
+  return matmul_spec(call, attrs.get_bool("transpose_a"), attrs.get_bool("transpose_b"), op == "nn.batch_matmul");
+}
+
+std::optional<EltwiseSpec> eltwise_spec(const sdk::Expr& call) {
+  const std::string op = call.op_name();
+  std::optional<EltwiseSpec> spec;
+  if (op == "nn.relu") spec = EltwiseSpec{algorithm::eltwise_relu, 0.f, 0.f};
+  else if (op == "nn.leaky_relu") spec = EltwiseSpec{algorithm::eltwise_relu, float(call.attrs().get_float("alpha")), 0.f};
+  else if (op == "sigmoid") spec = EltwiseSpec{algorithm::eltwise_logistic, 0.f, 0.f};
+  else if (op == "tanh") spec = EltwiseSpec{algorithm::eltwise_tanh, 0.f, 0.f};
+  else if (op == "exp") spec = EltwiseSpec{algorithm::eltwise_exp, 0.f, 0.f};
+  else if (op == "log") spec = EltwiseSpec{algorithm::eltwise_log, 0.f, 0.f};
+  else if (op == "sqrt") spec = EltwiseSpec{algorithm::eltwise_sqrt, 0.f, 0.f};
+  else if (op == "rsqrt") spec = EltwiseSpec{algorithm::eltwise_pow, 1.f, -0.5f};  // alpha * x^beta
+  else if (op == "abs") spec = EltwiseSpec{algorithm::eltwise_abs, 0.f, 0.f};
+  else if (op == "negative") spec = EltwiseSpec{algorithm::eltwise_linear, -1.f, 0.f};  // alpha * x + beta
+  else if (op == "clip") {
+    const sdk::Attrs attrs = call.attrs();
+    spec = EltwiseSpec{algorithm::eltwise_clip, float(attrs.get_float("a_min")), float(attrs.get_float("a_max"))};
+  } else return std::nullopt;
+  expect_f32_call(call);
+  return spec;
+}
+
+std::optional<algorithm> binary_alg(const std::string& op) {
+  if (op == "add" || op == "nn.bias_add") return algorithm::binary_add;
+  if (op == "subtract") return algorithm::binary_sub;
+  if (op == "multiply") return algorithm::binary_mul;
+  if (op == "divide") return algorithm::binary_div;
+  if (op == "maximum") return algorithm::binary_max;
+  if (op == "minimum") return algorithm::binary_min;
+  return std::nullopt;
+}
+
+bool commutative(algorithm alg) { return alg != algorithm::binary_sub && alg != algorithm::binary_div; }
+
+Shape binary_operand_shape(const sdk::Expr& call, size_t index) {
+  Shape shape = call.arg(index).type().shape();
+  if (call.op_name() != "nn.bias_add" || index != 1) return shape;
+  const int64_t ndim = static_cast<int64_t>(call.arg(0).type().ndim());
+  int64_t axis = call.attrs().get_int("axis");
+  if (axis < 0) axis += ndim;
+  Shape placed(ndim, 1);
+  placed[axis] = shape.at(0);
+  return placed;
+}
+
+}  // namespace onednn_target
