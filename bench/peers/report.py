@@ -49,9 +49,19 @@ def _gmacs(value):
     return "-" if not value else f"{value / 1e9:.3g}"
 
 
+def machine_line(results):
+    """Where and how the figures were taken."""
+    m, s = results["machine"], results["settings"]
+    line = (f"Measured {m['date']} on {m['cpu']} ({m['cores']} cores), PyTorch {m['torch'] or 'absent'}, "
+            f"{s['threads']} threads; {s['rounds']} rounds of {s['warmup']} warm-up and {s['repeat']} timed runs "
+            "per engine, each figure the median of the rounds' medians.")
+    return line + (f" Note: {m['note']}." if m.get("note") else "")
+
+
 def markdown_table(results):
     """The table docs/performance.md shows; footnotes name how graphs differ."""
-    lines = ["| model | weft config | weft ms | TorchScript ms | eager ms | weft / best peer | "
+    lines = [machine_line(results), "",
+             "| model | weft config | weft ms | TorchScript ms | eager ms | weft / best peer | "
              "per MAC | weft GMACs | peer GMACs |",
              "|---|---|---|---|---|---|---|---|---|"]
     notes = []
@@ -102,3 +112,18 @@ def bar_chart(results, path):
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)
+
+
+if __name__ == "__main__":
+    import argparse
+    import json
+    import os
+
+    parser = argparse.ArgumentParser(description="Render a bench run's results.json again as results.md/.png")
+    parser.add_argument("results", type=argparse.FileType("r"), help="a results.json of weft_vs_pytorch.py")
+    parser.add_argument("out", help="the directory for results.md and results.png")
+    args = parser.parse_args()
+    loaded = json.load(args.results)
+    with open(os.path.join(args.out, "results.md"), "w") as f:
+        f.write(markdown_table(loaded))
+    bar_chart(loaded, os.path.join(args.out, "results.png"))

@@ -60,6 +60,9 @@ class Report(unittest.TestCase):
         self.assertIn("[1] the graphs differ; compare per MAC.", lines)
         self.assertIn("- vgg-16 on configs/default.yaml: weft bench ran past --timeout 60 s", lines)
         self.assertIn("Config configs/onednn.yaml skipped: no such config", lines)
+        self.assertEqual(lines[0], "Measured 2026-12-02T00:00:00+00:00 on Canned CPU (2 cores), PyTorch 2.1.2, "
+                         "2 threads; 3 rounds of 1 warm-up and 5 timed runs per engine, each figure the median "
+                         "of the rounds' medians.")
 
     def test_a_run_without_the_peer_says_why(self):
         self.results["peer_skipped"] = "torch is not installed"
