@@ -63,8 +63,10 @@ bool is_scalar_constant(const Expr& e) {
 }
 
 /// Rewrites main so that every op call is in a group and no group that a
-/// listed target could run part of falls back whole.
-class GroupSplitter : public ExprMutator {
+/// listed target could run part of falls back whole. Typed: a split group's
+/// params take their arguments' types, so each node main rebuilds around a
+/// split (a later group's call, a tuple, a let) must be typed when made.
+class GroupSplitter : public TypedExprMutator {
  public:
   explicit GroupSplitter(std::span<const BuildTarget> targets) : listed_(targets.first(targets.size() - 1)) {}
 
@@ -74,9 +76,6 @@ class GroupSplitter : public ExprMutator {
       if (group_callee(*e)) memo_.emplace(e.as<CallNode>()->op.get(), e.as<CallNode>()->op);
     });
     Expr body = mutate(main->body);
-    // Rebuilt nodes have their originals' types, as FuseOps leaves them.
-    for (const auto& [original, rebuilt] : memo_)
-      if (!rebuilt->has_type() && original->has_type()) rebuilt->set_checked_type(original->checked_type());
     if (body.same_as(main->body)) return main;
     Function out = function(main->params, body, main->ret_type, main->attrs);
     out->set_checked_type(main->checked_type());
@@ -88,10 +87,10 @@ class GroupSplitter : public ExprMutator {
     if (const FunctionNode* group = group_callee(*c)) {
       std::vector<Call> calls = op_calls(*group);
       if (worth_splitting(calls)) return split(*group, c);
-      if (called_.insert(group).second) return ExprMutator::visit_call(c);
+      if (called_.insert(group).second) return TypedExprMutator::visit_call(c);
       return call_copy(*group, c);
     }
-    if (c->op->kind != ExprKind::kOp) return ExprMutator::visit_call(c);
+    if (c->op->kind != ExprKind::kOp) return TypedExprMutator::visit_call(c);
     std::vector<Expr> args;
     for (const Expr& a : c->args) args.push_back(visit(a));
     return single_call_group(c, args);
