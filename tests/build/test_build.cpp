@@ -136,6 +136,17 @@ TEST(Build, TheDefaultConfigPutsEveryFusedGroupOnRef) {
     EXPECT_EQ(compiled->group_of.at(compiled->groups[g].primitive.get()), g);
 }
 
+TEST(Build, OnlyRefListedIsNoFallbackEvenWithFallbackError) {
+  ::testing::internal::CaptureStderr();
+  auto compiled = build_text(kElementwiseProgram, config_with({"ref"}, FallbackPolicy::kError));
+  EXPECT_EQ(::testing::internal::GetCapturedStderr(), "");
+  EXPECT_EQ(describe_partition(*compiled),
+            "0  ref  add, nn.relu\n"
+            "1  ref  nn.softmax, nn.relu\n"
+            "2  ref  nn.softmax\n");
+  EXPECT_TRUE(compiled->fallback_ops.empty());
+}
+
 TEST(Build, GroupsATargetSupportsWholeGoToIt) {
   ScopedFakeTarget fake({.ops = {"add", "nn.relu"}});
   ::testing::internal::CaptureStderr();

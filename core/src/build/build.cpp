@@ -147,7 +147,9 @@ std::shared_ptr<const CompiledModule> build(const IRModule& mod, const RunConfig
     compiled->groups.push_back(compile_group(group, targets));
   }
 
-  if (!config.targets.empty()) compiled->fallback_ops = fallback_ops(partition.groups, compiled->groups);
+  // With no target before ref (`targets: []` or `[ref]`) ref is what the
+  // config asks for, not a fallback.
+  if (targets.size() > 1) compiled->fallback_ops = fallback_ops(partition.groups, compiled->groups);
   if (!compiled->fallback_ops.empty()) {
     std::vector<std::string> listed(targets.size() - 1);
     for (size_t t = 0; t + 1 < targets.size(); ++t) listed[t] = targets[t].name;
