@@ -80,17 +80,21 @@ std::optional<dnnl::primitive_desc> make_pd(const dnnl::engine& engine, const Pe
       case Pending::Kind::kAnchor: break;
     }
     const AnchorSpec& a = p.anchor;
-    const memory::desc weights =
-        p.constant_weights ? memory::desc(a.weights.dims(), memory::data_type::f32, memory::format_tag::any) : a.weights;
+    auto any = [](const memory::desc& d) { return memory::desc(d.dims(), memory::data_type::f32, memory::format_tag::any); };
+    // A run-time weight is reordered at each launch (a bound one once, here).
+    const memory::desc weights = a.src.dims().size() == 3 ? a.weights : any(a.weights);
     if (a.kind == AnchorKind::kConvolution) {
+      // oneDNN picks the data layouts too (NHWC for its brgemm kernels): the
+      // plain NCHW ones leave it only the slow im2col GEMM.
+      const memory::desc src = any(a.src), dst = any(a.dst);
       using conv = dnnl::convolution_forward;
       const auto direct = dnnl::algorithm::convolution_direct;
       if (!p.bias) {
-        const conv::desc desc(inference, direct, a.src, weights, a.dst, a.strides, a.dilates, a.pad_l, a.pad_r);
+        const conv::desc desc(inference, direct, src, weights, dst, a.strides, a.dilates, a.pad_l, a.pad_r);
         return conv::primitive_desc(desc, attr, engine);
       }
       const memory::desc bias({static_cast<int64_t>(p.bias->size())}, memory::data_type::f32, memory::format_tag::a);
-      const conv::desc desc(inference, direct, a.src, weights, bias, a.dst, a.strides, a.dilates, a.pad_l, a.pad_r);
+      const conv::desc desc(inference, direct, src, weights, bias, dst, a.strides, a.dilates, a.pad_l, a.pad_r);
       return conv::primitive_desc(desc, attr, engine);
     }
     if (!p.bias) return dnnl::matmul::primitive_desc(dnnl::matmul::desc(a.src, weights, a.dst), attr, engine);
@@ -176,6 +180,12 @@ class GroupBuilder {
 
   const Shape& shape_of(size_t value) const { return k_.values_[value].shape; }
 
+  /// The data of a constant or a parameter bound to one; null otherwise.
+  const float* data_at_compile(size_t value) const {
+    auto it = compile_data_.find(value);
+    return it == compile_data_.end() ? nullptr : it->second;
+  }
+
   /// Whether a call reading `value` may fuse into the pending primitive: it
   /// is the primitive's result and nothing else reads it. An eltwise
   /// primitive takes only eltwise post-ops: with binary ones oneDNN 2.6's
@@ -218,7 +228,7 @@ class GroupBuilder {
     p.src1 = args[1];
     // A weight known at compile is reordered once into the layout the
     // primitive picks (nn.batch_matmul's is read as it lies).
-    p.constant_weights = compile_data_.count(args[1]) && compile_data_.at(args[1]) && anchor.src.dims().size() != 3;
+    p.constant_weights = data_at_compile(args[1]) && anchor.src.dims().size() != 3;
     p.dst_desc = anchor.dst;
     p.dst_groups = anchor.dst_groups;
     start(std::move(p), call, anchor.kind == AnchorKind::kConvolution ? "convolution" : "matrix product", dst);
@@ -229,7 +239,7 @@ class GroupBuilder {
     if (extends_pending(arg, false)) {
       Pending candidate = *pending_;
       candidate.post_ops.push_back(PostOp{PostOp::Kind::kEltwise, eltwise, {}, {}, 0});
-      if (try_extend(std::move(candidate), call.op_name(), dst)) return dst;
+      if (try_extend(std::move(candidate), call.op_name() + " as eltwise", dst)) return dst;
     }
     Pending p;
     p.kind = Pending::Kind::kEltwise;
@@ -244,7 +254,7 @@ class GroupBuilder {
   /// Folds a constant add along the anchor's channels into its bias.
   bool try_fold_bias(const sdk::Expr& call, size_t other, const Shape& other_shape, size_t dst) {
     if (pending_->kind != Pending::Kind::kAnchor || pending_->bias || !pending_->post_ops.empty()) return false;
-    const float* data = compile_data_.count(other) ? compile_data_.at(other) : nullptr;
+    const float* data = data_at_compile(other);
     const Shape& out = call.type().shape();
     if (!data || other_shape.size() > out.size()) return false;
     Shape padded(out.size() - other_shape.size(), 1);
@@ -256,7 +266,7 @@ class GroupBuilder {
     Pending candidate = *pending_;
     candidate.bias = std::vector<float>(out[channel]);
     for (int64_t c = 0; c < out[channel]; ++c) (*candidate.bias)[c] = padded[channel] == 1 ? data[0] : data[c];
-    return try_extend(std::move(candidate), call.op_name(), dst);
+    return try_extend(std::move(candidate), call.op_name() + " as bias", dst);
   }
 
   size_t add_binary(const sdk::Expr& call, dnnl::algorithm alg, const std::vector<size_t>& args, size_t dst) {
@@ -271,15 +281,15 @@ class GroupBuilder {
       if (!extends_pending(args[main], true) || shape_of(args[main]) != out) continue;
       const size_t other = args[1 - main];
       if (alg == dnnl::algorithm::binary_add && try_fold_bias(call, other, shapes[1 - main], dst)) return dst;
-      if (alg == dnnl::algorithm::binary_add && shapes[1 - main] == out && !compile_data_.count(other)) {
+      if (alg == dnnl::algorithm::binary_add && shapes[1 - main] == out && !data_at_compile(other)) {
         Pending candidate = *pending_;
         candidate.post_ops.push_back(PostOp{PostOp::Kind::kSum, {}, alg, {}, other});
-        if (try_extend(std::move(candidate), call.op_name(), dst)) return dst;
+        if (try_extend(std::move(candidate), call.op_name() + " as sum", dst)) return dst;
       }
       if (std::optional<memory::desc> view = broadcast_view(shapes[1 - main], out, pending_->dst_groups)) {
         Pending candidate = *pending_;
         candidate.post_ops.push_back(PostOp{PostOp::Kind::kBinary, {}, alg, *view, other});
-        if (try_extend(std::move(candidate), call.op_name(), dst)) return dst;
+        if (try_extend(std::move(candidate), call.op_name() + " as binary", dst)) return dst;
       }
     }
     // A binary primitive of its own: src0 has the result's shape, src1 broadcasts.
@@ -306,6 +316,22 @@ class GroupBuilder {
     return dst;
   }
 
+  /// A place in the run's scratch block for a tensor in oneDNN's `chosen`
+  /// layout, with the reorders from (and, for a dst, back to) its own.
+  GroupKernel::Relayout relayout(int arg, size_t value, const memory::desc& own, const memory::desc& chosen,
+                                 bool dst) {
+    GroupKernel::Relayout r;
+    r.arg = arg;
+    r.value = value;
+    r.own = own;
+    r.chosen = chosen;
+    r.to_chosen = dnnl::reorder(dnnl::reorder::primitive_desc(engine_, own, engine_, chosen));
+    if (dst) r.to_own = dnnl::reorder(dnnl::reorder::primitive_desc(engine_, chosen, engine_, own));
+    r.offset = k_.intermediate_bytes_;
+    k_.intermediate_bytes_ += aligned(chosen.get_size());
+    return r;
+  }
+
   /// Emits the pending primitive as a step.
   void flush() {
     if (!pending_) return;
@@ -325,7 +351,11 @@ class GroupBuilder {
         step.bindings.push_back({DNNL_ARG_SRC_1, p.src1, p.src1_desc});
         break;
       case Pending::Kind::kAnchor: {
-        step.bindings.push_back({DNNL_ARG_SRC, p.src, p.anchor.src});
+        if (p.pd.src_desc() != p.anchor.src) {
+          step.input_relayouts.push_back(relayout(DNNL_ARG_SRC, p.src, p.anchor.src, p.pd.src_desc(), false));
+        } else {
+          step.bindings.push_back({DNNL_ARG_SRC, p.src, p.anchor.src});
+        }
         if (p.constant_weights) {
           // Reorder the weight once into the layout the primitive chose.
           memory user(p.anchor.weights, engine_, const_cast<float*>(compile_data_.at(p.src1)));
@@ -334,6 +364,9 @@ class GroupBuilder {
           dnnl::reorder(user, packed).execute(stream, user, packed);
           stream.wait();
           step.packed.emplace_back(DNNL_ARG_WEIGHTS, packed);
+        } else if (p.pd.weights_desc() != p.anchor.weights) {
+          step.input_relayouts.push_back(
+              relayout(DNNL_ARG_WEIGHTS, p.src1, p.anchor.weights, p.pd.weights_desc(), false));
         } else {
           step.bindings.push_back({DNNL_ARG_WEIGHTS, p.src1, p.anchor.weights});
         }
@@ -352,7 +385,8 @@ class GroupBuilder {
         step.bindings.push_back({DNNL_ARG_ATTR_MULTIPLE_POST_OP(static_cast<int>(i)) | DNNL_ARG_SRC_1, op.value, op.desc});
       }
     }
-    step.bindings.push_back({DNNL_ARG_DST, p.dst, p.dst_desc});
+    if (p.pd.dst_desc() != p.dst_desc) step.dst_relayout = relayout(DNNL_ARG_DST, p.dst, p.dst_desc, p.pd.dst_desc(), true);
+    else step.bindings.push_back({DNNL_ARG_DST, p.dst, p.dst_desc});
     k_.steps_.push_back(std::move(step));
     pending_.reset();
   }
@@ -495,10 +529,26 @@ void GroupKernel::run(const dnnl::engine& engine, const std::vector<sdk::TensorV
     if (step.scratchpad.get_size()) {
       memories.emplace(DNNL_ARG_SCRATCHPAD, memory(step.scratchpad, engine, scratch.get() + intermediate_bytes_));
     }
-    if (step.sum_addend && data[*step.sum_addend] != data[step.dst]) {
+    for (const Relayout& r : step.input_relayouts) {
+      memory own(r.own, engine, data[r.value]), chosen(r.chosen, engine, scratch.get() + r.offset);
+      r.to_chosen.execute(stream, {{DNNL_ARG_FROM, own}, {DNNL_ARG_TO, chosen}});
+      memories.emplace(r.arg, chosen);
+    }
+    const std::optional<Relayout>& out = step.dst_relayout;
+    std::optional<memory> own_dst, chosen_dst;
+    if (out) {
+      own_dst.emplace(out->own, engine, data[step.dst]);
+      chosen_dst.emplace(out->chosen, engine, scratch.get() + out->offset);
+      memories.emplace(DNNL_ARG_DST, *chosen_dst);
+    }
+    if (step.sum_addend && out) {
+      memory addend(out->own, engine, data[*step.sum_addend]);
+      out->to_chosen.execute(stream, {{DNNL_ARG_FROM, addend}, {DNNL_ARG_TO, *chosen_dst}});
+    } else if (step.sum_addend && data[*step.sum_addend] != data[step.dst]) {
       std::memmove(data[step.dst], data[*step.sum_addend], numel_of(values_[step.dst].shape) * sizeof(float));
     }
     step.primitive.execute(stream, memories);
+    if (out) out->to_own.execute(stream, {{DNNL_ARG_FROM, *chosen_dst}, {DNNL_ARG_TO, *own_dst}});
   }
   stream.wait();
   for (size_t o = 0; o < outputs_.size(); ++o) {

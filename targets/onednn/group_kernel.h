@@ -35,8 +35,9 @@ class GroupKernel {
   /// memory). Thread-safe: intermediates and scratchpads are per run.
   void run(const dnnl::engine& engine, const std::vector<weft::sdk::TensorView>& args) const;
 
-  /// The primitives in order with the calls each runs:
-  /// "convolution(nn.conv2d, nn.bias_add, add, nn.relu)".
+  /// The primitives in order with the calls each runs and how each fused
+  /// one is fused: "convolution(nn.conv2d, add as bias, add as sum,
+  /// nn.relu as eltwise)".
   std::string summary() const;
 
   size_t num_primitives() const { return steps_.size(); }
@@ -56,11 +57,23 @@ class GroupKernel {
     size_t value;
     dnnl::memory::desc desc;
   };
+  /// An anchor's src, run-time weight or dst in the layout oneDNN picked for
+  /// it (NHWC or blocked), at `offset` in the run's scratch block, reordered
+  /// from or to the value's own layout around the primitive.
+  struct Relayout {
+    int arg = 0;
+    size_t value = 0;
+    dnnl::memory::desc own, chosen;
+    dnnl::primitive to_chosen, to_own;  // to_own only for a dst
+    size_t offset = 0;
+  };
   struct Step {
     dnnl::primitive primitive;
     std::vector<Binding> bindings;
     std::vector<std::pair<int, dnnl::memory>> packed;  // reordered weights, folded bias
     std::optional<size_t> sum_addend;  // copied into the dst first (the sum post-op adds it)
+    std::vector<Relayout> input_relayouts;
+    std::optional<Relayout> dst_relayout;
     size_t dst = 0;
     dnnl::memory::desc scratchpad;
     std::string summary;

@@ -101,7 +101,7 @@ def @main(%x: Tensor[(1, 8, 10, 10), float32], %w: Tensor[(16, 8, 3, 3), float32
                       {"w", "b"});
   std::string report = expect_runs_on_onednn(p);
   // One group, one primitive: the bias folded, the residual a sum post-op, relu an eltwise one.
-  EXPECT_THAT(report, HasSubstr("compiled a group to convolution(nn.conv2d, add, add, nn.relu)\n")) << report;
+  EXPECT_THAT(report, HasSubstr("compiled a group to convolution(nn.conv2d, add as bias, add as sum, nn.relu as eltwise)\n")) << report;
 }
 
 TEST(OnednnTarget, RunsDepthwiseStridedDilatedAsymmetricNhwcConvolutionWithClip) {
@@ -112,7 +112,7 @@ def @main(%x: Tensor[(1, 11, 12, 6), float32], %w: Tensor[(3, 3, 1, 6), float32]
 }
 )",
                       {"w"});
-  EXPECT_THAT(expect_runs_on_onednn(p), HasSubstr("convolution(nn.conv2d, clip)\n"));
+  EXPECT_THAT(expect_runs_on_onednn(p), HasSubstr("convolution(nn.conv2d, clip as eltwise)\n"));
 }
 
 TEST(OnednnTarget, RunsGroupedConvolutionWithARuntimeWeight) {
@@ -122,7 +122,7 @@ def @main(%x: Tensor[(2, 8, 7, 7), float32], %w: Tensor[(12, 4, 1, 3), float32])
 }
 )",
                       {});
-  EXPECT_THAT(expect_runs_on_onednn(p), HasSubstr("convolution(nn.conv2d, sigmoid)\n"));
+  EXPECT_THAT(expect_runs_on_onednn(p), HasSubstr("convolution(nn.conv2d, sigmoid as eltwise)\n"));
 }
 
 TEST(OnednnTarget, FusesDenseBiasAndTanhIntoOneMatmul) {
@@ -132,7 +132,7 @@ def @main(%x: Tensor[(2, 3, 20), float32], %w: Tensor[(7, 20), float32], %b: Ten
 }
 )",
                       {"w", "b"});
-  EXPECT_THAT(expect_runs_on_onednn(p), HasSubstr("matmul(nn.dense, add, tanh)\n"));
+  EXPECT_THAT(expect_runs_on_onednn(p), HasSubstr("matmul(nn.dense, add as bias, tanh as eltwise)\n"));
 }
 
 TEST(OnednnTarget, RunsTransposedMatmulAndBroadcastBatchMatmul) {
@@ -149,7 +149,7 @@ def @main(%a: Tensor[(3, 4, 5), float32], %b: Tensor[(3, 6, 5), float32], %c: Te
 }
 )",
                         {});
-  EXPECT_THAT(expect_runs_on_onednn(bmm), HasSubstr("matmul(nn.batch_matmul, multiply)\n"));
+  EXPECT_THAT(expect_runs_on_onednn(bmm), HasSubstr("matmul(nn.batch_matmul, multiply as binary)\n"));
 }
 
 TEST(OnednnTarget, RunsBroadcastingBinaryOpsAsBinaryPrimitives) {
@@ -159,7 +159,7 @@ def @main(%a: Tensor[(2, 3, 4), float32], %b: Tensor[(3, 1), float32]) {
 }
 )",
                       {});
-  EXPECT_THAT(expect_runs_on_onednn(p), HasSubstr("binary(subtract, maximum)\n"));
+  EXPECT_THAT(expect_runs_on_onednn(p), HasSubstr("binary(subtract, maximum as binary)\n"));
 }
 
 TEST(OnednnTarget, RunsAGroupOfSeveralPrimitivesWithASharedIntermediate) {
@@ -173,8 +173,8 @@ def @main(%x: Tensor[(2, 3, 4, 5), float32], %g: Tensor[(5), float32], %b: Tenso
 }
 )",
                       {});
-  EXPECT_THAT(expect_runs_on_onednn(p), HasSubstr("binary(add, rsqrt, multiply), binary(multiply), "
-                                                  "eltwise(negative), binary(multiply, add), binary(add)\n"));
+  EXPECT_THAT(expect_runs_on_onednn(p), HasSubstr("binary(add, rsqrt as eltwise, multiply as binary), binary(multiply), "
+                                                  "eltwise(negative), binary(multiply, add as sum), binary(add)\n"));
 }
 
 TEST(OnednnTarget, DeclinesAFloat64ConvolutionSayingWhy) {
