@@ -31,8 +31,10 @@ struct PostOp {
 
 /// The primitive being built: its main op and the calls fused after it so far.
 struct Pending {
-  enum class Kind { kAnchor, kEltwise, kBinary } kind;
+  enum class Kind { kAnchor, kEltwise, kBinary, kPool, kSoftmax } kind;
   AnchorSpec anchor;
+  PoolSpec pool;
+  SoftmaxSpec softmax;
   bool constant_weights = false;
   EltwiseSpec eltwise;
   dnnl::algorithm alg = dnnl::algorithm::binary_add;
@@ -49,6 +51,8 @@ struct Pending {
 const char* kind_name(Pending::Kind kind, AnchorKind anchor) {
   if (kind == Pending::Kind::kEltwise) return "eltwise";
   if (kind == Pending::Kind::kBinary) return "binary";
+  if (kind == Pending::Kind::kPool) return "pooling";
+  if (kind == Pending::Kind::kSoftmax) return "softmax";
   return anchor == AnchorKind::kConvolution ? "convolution" : "matmul";
 }
 
@@ -77,6 +81,20 @@ std::optional<dnnl::primitive_desc> make_pd(const dnnl::engine& engine, const Pe
         const dnnl::binary::desc desc(p.alg, p.src_desc, p.src1_desc, p.dst_desc);
         return dnnl::binary::primitive_desc(desc, attr, engine);
       }
+      case Pending::Kind::kPool: {
+        const PoolSpec& s = p.pool;
+        const dnnl::pooling_v2_forward::desc desc(inference, s.alg, s.src, s.dst, s.strides, s.kernel, s.dilation,
+                                                  s.pad_l, s.pad_r);
+        return dnnl::pooling_v2_forward::primitive_desc(desc, attr, engine);
+      }
+      case Pending::Kind::kSoftmax:
+        if (p.softmax.log) {
+          const dnnl::logsoftmax_forward::desc desc(inference, p.src_desc, p.softmax.axis);
+          return dnnl::logsoftmax_forward::primitive_desc(desc, attr, engine);
+        } else {
+          const dnnl::softmax_forward::desc desc(inference, p.src_desc, p.softmax.axis);
+          return dnnl::softmax_forward::primitive_desc(desc, attr, engine);
+        }
       case Pending::Kind::kAnchor: break;
     }
     const AnchorSpec& a = p.anchor;
@@ -146,6 +164,25 @@ class GroupBuilder {
     if (std::optional<AnchorSpec> anchor = anchor_spec(call)) return start_anchor(call, *anchor, args, dst);
     if (std::optional<EltwiseSpec> eltwise = eltwise_spec(call)) return add_eltwise(call, *eltwise, args[0], dst);
     if (std::optional<dnnl::algorithm> alg = binary_alg(op)) return add_binary(call, *alg, args, dst);
+    if (std::optional<PoolSpec> pool = pool_spec(call)) {
+      Pending p;
+      p.kind = Pending::Kind::kPool;
+      p.pool = *pool;
+      p.src = args[0];
+      p.src_desc = pool->src;
+      p.dst_desc = pool->dst;
+      start(std::move(p), call, "pooling", dst);
+      return dst;
+    }
+    if (std::optional<SoftmaxSpec> softmax = softmax_spec(call)) {
+      Pending p;
+      p.kind = Pending::Kind::kSoftmax;
+      p.softmax = *softmax;
+      p.src = args[0];
+      p.src_desc = p.dst_desc = plain_view(shape_of(args[0]), identity_groups(shape_of(args[0]).size()));
+      start(std::move(p), call, "softmax", dst);
+      return dst;
+    }
     throw sdk::Unsupported("oneDNN does not run " + op + " (the onednn target has no mapping for it)");
   }
 
@@ -189,9 +226,11 @@ class GroupBuilder {
   /// Whether a call reading `value` may fuse into the pending primitive: it
   /// is the primitive's result and nothing else reads it. An eltwise
   /// primitive takes only eltwise post-ops: with binary ones oneDNN 2.6's
-  /// reference eltwise gave wrong values (the conformance batch_norm cases).
+  /// reference eltwise gave wrong values (the conformance batch_norm cases);
+  /// pooling and softmax take none.
   bool extends_pending(size_t value, bool binary) const {
     if (!pending_ || pending_->dst != value || readers_.at(value) != 1 || outputs_.count(value)) return false;
+    if (pending_->kind == Pending::Kind::kPool || pending_->kind == Pending::Kind::kSoftmax) return false;
     return !binary || pending_->kind != Pending::Kind::kEltwise;
   }
 
@@ -345,7 +384,9 @@ class GroupBuilder {
     for (size_t i = 0; i < p.ops.size(); ++i) step.summary += (i ? ", " : "") + p.ops[i];
     step.summary += ")";
     switch (p.kind) {
-      case Pending::Kind::kEltwise: step.bindings.push_back({DNNL_ARG_SRC, p.src, p.src_desc}); break;
+      case Pending::Kind::kEltwise:
+      case Pending::Kind::kPool:
+      case Pending::Kind::kSoftmax: step.bindings.push_back({DNNL_ARG_SRC, p.src, p.src_desc}); break;
       case Pending::Kind::kBinary:
         step.bindings.push_back({DNNL_ARG_SRC_0, p.src, p.src_desc});
         step.bindings.push_back({DNNL_ARG_SRC_1, p.src1, p.src1_desc});

@@ -142,6 +142,62 @@ std::optional<AnchorSpec> anchor_spec(const sdk::Expr& call) {
   return matmul_spec(call, attrs.get_bool("transpose_a"), attrs.get_bool("transpose_b"), op == "nn.batch_matmul");
 }
 
+std::optional<PoolSpec> pool_spec(const sdk::Expr& call) {
+  const std::string op = call.op_name();
+  const bool global = op == "nn.global_max_pool2d" || op == "nn.global_avg_pool2d";
+  if (!global && op != "nn.max_pool2d" && op != "nn.avg_pool2d") return std::nullopt;
+  expect_f32_call(call);
+  const sdk::Attrs attrs = call.attrs();
+  const std::string layout = attrs.get_string("layout"), out_layout = attrs.get_string("out_layout");
+  auto axes = letter_positions(layout, "NCHW");
+  if (!axes || (!out_layout.empty() && out_layout != layout)) refuse(call, "layout " + layout + " is not NCHW-like");
+  AxisGroups groups;
+  for (int axis : *axes) groups.push_back({axis});
+  const Shape data = call.arg(0).type().shape(), out = call.type().shape();
+  const int64_t h = data[(*axes)[2]], w = data[(*axes)[3]], oh = out[(*axes)[2]], ow = out[(*axes)[3]];
+  PoolSpec spec;
+  spec.src = plain_view(data, groups);
+  spec.dst = plain_view(out, groups);
+  const bool max = op == "nn.max_pool2d" || op == "nn.global_max_pool2d";
+  if (global) {
+    spec.alg = max ? algorithm::pooling_max : algorithm::pooling_avg_exclude_padding;
+    spec.strides = {1, 1};
+    spec.kernel = {h, w};
+    spec.dilation = {0, 0};
+    spec.pad_l = spec.pad_r = {0, 0};
+    return spec;
+  }
+  const Shape size = attrs.get_ints("pool_size"), strides = attrs.get_ints("strides");
+  const Shape dilation = attrs.get_ints("dilation"), padding = attrs.get_ints("padding");
+  const bool include_pad = !max && attrs.get_bool("count_include_pad");
+  spec.alg = max ? algorithm::pooling_max
+                 : include_pad ? algorithm::pooling_avg_include_padding : algorithm::pooling_avg_exclude_padding;
+  spec.strides = {strides[0], strides[1]};
+  spec.kernel = {size[0], size[1]};
+  spec.dilation = {dilation[0] - 1, dilation[1] - 1};
+  spec.pad_l = {padding[0], padding[1]};
+  // The tail padding that gives the result's extent (ceil_mode's windows
+  // past the input end read padding). Max and exclude-padding averages ignore
+  // padding; an include-padding average counts only the padding written.
+  const int64_t extent[2] = {h, w}, pooled[2] = {oh, ow};
+  for (int i = 0; i < 2; ++i) {
+    const int64_t tail = (pooled[i] - 1) * strides[i] + (size[i] - 1) * dilation[i] + 1 - extent[i] - padding[i];
+    if (include_pad && tail != padding[2 + i]) refuse(call, "count_include_pad with ceil_mode windows past the padding");
+    spec.pad_r.push_back(tail);
+  }
+  return spec;
+}
+
+std::optional<SoftmaxSpec> softmax_spec(const sdk::Expr& call) {
+  const std::string op = call.op_name();
+  if (op != "nn.softmax" && op != "nn.log_softmax") return std::nullopt;
+  expect_f32_call(call);
+  const int64_t ndim = static_cast<int64_t>(call.type().ndim());
+  int64_t axis = call.attrs().get_int("axis");
+  if (axis < 0) axis += ndim;
+  return SoftmaxSpec{op == "nn.log_softmax", static_cast<int>(axis)};
+}
+
 std::optional<EltwiseSpec> eltwise_spec(const sdk::Expr& call) {
   const std::string op = call.op_name();
   std::optional<EltwiseSpec> spec;

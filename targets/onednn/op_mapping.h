@@ -32,6 +32,25 @@ struct AnchorSpec {
 /// The anchor of `call`, or nullopt when its op is no anchor.
 std::optional<AnchorSpec> anchor_spec(const weft::sdk::Expr& call);
 
+/// A 2-D max or average pooling (global ones included) over plain NCHW-like data.
+struct PoolSpec {
+  dnnl::algorithm alg = dnnl::algorithm::pooling_max;
+  dnnl::memory::desc src, dst;
+  dnnl::memory::dims strides, kernel, dilation, pad_l, pad_r;
+};
+
+/// The pooling of `call`, or nullopt when its op is no pooling.
+std::optional<PoolSpec> pool_spec(const weft::sdk::Expr& call);
+
+/// A softmax or log_softmax over one axis of a plain tensor.
+struct SoftmaxSpec {
+  bool log = false;
+  int axis = 0;
+};
+
+/// The softmax of `call`, or nullopt when its op is neither.
+std::optional<SoftmaxSpec> softmax_spec(const weft::sdk::Expr& call);
+
 /// An eltwise algorithm with its parameters (relu's alpha is leaky_relu's slope).
 struct EltwiseSpec {
   dnnl::algorithm alg = dnnl::algorithm::eltwise_relu;
