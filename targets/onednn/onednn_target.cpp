@@ -29,6 +29,22 @@ struct OnednnState {
   std::map<std::string, std::optional<std::string>> refusals;
 };
 
+/// Runs `body` with OpenMP's thread count (per calling thread) at `threads`
+/// when that is set, restoring the caller's count after.
+template <typename F>
+void with_threads(int threads, F&& body) {
+  if (threads <= 0) return body();
+  const int before = omp_get_max_threads();
+  omp_set_num_threads(threads);
+  try {
+    body();
+  } catch (...) {
+    omp_set_num_threads(before);
+    throw;
+  }
+  omp_set_num_threads(before);
+}
+
 /// An attr value as text, for the signature of a call.
 std::string value_text(const sdk::Value& v) {
   switch (v.type()) {
@@ -106,14 +122,17 @@ WEFT_PLUGIN(reg) {
       })
       .compile([](const sdk::TargetInstance& target, const sdk::CompileArgs& group) -> sdk::CompiledKernel {
         OnednnState& state = target.state<OnednnState>();
-        auto kernel = onednn_target::GroupKernel::compile(state.engine, group.primitive, group.constants);
+        // oneDNN splits a primitive's work for the thread count it sees when
+        // creating it, so the count is set here and again for each run.
+        std::shared_ptr<const onednn_target::GroupKernel> kernel;
+        with_threads(state.threads, [&] {
+          kernel = onednn_target::GroupKernel::compile(state.engine, group.primitive, group.constants);
+        });
         if (state.verbose) std::fprintf(stderr, "onednn: compiled a group to %s\n", kernel->summary().c_str());
         const dnnl::engine engine = state.engine;
         const int threads = state.threads;
         return [kernel, engine, threads](const sdk::LaunchArgs& launch) {
-          // OpenMP's thread count is per calling thread: set it for this run.
-          if (threads > 0) omp_set_num_threads(threads);
-          kernel->run(engine, launch.args);
+          with_threads(threads, [&] { kernel->run(engine, launch.args); });
         };
       });
 }

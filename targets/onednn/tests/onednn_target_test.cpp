@@ -91,6 +91,29 @@ std::string expect_runs_on_onednn(const Program& p) {
   return built.report;
 }
 
+TEST(OnednnTarget, TakesAThreadCountDefaultingToAllCores) {
+  const TargetDef& def = TargetRegistry::global().get("onednn");
+  EXPECT_EQ(def.options.normalize("onednn", empty_attrs())->at("threads").as_int(), 0);
+  try {
+    def.create(def.options.normalize("onednn", make_attrs({{"threads", int64_t{-2}}})));
+    ADD_FAILURE() << "a negative thread count was accepted";
+  } catch (const Error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("threads must be >= 0, not -2"));
+  }
+  // One thread gives the same values (the work is split for it at compile).
+  RunConfig config;
+  config.targets = {"onednn"};
+  config.target_options["onednn"] = make_attrs({{"threads", int64_t{1}}});
+  Program p = program(R"(
+def @main(%x: Tensor[(1, 4, 6, 6), float32], %w: Tensor[(8, 4, 3, 3), float32]) {
+  nn.relu(nn.conv2d(%x, %w, padding=[1, 1], channels=8, kernel_size=[3, 3]))
+}
+)",
+                      {"w"});
+  Value got = GraphExecutor(build(p.mod, config)).run(p.args);
+  EXPECT_LE(max_error(got.tensor(), Interpreter(p.mod).run_main(p.args).tensor()), 1e-5);
+}
+
 TEST(OnednnTarget, FusesConvBiasResidualAddAndReluIntoOnePrimitive) {
   Program p = program(R"(
 def @main(%x: Tensor[(1, 8, 10, 10), float32], %w: Tensor[(16, 8, 3, 3), float32], %b: Tensor[(16), float32],
