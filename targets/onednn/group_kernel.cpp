@@ -31,10 +31,13 @@ struct PostOp {
 
 /// The primitive being built: its main op and the calls fused after it so far.
 struct Pending {
-  enum class Kind { kAnchor, kEltwise, kBinary, kPool, kSoftmax } kind;
+  enum class Kind { kAnchor, kEltwise, kBinary, kPool, kSoftmax, kConcat } kind;
   AnchorSpec anchor;
   PoolSpec pool;
   SoftmaxSpec softmax;
+  std::vector<size_t> concat_srcs;  // values joined, in order
+  std::vector<memory::desc> concat_descs;
+  int concat_axis = 0;
   bool constant_weights = false;
   EltwiseSpec eltwise;
   dnnl::algorithm alg = dnnl::algorithm::binary_add;
@@ -45,7 +48,7 @@ struct Pending {
   AxisGroups dst_groups;
   size_t dst = 0;  // the value the chain produces so far
   std::vector<std::string> ops;
-  dnnl::primitive_desc pd;
+  dnnl::primitive_desc_base pd;
 };
 
 const char* kind_name(Pending::Kind kind, AnchorKind anchor) {
@@ -53,12 +56,13 @@ const char* kind_name(Pending::Kind kind, AnchorKind anchor) {
   if (kind == Pending::Kind::kBinary) return "binary";
   if (kind == Pending::Kind::kPool) return "pooling";
   if (kind == Pending::Kind::kSoftmax) return "softmax";
+  if (kind == Pending::Kind::kConcat) return "concat";
   return anchor == AnchorKind::kConvolution ? "convolution" : "matmul";
 }
 
 /// The primitive descriptor of `p`, or nullopt where oneDNN has no
 /// implementation of it (with these post-ops).
-std::optional<dnnl::primitive_desc> make_pd(const dnnl::engine& engine, const Pending& p) {
+std::optional<dnnl::primitive_desc_base> make_pd(const dnnl::engine& engine, const Pending& p) {
   dnnl::primitive_attr attr;
   attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
   dnnl::post_ops post_ops;
@@ -95,6 +99,8 @@ std::optional<dnnl::primitive_desc> make_pd(const dnnl::engine& engine, const Pe
           const dnnl::softmax_forward::desc desc(inference, p.src_desc, p.softmax.axis);
           return dnnl::softmax_forward::primitive_desc(desc, attr, engine);
         }
+      case Pending::Kind::kConcat:
+        return dnnl::concat::primitive_desc(p.dst_desc, p.concat_axis, p.concat_descs, engine, attr);
       case Pending::Kind::kAnchor: break;
     }
     const AnchorSpec& a = p.anchor;
@@ -174,6 +180,18 @@ class GroupBuilder {
       start(std::move(p), call, "pooling", dst);
       return dst;
     }
+    if (op == "concatenate") {
+      Pending p;
+      p.kind = Pending::Kind::kConcat;
+      const int64_t ndim = static_cast<int64_t>(call.type().ndim());
+      const int64_t axis = call.attrs().get_int("axis");
+      p.concat_axis = static_cast<int>(axis < 0 ? axis + ndim : axis);
+      p.concat_srcs = args;
+      for (size_t a : args) p.concat_descs.push_back(plain_view(shape_of(a), identity_groups(shape_of(a).size())));
+      p.dst_desc = plain_view(call.type().shape(), identity_groups(ndim));
+      start(std::move(p), call, "concatenation", dst);
+      return dst;
+    }
     if (std::optional<SoftmaxSpec> softmax = softmax_spec(call)) {
       Pending p;
       p.kind = Pending::Kind::kSoftmax;
@@ -230,13 +248,16 @@ class GroupBuilder {
   /// pooling and softmax take none.
   bool extends_pending(size_t value, bool binary) const {
     if (!pending_ || pending_->dst != value || readers_.at(value) != 1 || outputs_.count(value)) return false;
-    if (pending_->kind == Pending::Kind::kPool || pending_->kind == Pending::Kind::kSoftmax) return false;
+    if (pending_->kind == Pending::Kind::kPool || pending_->kind == Pending::Kind::kSoftmax ||
+        pending_->kind == Pending::Kind::kConcat) {
+      return false;
+    }
     return !binary || pending_->kind != Pending::Kind::kEltwise;
   }
 
   /// Replaces the pending primitive by `candidate` when oneDNN creates it.
   bool try_extend(Pending candidate, const std::string& op, size_t dst) {
-    std::optional<dnnl::primitive_desc> pd = make_pd(engine_, candidate);
+    std::optional<dnnl::primitive_desc_base> pd = make_pd(engine_, candidate);
     if (!pd) return false;
     candidate.pd = *pd;
     candidate.dst = dst;
@@ -248,7 +269,7 @@ class GroupBuilder {
   /// Opens a primitive of its own for `call`, whose result is `dst`.
   void start(Pending p, const sdk::Expr& call, const std::string& what, size_t dst) {
     flush();
-    std::optional<dnnl::primitive_desc> pd = make_pd(engine_, p);
+    std::optional<dnnl::primitive_desc_base> pd = make_pd(engine_, p);
     if (!pd) {
       throw sdk::Unsupported("oneDNN has no " + what + " for " + call.op_name() + " on " +
                              call.arg(0).type().str() + " -> " + call.type().str());
@@ -376,7 +397,7 @@ class GroupBuilder {
     if (!pending_) return;
     Pending& p = *pending_;
     GroupKernel::Step step;
-    step.primitive = dnnl::primitive(p.pd);
+    step.primitive = dnnl::primitive(p.pd.get());
     step.dst = p.dst;
     step.scratchpad = p.pd.scratchpad_desc();
     k_.scratchpad_bytes_ = std::max(k_.scratchpad_bytes_, step.scratchpad.get_size());
@@ -387,6 +408,11 @@ class GroupBuilder {
       case Pending::Kind::kEltwise:
       case Pending::Kind::kPool:
       case Pending::Kind::kSoftmax: step.bindings.push_back({DNNL_ARG_SRC, p.src, p.src_desc}); break;
+      case Pending::Kind::kConcat:
+        for (size_t i = 0; i < p.concat_srcs.size(); ++i) {
+          step.bindings.push_back({DNNL_ARG_MULTIPLE_SRC + static_cast<int>(i), p.concat_srcs[i], p.concat_descs[i]});
+        }
+        break;
       case Pending::Kind::kBinary:
         step.bindings.push_back({DNNL_ARG_SRC_0, p.src, p.src_desc});
         step.bindings.push_back({DNNL_ARG_SRC_1, p.src1, p.src1_desc});
@@ -480,6 +506,7 @@ std::shared_ptr<const GroupKernel> GroupKernel::compile(const dnnl::engine& engi
   std::unordered_map<const weft_expr_t*, int> readers;
   for (const sdk::Expr& r : roots) ++readers[r.get()];
   std::vector<sdk::Expr> calls;
+  std::unordered_map<const weft_expr_t*, std::vector<sdk::Expr>> tuples;
   sdk::post_order(body, [&](const sdk::Expr& node) {
     switch (node.kind()) {
       case WEFT_EXPR_VAR:
@@ -494,7 +521,12 @@ std::shared_ptr<const GroupKernel> GroupKernel::compile(const dnnl::engine& engi
         calls.push_back(node);
         return;
       case WEFT_EXPR_TUPLE:
-        if (node.get() != body.get()) throw sdk::Unsupported("the onednn target runs a tuple only as a group's outputs");
+        // A tuple inside the group is what a concatenate joins: its fields
+        // are read there (the root tuple's are the outputs).
+        if (node.get() != body.get()) {
+          for (const sdk::Expr& f : node.fields()) ++readers[f.get()];
+          tuples.emplace(node.get(), node.fields());
+        }
         return;
       default:
         throw sdk::Unsupported(std::string("the onednn target does not run ") + node_kind_name(node.kind()) + " nodes");
@@ -504,11 +536,24 @@ std::shared_ptr<const GroupKernel> GroupKernel::compile(const dnnl::engine& engi
   for (const sdk::Expr& r : roots) root_nodes.insert(r.get());
   for (const sdk::Expr& call : calls) {
     std::vector<size_t> args;
-    for (const sdk::Expr& a : call.args()) args.push_back(value_of.at(a.get()));
+    for (const sdk::Expr& a : call.args()) {
+      auto tuple = tuples.find(a.get());
+      if (tuple == tuples.end()) {
+        args.push_back(value_of.at(a.get()));
+        continue;
+      }
+      if (call.op_name() != "concatenate") {
+        throw sdk::Unsupported("the onednn target reads a tuple only in a concatenate, not " + call.op_name());
+      }
+      for (const sdk::Expr& f : tuple->second) args.push_back(value_of.at(f.get()));
+    }
     value_of[call.get()] = builder.add_call(call, args, readers[call.get()], root_nodes.count(call.get()) > 0);
   }
   std::vector<size_t> outputs;
-  for (const sdk::Expr& r : roots) outputs.push_back(value_of.at(r.get()));
+  for (const sdk::Expr& r : roots) {
+    if (!value_of.count(r.get())) throw sdk::Unsupported("the onednn target does not output nested tuples");
+    outputs.push_back(value_of.at(r.get()));
+  }
   builder.finish(outputs);
   return kernel;
 }
@@ -517,7 +562,15 @@ void GroupKernel::check_call(const dnnl::engine& engine, const sdk::Expr& call) 
   GroupKernel kernel;
   GroupBuilder builder(engine, kernel);
   std::vector<size_t> args;
+  std::vector<sdk::Expr> operands;
   for (const sdk::Expr& a : call.args()) {
+    if (call.op_name() == "concatenate" && a.is(WEFT_EXPR_TUPLE)) {
+      for (const sdk::Expr& f : a.fields()) operands.push_back(f);
+    } else {
+      operands.push_back(a);
+    }
+  }
+  for (const sdk::Expr& a : operands) {
     if (!is_static_f32(a.type())) {
       throw sdk::Unsupported("oneDNN does not run " + call.op_name() + " on a " + a.type().str() +
                              ": the onednn target runs float32 of static shape");

@@ -200,6 +200,27 @@ def @main(%x: Tensor[(2, 3, 4, 5), float32], %g: Tensor[(5), float32], %b: Tenso
                                                   "eltwise(negative), binary(multiply, add as sum), binary(add)\n"));
 }
 
+TEST(OnednnTarget, JoinsConvolutionOutputsWithAConcatPrimitive) {
+  Program p = program(R"(
+def @main(%x: Tensor[(1, 3, 5, 5), float32], %w: Tensor[(4, 3, 1, 1), float32], %y: Tensor[(1, 2, 5, 5), float32]) {
+  %0 = nn.relu(nn.conv2d(%x, %w, channels=4, kernel_size=[1, 1]));
+  concatenate((%y, %0, %y), axis=1)
+}
+)",
+                      {"w"});
+  Built built = build_for_onednn(p.mod);
+  Value got = GraphExecutor(built.compiled).run(p.args);
+  EXPECT_LE(max_error(got.tensor(), Interpreter(p.mod).run_main(p.args).tensor()), 1e-5);
+  size_t concat_groups = 0;
+  for (const CompiledGroup& group : built.compiled->groups) {
+    if (std::find(group.ops.begin(), group.ops.end(), "concatenate") == group.ops.end()) continue;
+    ++concat_groups;
+    EXPECT_EQ(group.target, "onednn");
+  }
+  EXPECT_EQ(concat_groups, 1u);
+  EXPECT_THAT(built.report, HasSubstr("concat(concatenate)"));
+}
+
 TEST(OnednnTarget, DeclinesAFloat64ConvolutionSayingWhy) {
   IRModule mod = infer_type(parse_module(R"(
 def @main(%x: Tensor[(1, 2, 5, 5), float64], %w: Tensor[(4, 2, 3, 3), float64]) {
