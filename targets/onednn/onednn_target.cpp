@@ -2,7 +2,6 @@
 // elementwise and binary ops after them, as oneDNN primitives with post-ops
 // (group_kernel.h), float32 in host memory. supports() claims a call only
 // when oneDNN creates a primitive descriptor for its exact shapes and attrs.
-#include <omp.h>
 #include <weft/plugin.hpp>
 
 #include <cstdio>
@@ -16,6 +15,13 @@
 #include "op_mapping.h"
 
 namespace sdk = weft::sdk;
+
+// OpenMP's API, from the libgomp oneDNN runs on (CMakeLists.txt says why it
+// is linked directly rather than through a compiler's omp.h and -fopenmp).
+extern "C" {
+void omp_set_num_threads(int num_threads);
+int omp_get_max_threads(void);
+}
 
 namespace {
 
