@@ -1,6 +1,7 @@
 // Resource limits, each read from its environment variable on first use.
 #include "weft/limits.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstdlib>
@@ -72,27 +73,32 @@ int64_t checked_tensor_bytes(std::span<const int64_t> shape, DataType dtype) {
       text += (i ? ", " : "") + (shape[i] == kAnyDim ? std::string("?") : std::to_string(shape[i]));
     return text + "), " + dtype.str() + "]";
   };
-  int64_t elements = 1;
-  bool overflow = false;
+  // As NumPy (PyArray_NewFromDescr): the bytes of the non-zero extents must
+  // fit even when an extent of 0 makes the tensor empty, so that any product
+  // of a tensor's extents (a kernel's outer x inner count) fits in int64.
+  // Counted in units of at least one byte so the element count fits too.
+  int64_t bytes = std::max<int64_t>(static_cast<int64_t>(dtype.bytes()), 1);
+  bool overflow = false, empty = false;
   for (int64_t d : shape) {
     if (d == kAnyDim) continue;
     if (d < 0)
       throw Error("negative dimension " + std::to_string(d) + " in " + describe())
           .expected("a non-negative extent or ? (kAnyDim)");
-    auto product = sdk::checked_mul(elements, d);
+    if (d == 0) {
+      empty = true;
+      continue;
+    }
+    auto product = sdk::checked_mul(bytes, d);
     overflow = overflow || !product;
-    elements = product.value_or(0);
+    bytes = product.value_or(0);
   }
-  // An extent of 0 makes the tensor empty whatever the others are.
-  for (int64_t d : shape)
-    if (d == 0) return 0;
-  auto bytes = overflow ? std::nullopt : sdk::checked_mul(elements, static_cast<int64_t>(dtype.bytes()));
-  if (!bytes) throw Error(describe() + " has more bytes than int64 can count");
-  if (*bytes > max_tensor_bytes())
-    throw Error(describe() + " takes " + std::to_string(*bytes) + " bytes, more than the limit of " +
+  if (overflow) throw Error(describe() + " has more bytes than int64 can count");
+  if (empty || dtype.bytes() == 0) return 0;
+  if (bytes > max_tensor_bytes())
+    throw Error(describe() + " takes " + std::to_string(bytes) + " bytes, more than the limit of " +
                 std::to_string(max_tensor_bytes()))
         .note("WEFT_MAX_TENSOR_BYTES (or weft::set_max_tensor_bytes) raises the limit");
-  return *bytes;
+  return bytes;
 }
 
 int64_t max_call_depth() { return call_depth_limit().get(); }

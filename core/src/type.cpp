@@ -20,8 +20,7 @@ bool TensorTypeNode::is_static() const {
 }
 
 int64_t TensorTypeNode::numel() const {
-  // tensor_type checked the product; an extent of 0 may sit after extents
-  // whose product alone would not fit, so it is looked for first.
+  // tensor_type checked the product of the non-zero extents.
   if (std::find(shape.begin(), shape.end(), 0) != shape.end()) return 0;
   int64_t n = 1;
   for (Dim d : shape) {

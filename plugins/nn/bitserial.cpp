@@ -72,7 +72,11 @@ struct PackedAxes {
 /// axis widened back).
 std::vector<int64_t> unpacked_shape(std::vector<int64_t> packed, const PackedAxes& a, int64_t width) {
   packed.erase(packed.begin() + static_cast<int64_t>(a.bit_axis));
-  if (packed[a.pack_axis] != WEFT_DIM_ANY) packed[a.pack_axis] *= width;
+  if (packed[a.pack_axis] != WEFT_DIM_ANY) {
+    const int64_t extent = packed[a.pack_axis];
+    packed[a.pack_axis] =
+        checked_field("the weight's unpacked extent", [&] { return (CheckedInt(extent) * width).value(); });
+  }
   return packed;
 }
 

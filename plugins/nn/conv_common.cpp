@@ -141,7 +141,7 @@ Value pad_tuple(const Value& v, size_t n) {
   // Relay splits a total of 2p as ceil before, floor after: p each side.
   std::vector<int64_t> out(2 * n);
   for (size_t i = 0; i < n; ++i) {
-    int64_t total = (CheckedInt(2) * (*ints)[i]).value();
+    int64_t total = weft::sdk::checked_field("padding", [&] { return (CheckedInt(2) * (*ints)[i]).value(); });
     out[i] = total / 2 + total % 2;
     out[n + i] = total - out[i];
   }
@@ -151,7 +151,8 @@ Value pad_tuple(const Value& v, size_t n) {
 std::vector<int64_t> pad_totals(const std::vector<int64_t>& padding) {
   size_t n = padding.size() / 2;
   std::vector<int64_t> out(n);
-  for (size_t i = 0; i < n; ++i) out[i] = (CheckedInt(padding[i]) + padding[n + i]).value();
+  for (size_t i = 0; i < n; ++i)
+    out[i] = weft::sdk::checked_field("padding", [&] { return (CheckedInt(padding[i]) + padding[n + i]).value(); });
   return out;
 }
 

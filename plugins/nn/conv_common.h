@@ -191,10 +191,12 @@ inline bool known(int64_t a, int64_t b = 0) { return a != WEFT_DIM_ANY && b != W
 /// plus its padding: attr arithmetic that an overflowing attr must not wrap
 /// (weft::sdk::CheckedInt throws instead).
 inline int64_t dilated_extent(int64_t kernel, int64_t dilation) {
-  return ((weft::sdk::CheckedInt(kernel) - 1) * dilation + 1).value();
+  using weft::sdk::CheckedInt;
+  return weft::sdk::checked_field("dilation", [&] { return ((CheckedInt(kernel) - 1) * dilation + 1).value(); });
 }
 inline int64_t padded_extent(int64_t extent, int64_t pad_total) {
-  return (weft::sdk::CheckedInt(extent) + pad_total).value();
+  using weft::sdk::CheckedInt;
+  return weft::sdk::checked_field("padding", [&] { return (CheckedInt(extent) + pad_total).value(); });
 }
 
 /// The data and weight tensor types of a two-input conv; Error otherwise.

@@ -81,9 +81,10 @@ TransposePlan plan_transpose(const ConvAttrs& a, const std::vector<int64_t>& dat
       p.out.push_back(WEFT_DIM_ANY);
       continue;
     }
-    int64_t size = (CheckedInt(a.strides[i]) * (in - 1) + dilated_extent(k, a.dilation[i]) - pads[i] +
-                    a.output_padding[i])
-                       .value();
+    const int64_t dilated = dilated_extent(k, a.dilation[i]);
+    int64_t size = weft::sdk::checked_field("strides", [&] {
+      return (CheckedInt(a.strides[i]) * (in - 1) + dilated - pads[i] + a.output_padding[i]).value();
+    });
     if (size < 1) {
       throw Error("spatial axis " + std::to_string(i) + ": padding " + shape_str(a.padding) +
                   " leaves no output" + shapes);

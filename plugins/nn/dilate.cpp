@@ -35,7 +35,8 @@ void register_dilate_op(Registrar& reg) {
           if (strides[i] < 1) {
             throw Error("strides[" + std::to_string(i) + "] is " + std::to_string(strides[i]) + "; expected >= 1");
           }
-          if (shape[i] != WEFT_DIM_ANY && shape[i] > 0) shape[i] = (shape[i] - 1) * strides[i] + 1;
+          if (shape[i] != WEFT_DIM_ANY && shape[i] > 0)
+            shape[i] = checked_field("strides", [&] { return ((CheckedInt(shape[i]) - 1) * strides[i] + 1).value(); });
         }
         return Type::tensor(shape, x.dtype());
       })

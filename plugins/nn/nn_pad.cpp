@@ -26,7 +26,8 @@ std::vector<int64_t> padded_shape(const Type& data, const IntPairs& widths, cons
   }
   for (size_t i = 0; i < shape.size(); ++i) {
     if (shape[i] == WEFT_DIM_ANY) continue;
-    int64_t n = (CheckedInt(shape[i]) + widths[i].first + widths[i].second).value();
+    const int64_t before = widths[i].first, after = widths[i].second;
+    int64_t n = checked_field(attr, [&] { return (CheckedInt(shape[i]) + before + after).value(); });
     if (n < 0) {
       throw Error("padding axis " + std::to_string(i) + " of data " + data.str() + " by [" +
                   std::to_string(widths[i].first) + ", " + std::to_string(widths[i].second) +

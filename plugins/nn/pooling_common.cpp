@@ -145,8 +145,11 @@ int64_t pooled_extent(int64_t extent, const Window& w, size_t i, const std::stri
   if (extent == WEFT_DIM_ANY) return WEFT_DIM_ANY;
   // ceil_mode pads the tail by strides - 1 more, so a window may reach into that too.
   const int64_t ceil_extension = w.ceil_mode ? w.strides[i] - 1 : 0;
-  const int64_t padded = (weft::sdk::CheckedInt(extent) + w.pad_head[i] + w.pad_tail[i] + ceil_extension).value();
-  const int64_t window = ((weft::sdk::CheckedInt(w.size[i]) - 1) * w.dilation[i] + 1).value();
+  const int64_t padded = weft::sdk::checked_field("padding", [&] {
+    return (weft::sdk::CheckedInt(extent) + w.pad_head[i] + w.pad_tail[i] + ceil_extension).value();
+  });
+  const int64_t window = weft::sdk::checked_field(
+      "dilation", [&] { return ((weft::sdk::CheckedInt(w.size[i]) - 1) * w.dilation[i] + 1).value(); });
   if (window > padded) {
     throw Error("the pooling window along " + axis_name + " spans " + std::to_string(window) + " elements (pool_size " +
                 std::to_string(w.size[i]) + ", dilation " + std::to_string(w.dilation[i]) +

@@ -36,7 +36,7 @@ int64_t check_blocks(const Type& data, const std::vector<int64_t>& block, const 
       throw Error(std::string(pairs_attr) + "[" + std::to_string(i) + "] = [" + std::to_string(pairs[i].first) + ", " +
                   std::to_string(pairs[i].second) + "] is negative; expected values >= 0");
     }
-    product *= block[i];
+    product = checked_field("block_shape", [&] { return (CheckedInt(product) * block[i]).value(); });
   }
   return product;
 }
@@ -71,11 +71,13 @@ void register_space_batch_ops(Registrar& reg) {
         IntPairs pads = transform::get_pairs(attrs, "paddings");
         int64_t product = check_blocks(data, block, pads, "paddings");
         std::vector<int64_t> shape = data.shape();
-        if (shape[0] != WEFT_DIM_ANY) shape[0] *= product;
+        if (shape[0] != WEFT_DIM_ANY)
+          shape[0] = checked_field("block_shape", [&] { return (CheckedInt(shape[0]) * product).value(); });
         for (size_t i = 0; i < block.size(); ++i) {
           int64_t& d = shape[i + 1];
           if (d == WEFT_DIM_ANY) continue;
-          int64_t padded = d + pads[i].first + pads[i].second;
+          const int64_t padded =
+              checked_field("paddings", [&] { return (CheckedInt(d) + pads[i].first + pads[i].second).value(); });
           if (padded % block[i] != 0) {
             throw Error("block_shape[" + std::to_string(i) + "] = " + std::to_string(block[i]) +
                         " does not divide the padded extent " + std::to_string(padded) + " of axis " +
@@ -142,10 +144,11 @@ void register_space_batch_ops(Registrar& reg) {
         for (size_t i = 0; i < block.size(); ++i) {
           int64_t& d = shape[i + 1];
           if (d == WEFT_DIM_ANY) continue;
-          int64_t extent = d * block[i] - crops[i].first - crops[i].second;
+          const int64_t unblocked = checked_field("block_shape", [&] { return (CheckedInt(d) * block[i]).value(); });
+          const int64_t extent = unblocked - crops[i].first - crops[i].second;  // crops are >= 0: no overflow
           if (extent < 0) {
             throw Error("crops[" + std::to_string(i) + "] = [" + std::to_string(crops[i].first) + ", " +
-                        std::to_string(crops[i].second) + "] exceed the extent " + std::to_string(d * block[i]) +
+                        std::to_string(crops[i].second) + "] exceed the extent " + std::to_string(unblocked) +
                         " of axis " + std::to_string(i + 1) + " of data " + data.str() + " after unblocking");
           }
           d = extent;

@@ -97,15 +97,17 @@ void register_space_depth_ops(Registrar& reg) {
         int64_t b = attrs.get_int("block_size");
         std::vector<int64_t> shape = checked_shape(data, layout, b);
         Axes a = axes_of(layout);
+        const int64_t b2 = checked_field("block_size", [&] { return (CheckedInt(b) * b).value(); });
         if (shape[a.c] != WEFT_DIM_ANY) {
-          if (shape[a.c] % (b * b) != 0) {
+          if (shape[a.c] % b2 != 0) {
             throw Error("block_size " + std::to_string(b) + " does not divide data " + data.str() + ": its " +
-                        std::to_string(shape[a.c]) + " channels are not a multiple of " + std::to_string(b * b));
+                        std::to_string(shape[a.c]) + " channels are not a multiple of " + std::to_string(b2));
           }
-          shape[a.c] /= b * b;
+          shape[a.c] /= b2;
         }
         for (size_t ax : {a.h, a.w}) {
-          if (shape[ax] != WEFT_DIM_ANY) shape[ax] *= b;
+          if (shape[ax] != WEFT_DIM_ANY)
+            shape[ax] = checked_field("block_size", [&] { return (CheckedInt(shape[ax]) * b).value(); });
         }
         return Type::tensor(shape, data.dtype());
       })
@@ -153,7 +155,8 @@ void register_space_depth_ops(Registrar& reg) {
           }
           shape[ax] /= b;
         }
-        if (shape[a.c] != WEFT_DIM_ANY) shape[a.c] *= b * b;
+        if (shape[a.c] != WEFT_DIM_ANY)
+          shape[a.c] = checked_field("block_size", [&] { return (CheckedInt(shape[a.c]) * b * b).value(); });
         return Type::tensor(shape, data.dtype());
       })
       .kernel([](const KernelArgs& k) {

@@ -101,7 +101,14 @@ Type tile_relation(const std::vector<Type>& args, const Attrs& attrs) {
   }
   auto [d, r] = tile_dims(data.shape(), reps);
   Shape out(d.size());
-  for (size_t i = 0; i < d.size(); ++i) out[i] = d[i] == WEFT_DIM_ANY ? WEFT_DIM_ANY : (CheckedInt(d[i]) * r[i]).value();
+  for (size_t i = 0; i < d.size(); ++i) {
+    if (d[i] == WEFT_DIM_ANY) {
+      out[i] = WEFT_DIM_ANY;
+    } else {
+      const int64_t extent = d[i], rep = r[i];  // clang 14 cannot capture structured bindings
+      out[i] = checked_field("reps", [&] { return (CheckedInt(extent) * rep).value(); });
+    }
+  }
   return Type::tensor(out, data.dtype());
 }
 
@@ -124,7 +131,8 @@ Type repeat_relation(const std::vector<Type>& args, const Attrs& attrs) {
   if (repeats < 1) throw Error("repeats must be >= 1, got " + std::to_string(repeats));
   Shape out = data.shape();
   int64_t axis = repeat_axis(attrs, static_cast<int64_t>(out.size()));
-  if (out[axis] != WEFT_DIM_ANY) out[axis] = (CheckedInt(out[axis]) * repeats).value();
+  if (out[axis] != WEFT_DIM_ANY)
+    out[axis] = checked_field("repeats", [&] { return (CheckedInt(out[axis]) * repeats).value(); });
   return Type::tensor(out, data.dtype());
 }
 

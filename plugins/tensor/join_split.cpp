@@ -53,7 +53,11 @@ Type concatenate_relation(const std::vector<Type>& args, const Attrs& attrs) {
   out[axis] = 0;
   for (const Type& f : fields) {
     int64_t d = f.shape()[axis];
-    out[axis] = (d == WEFT_DIM_ANY || out[axis] == WEFT_DIM_ANY) ? WEFT_DIM_ANY : out[axis] + d;
+    if (d == WEFT_DIM_ANY || out[axis] == WEFT_DIM_ANY) {
+      out[axis] = WEFT_DIM_ANY;
+    } else {
+      out[axis] = checked_field("the concatenated axis", [&] { return (CheckedInt(out[axis]) + d).value(); });
+    }
   }
   return Type::tensor(out, fields[0].dtype());
 }

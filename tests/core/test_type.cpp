@@ -79,9 +79,18 @@ TEST(Type, ElementCountsThatPassInt64AreAnErrorNamingTheShape) {
   // 2^32 * 2^32 * 4 wraps to 0 in int64: it used to read as an empty tensor.
   EXPECT_THAT([] { tensor_type({int64_t{1} << 32, int64_t{1} << 32, 4}); },
               ThrowsMessage<Error>(HasSubstr("Tensor[(4294967296, 4294967296, 4), float32] has more bytes than")));
-  // Unknown extents are left out of the count; an empty tensor is empty whatever the rest.
+  // Unknown extents are left out of the count; an extent of 0 makes the tensor empty.
   EXPECT_EQ(tensor_type({kAnyDim, int64_t{1} << 20})->numel(), kAnyDim);
-  EXPECT_EQ(tensor_type({0, int64_t{1} << 40, int64_t{1} << 40})->numel(), 0);
+  EXPECT_EQ(tensor_type({0, int64_t{1} << 40, int64_t{1} << 20})->numel(), 0);
+}
+
+TEST(Type, AnEmptyTensorsOtherExtentsMustStillHaveAByteCountThatFits) {
+  // NumPy 1.24: np.empty((0, 2**40, 2**21), np.float32) raises "array is too
+  // big" (4 * 2^61 bytes passes 2^63 - 1); (0, 2**40, 2**20) is fine. So no
+  // product of a tensor's extents (a kernel's outer count) can overflow.
+  EXPECT_THAT([] { tensor_type({0, int64_t{1} << 40, int64_t{1} << 21}); },
+              ThrowsMessage<Error>(HasSubstr("Tensor[(0, 1099511627776, 2097152), float32] has more bytes than")));
+  EXPECT_EQ(tensor_type({int64_t{1} << 40, 0, int64_t{1} << 20})->numel(), 0);
 }
 
 TEST(Type, TensorsOverTheSizeLimitAreRefusedWithTheirShapeAndSize) {

@@ -40,6 +40,16 @@ TEST(IntegerMath, CheckedIntThrowsOnOverflowAndDivisionByZero) {
   EXPECT_TRUE(CheckedInt(3) < CheckedInt(4));
 }
 
+TEST(IntegerMath, CheckedFieldNamesTheFieldInAnOverflowAndPassesValuesThrough) {
+  EXPECT_EQ(checked_field("padding", [] { return (CheckedInt(4) + 2).value(); }), 6);
+  try {
+    checked_field("padding", [] { return (CheckedInt(kMax) + 1).value(); });
+    ADD_FAILURE() << "expected an overflow";
+  } catch (const std::overflow_error& e) {
+    EXPECT_STREQ(e.what(), "padding: integer overflow: 9223372036854775807 + 1 does not fit in int64");
+  }
+}
+
 TEST(IntegerMath, WrappingArithmeticIsTwosComplement) {
   EXPECT_EQ(wrapping_add<int32_t>(INT32_MAX, 1), INT32_MIN);
   EXPECT_EQ(wrapping_sub<int64_t>(kMin, 1), kMax);

@@ -4,7 +4,8 @@
 //     counts: nothing (std::nullopt) where the exact result does not fit int64;
 //   - CheckedInt, the same checks as an int64 whose operators throw
 //     std::overflow_error, for the attr arithmetic of type relations (padding,
-//     output sizes, slice bounds);
+//     output sizes, slice bounds), and checked_field to name the attr or
+//     extent being computed in that error;
 //   - wrapping_* for integer kernels: two's complement results as NumPy gives
 //     them (INT_MIN / -1 is INT_MIN, INT_MIN % -1 is 0) where C++ leaves them
 //     undefined;
@@ -91,6 +92,19 @@ class CheckedInt {
 
   int64_t v_;
 };
+
+/// compute() (CheckedInt arithmetic), its overflow_error naming `field`, the
+/// attr or extent being computed, so the user learns which one is too large:
+///   int64_t n = checked_field("pad_width", [&] { return (CheckedInt(d) + before + after).value(); });
+/// reads "pad_width: integer overflow: 2 + 4611686018427387904 ...".
+template <typename Compute>
+auto checked_field(const std::string& field, Compute&& compute) -> decltype(compute()) {
+  try {
+    return compute();
+  } catch (const std::overflow_error& e) {
+    throw std::overflow_error(field + ": " + e.what());
+  }
+}
 
 // ---- Wrapping: integer kernels -----------------------------------------------------------
 

@@ -118,14 +118,23 @@ TEST(TensorRelations, ShapeArithmeticThatOverflowsInt64IsAnError) {
   EXPECT_THAT(error_of([] { infer_op_type("reshape", {f32_type({8})}, {{"newshape", ints({k2e62, 4})}}); }),
               AllOf(HasSubstr("reshape"), HasSubstr("(4611686018427387904, 4)"), HasSubstr("int64")));
   EXPECT_THAT(error_of([] { infer_op_type("tile", {f32_type({int64_t{1} << 31})}, {{"reps", ints({int64_t{1} << 33})}}); }),
-              AllOf(HasSubstr("tile"), HasSubstr("integer overflow")));
+              AllOf(HasSubstr("tile"), HasSubstr("reps: integer overflow")));
   EXPECT_THAT(error_of([] { infer_op_type("repeat", {f32_type({4})}, {{"repeats", k2e62}, {"axis", 0}}); }),
-              AllOf(HasSubstr("repeat"), HasSubstr("integer overflow")));
+              AllOf(HasSubstr("repeat"), HasSubstr("repeats: integer overflow")));
   // Shapes an attr asks for directly are checked too, and a too-large one names its size.
   EXPECT_THAT(error_of([] {
                 infer_op_type("zeros", {}, {{"shape", ints({int64_t{1} << 32, int64_t{1} << 32, 4})}, {"dtype", "float32"}});
               }),
               HasSubstr("Tensor[(4294967296, 4294967296, 4), float32] has more bytes than"));
+}
+
+TEST(TensorRelations, ConcatenatedExtentsThatOverflowInt64AreAnError) {
+  // Each (0, 2^62) uint8 input is empty and fits; their axis-1 sum, 2^63, does not.
+  const Type empty_wide = tensor_type({0, k2e62}, DataType::UInt(8));
+  EXPECT_THAT(error_of([&] { infer_tuple_op_type("concatenate", {empty_wide, empty_wide}, {{"axis", 1}}); }),
+              AllOf(HasSubstr("concatenate"), HasSubstr("the concatenated axis: integer overflow")));
+  EXPECT_EQ(infer_tuple_op_type("concatenate", {empty_wide, tensor_type({0, 7}, DataType::UInt(8))}, {{"axis", 1}}),
+            "Tensor[(0, 4611686018427387911), uint8]");
 }
 
 TEST(TensorRelations, StridedSliceWithTheMostNegativeStrideKeepsOneElement) {
