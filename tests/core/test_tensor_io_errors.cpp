@@ -238,6 +238,35 @@ TEST(TensorIoErrorsTest, ReadersRequireRegularFilesAndCheckHeadersAgainstTheFile
   fs::remove(cut);
 }
 
+TEST(TensorIoErrorsTest, HostileFilesAreRefusedFromTheirHeadersBeforeAnythingIsAllocated) {
+  // gen_tensor_io.py's write_hostile(): each declares gigabytes or more in a
+  // file of a few hundred bytes (also fuzz seeds). Each is refused from its
+  // header and sizes, so the reader never asks for the memory it declares.
+  const struct {
+    const char* file;
+    const char* message;
+  } cases[] = {
+      {"bad_huge_shape.npy", "shape (1099511627776, 1099511627776) is too large: its byte size overflows 64 bits"},
+      {"bad_declares_16gib.npy", "the file has 128 bytes, but its header (shape (4294967296,) of float32) declares"},
+      {"bad_lies_about_size.npz",
+       "(member x.npy): is recorded as 2147483776 bytes, more than its 1119 deflated bytes inflate to; expected at "
+       "most 1154808 bytes (deflate expands at most 1032 times)"},
+      {"bad_huge_shape.safetensors", "(tensor x): shape (1099511627776, 1099511627776) is too large"},
+      {"bad_span_past_data.safetensors",
+       "(tensor x): data_offsets end 1099511627776 is past the end of the data (16 bytes)"},
+  };
+  for (const auto& c : cases) {
+    const fs::path path = fs::path(WEFT_GOLDEN_DIR) / "tensor_io" / c.file;
+    try {
+      load_tensor_file(path);
+      ADD_FAILURE() << c.file << ": expected an error";
+    } catch (const Error& e) {
+      EXPECT_THAT(e.what(), HasSubstr(path.string())) << c.file;
+      EXPECT_THAT(e.what(), HasSubstr(c.message)) << c.file;
+    }
+  }
+}
+
 // A safetensors file with `header` and `data_bytes` zero bytes of data.
 std::vector<std::byte> safetensors(const std::string& header, size_t data_bytes) {
   std::string s(8, '\0');

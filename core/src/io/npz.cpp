@@ -35,6 +35,27 @@ std::string libzip_message(zip_error_t* error) {
 
 constexpr std::string_view kNpySuffix = ".npy";
 
+// Deflate's largest expansion: a 258-byte match coded in 2 bits (zlib's
+// "maximum compression factor" 1032:1). A member recorded as inflating to
+// more than this many times its compressed size cannot be valid.
+constexpr zip_uint64_t kMaxDeflateRatio = 1032;
+
+/// Refuses a stored or deflated member whose recorded size its compressed
+/// bytes cannot produce (a zip bomb that lies about its size), before anything
+/// is inflated. Other methods (bzip2, xz) are left to the size limit.
+void check_recorded_size(const zip_stat_t& st, const std::string& where) {
+  if (!(st.valid & ZIP_STAT_COMP_SIZE) || !(st.valid & ZIP_STAT_COMP_METHOD)) return;
+  const bool stored = st.comp_method == ZIP_CM_STORE;
+  if (!stored && st.comp_method != ZIP_CM_DEFLATE) return;
+  zip_uint64_t most = st.comp_size;
+  if (!stored && __builtin_mul_overflow(st.comp_size, kMaxDeflateRatio, &most)) return;
+  if (st.size <= most) return;
+  throw file_error(where, "is recorded as " + std::to_string(st.size) + " bytes, more than its " +
+                              std::to_string(st.comp_size) + (stored ? " stored bytes hold" : " deflated bytes inflate to"))
+      .expected("at most " + std::to_string(most) + " bytes" +
+                (stored ? "" : " (deflate expands at most " + std::to_string(kMaxDeflateRatio) + " times)"));
+}
+
 /// Appends the next `n` bytes of `file` to `out`; an error naming the member
 /// if its stream is corrupt or ends first. `out` grows a chunk at a time, so
 /// a recorded size that the data does not back allocates no more than the
@@ -65,6 +86,7 @@ std::vector<std::byte> read_member(zip_t* za, zip_uint64_t index, const std::str
   zip_stat_init(&st);
   if (zip_stat_index(za, index, 0, &st) != 0) throw file_error(where, std::string("unreadable: ") + zip_strerror(za));
   if (!(st.valid & ZIP_STAT_SIZE)) throw file_error(where, "has no recorded size");
+  check_recorded_size(st, where);
   Member file(zip_fopen_index(za, index, 0));
   if (!file) throw file_error(where, std::string("cannot be opened: ") + zip_strerror(za));
   // The end of the stream, where libzip checks the CRC; more data is corrupt.

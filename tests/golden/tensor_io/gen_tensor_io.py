@@ -9,6 +9,7 @@ safetensors writer and the `safetensors` package is not installed, so
 golden.safetensors is laid out by hand from the format's specification
 (8-byte little-endian header length, JSON header, packed data).
 """
+import io
 import json
 import os
 import struct
@@ -18,6 +19,7 @@ import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SEEDS = os.path.join(HERE, "..", "..", "fuzz", "corpus", "npy")
+SAFETENSORS_SEEDS = os.path.join(HERE, "..", "..", "fuzz", "corpus", "safetensors")
 
 
 def arange(shape, dtype, scale=1, offset=0):
@@ -75,6 +77,7 @@ def main():
         z.writestr("x.npy", open(os.path.join(HERE, "f32_2x3.npy"), "rb").read() + bytes(64 << 20))
 
     write_safetensors()
+    write_hostile()
 
     os.makedirs(SEEDS, exist_ok=True)
     for name in ("f32_2x3.npy", "f32_be_2x3.npy", "i32_fortran_2x3x4.npy", "f32_v3_2x3.npy", "bool_5.npy",
@@ -104,6 +107,62 @@ def write_safetensors():
     text += b" " * ((8 - len(text) % 8) % 8)
     with open(os.path.join(HERE, "golden.safetensors"), "wb") as f:
         f.write(struct.pack("<Q", len(text)) + text + data)
+
+
+def npy_header(descr, shape):
+    """A version 1.0 .npy header (magic to newline, 64-byte aligned) declaring `shape`, with no data."""
+    text = "{'descr': '%s', 'fortran_order': False, 'shape': %s, }" % (descr, repr(tuple(shape)))
+    text += " " * ((64 - (10 + len(text) + 1) % 64) % 64) + "\n"
+    return b"\x93NUMPY\x01\x00" + struct.pack("<H", len(text)) + text.encode()
+
+
+def write_hostile():
+    """Files whose headers declare far more than they hold; readers must refuse each before allocating.
+
+    Each is also a fuzz seed (tests/fuzz/corpus/npy and safetensors), so the fuzzers start from them."""
+    hostile_npy = {
+        # 2^40 x 2^40 float32: the byte count passes int64.
+        "bad_huge_shape.npy": npy_header("<f4", (2 ** 40, 2 ** 40)),
+        # 2^32 float32 (16 GiB, at the default limit) declared, none present.
+        "bad_declares_16gib.npy": npy_header("<f4", (2 ** 32,)),
+    }
+    # A zip bomb that lies: its .npy header and recorded size both say 2 GiB
+    # (under the size limit), but its 1 MiB of zeros deflate to ~1 KB, which
+    # no deflate stream can inflate to 2 GiB (at most 1032 times its size).
+    header = npy_header("<f4", (2 ** 29,))
+    info = zipfile.ZipInfo("x.npy", date_time=(2020, 1, 1, 0, 0, 0))
+    info.compress_type = zipfile.ZIP_DEFLATED
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as z:
+        z.writestr(info, header + bytes(1 << 20))
+    archive = bytearray(buffer.getvalue())
+    real_size = struct.pack("<I", len(header) + (1 << 20))
+    lie = struct.pack("<I", len(header) + 4 * 2 ** 29)
+    # The uncompressed size sits at offset 22 of the local header and 24 of the central directory entry.
+    local, central = archive.find(b"PK\x03\x04"), archive.find(b"PK\x01\x02")
+    assert archive[local + 22:local + 26] == real_size and archive[central + 24:central + 28] == real_size
+    archive[local + 22:local + 26] = lie
+    archive[central + 24:central + 28] = lie
+    hostile_npy["bad_lies_about_size.npz"] = bytes(archive)
+
+    def safetensors(header):
+        text = json.dumps(header, separators=(",", ":")).encode()
+        return struct.pack("<Q", len(text)) + text + bytes(16)
+
+    hostile_safetensors = {
+        # 16 bytes of data behind a (2^40, 2^40) float32 entry.
+        "bad_huge_shape.safetensors": safetensors(
+            {"x": {"dtype": "F32", "shape": [2 ** 40, 2 ** 40], "data_offsets": [0, 16]}}),
+        # An entry whose span (2^40 bytes) runs far past the data.
+        "bad_span_past_data.safetensors": safetensors(
+            {"x": {"dtype": "U8", "shape": [2 ** 40], "data_offsets": [0, 2 ** 40]}}),
+    }
+    for seeds, files in ((SEEDS, hostile_npy), (SAFETENSORS_SEEDS, hostile_safetensors)):
+        os.makedirs(seeds, exist_ok=True)
+        for name, content in files.items():
+            for folder in (HERE, seeds):
+                with open(os.path.join(folder, name), "wb") as f:
+                    f.write(content)
 
 
 if __name__ == "__main__":
