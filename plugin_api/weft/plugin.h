@@ -58,7 +58,7 @@ extern "C" {
 /* 1.1: model variants, expr_free_vars, ops' infer_inputs; 1.2: attrs' text_default;
  * 1.3: ops' named rewrites, module_run_pass, ops' layout hooks; 1.4: the target
  * interface (weft_target_interface_t, register_target_interface), which
- * replaces the flat weft_target_desc_t */
+ * replaces the flat weft_target_desc_t, and ops' is_reshape */
 #define WEFT_PLUGIN_ABI_MINOR 4
 
 /* ---- Status -------------------------------------------------------------- */
@@ -288,6 +288,11 @@ typedef struct weft_op_desc_t {
   size_t num_rewrites;
   weft_infer_layout_fn infer_layout;     /* ABI 1.3; may be NULL: inputs stay in their old layouts */
   weft_convert_layout_fn convert_layout; /* ABI 1.3; may be NULL: ConvertLayout cannot choose its layouts */
+  /* ABI 1.4: nonzero when the op's output is its first input's bytes under
+   * another shape (Relay's TReshapeOp: reshape, squeeze, expand_dims,
+   * batch_flatten), so that the graph executor runs a fused group of only
+   * such ops as a view of its input, without a kernel. */
+  int is_reshape;
 } weft_op_desc_t;
 
 /* A named variant of a model family: `<family>-<suffix>` on the command line.

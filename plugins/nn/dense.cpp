@@ -398,6 +398,7 @@ void register_dense_ops(Registrar& reg) {
       .input("data", "Tensor", "The input tensor.")
       .support_level(2)
       .pattern(WEFT_PATTERN_INJECTIVE)
+      .is_reshape()
       .type_relation(batch_flatten_relation)
       .kernel(batch_flatten_kernel)
       .gradient([](const Expr& c, const Expr& g) { return std::vector<Expr>{call("reshape_like", {g, c.arg(0)})}; });

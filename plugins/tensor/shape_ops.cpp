@@ -367,6 +367,7 @@ void register_shape_ops(Registrar& reg) {
           "dim), -2 (copy the remaining dims), -3 (merge two dims) and -4 (split a dim into the next two values, "
           "one of which may be -1).",
           3, WEFT_PATTERN_INJECTIVE)
+      .is_reshape()
       .attr_required("newshape", WEFT_ATTR_ANY, "The new shape, with special codes.", "an int or a list of ints")
       .normalize(int_list_normal)
       .attr("allowzero", false, "Whether a 0 in newshape means an empty dim rather than a copied one.")
@@ -395,6 +396,7 @@ void register_shape_ops(Registrar& reg) {
       });
   data_op(reg, "squeeze", "data without the given dims of extent 1 (all of them when axis is None).", 3,
           WEFT_PATTERN_INJECTIVE)
+      .is_reshape()
       .attr_optional("axis", WEFT_ATTR_ANY, "The dims to remove, each of extent 1; None for every such dim.",
                      "an int, a list of ints or None")
       .normalize(int_list_normal)
@@ -404,6 +406,7 @@ void register_shape_ops(Registrar& reg) {
       .gradient(reshape_back)
       .rewrite("simplify_expr", undo_of("expand_dims"));
   data_op(reg, "expand_dims", "data with num_newaxis dims of extent 1 inserted at axis.", 1, WEFT_PATTERN_BROADCAST)
+      .is_reshape()
       .attr_required("axis", WEFT_ATTR_INT, "Where the new dims go, in [-ndim - 1, ndim].", "an int")
       .attr("num_newaxis", int64_t{1}, "How many dims to insert (>= 0).")
       .type_relation(expand_dims_relation)

@@ -54,6 +54,15 @@ TEST_F(TensorPluginTest, ProvidesItsOpsWithDocs) {
   EXPECT_EQ(OpRegistry::global().get("exp").pattern, OpPattern::kElemWise);
 }
 
+// Relay's TReshapeOp ops, which the graph executor runs as views of their input.
+TEST_F(TensorPluginTest, MarksTheOpsWhoseOutputIsTheInputsBytesAsReshapes) {
+  for (const char* name : {"reshape", "squeeze", "expand_dims", "nn.batch_flatten"})
+    EXPECT_TRUE(OpRegistry::global().get(name).is_reshape) << name;
+  // reshape_like is not one in the reference; transpose moves the bytes.
+  for (const char* name : {"reshape_like", "transpose", "add", "copy"})
+    EXPECT_FALSE(OpRegistry::global().get(name).is_reshape) << name;
+}
+
 TEST_F(TensorPluginTest, BroadcastRelationFollowsNumpy) {
   EXPECT_EQ(result_type("add", {tensor_type({2, 1, 3}), tensor_type({4, 3})}), "Tensor[(2, 4, 3), float32]");
   EXPECT_EQ(result_type("multiply", {tensor_type({5}), tensor_type({})}), "Tensor[(5), float32]");

@@ -93,6 +93,9 @@ struct OpDef {
   TypeRelation relation;
   InputTypeInference infer_inputs;  // may be empty: arguments must be typed by their producers
   OpPattern pattern = OpPattern::kOpaque;
+  /// The output is the first input's bytes under another shape (Relay's
+  /// TReshapeOp): the graph executor runs a group of only such ops as a view.
+  bool is_reshape = false;
   ReferenceKernel kernel;     // may be empty
   std::any te_compute;        // target-neutral compute description (TE layer)
   Gradient gradient;          // may be empty: the op is not differentiable

@@ -81,6 +81,9 @@ class OpBuilder {
   }
   OpBuilder& support_level(int level) { support_level_ = level; return *this; }
   OpBuilder& pattern(weft_op_pattern_t p) { pattern_ = p; return *this; }
+  /// The output is the first input's bytes under another shape (Relay's
+  /// TReshapeOp); the graph executor then runs it as a view, with no kernel.
+  OpBuilder& is_reshape() { is_reshape_ = true; return *this; }
   OpBuilder& type_relation(TypeRelation fn) { callbacks_->relation = std::move(fn); return *this; }
   OpBuilder& kernel(Kernel fn) { callbacks_->kernel = std::move(fn); return *this; }
   OpBuilder& gradient(Gradient fn) { callbacks_->gradient = std::move(fn); return *this; }
@@ -122,6 +125,7 @@ class OpBuilder {
     d.attrs = fields.data();
     d.num_attrs = fields.size();
     d.pattern = pattern_;
+    d.is_reshape = is_reshape_ ? 1 : 0;
     d.support_level = support_level_;
     d.type_relation = &relation_trampoline;
     d.kernel = callbacks_->kernel ? &kernel_trampoline : nullptr;
@@ -241,6 +245,7 @@ class OpBuilder {
   detail::Schema schema_;
   int support_level_ = 10;
   weft_op_pattern_t pattern_ = WEFT_PATTERN_OPAQUE;
+  bool is_reshape_ = false;
   std::unique_ptr<Callbacks> callbacks_ = std::make_unique<Callbacks>();
 };
 
