@@ -1,5 +1,5 @@
-// Which fused groups the memory plan may run in place over an input:
-// group_storage.h's rule on typed Primitive functions.
+// Which fused groups the memory plan may run in place over an input, or as a
+// view of one: group_storage.h's rules on typed Primitive functions.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -46,6 +46,23 @@ TEST(GroupStorage, NoOtherGroupRunsInPlace) {
   // A convolution with its relu.
   EXPECT_EQ(inplace_parameter(primitive("%p0: Tensor[(1, 4, 4, 4), float32], %p1: Tensor[(4, 4, 1, 1), float32]",
                                         "nn.relu(nn.conv2d(%p0, %p1, channels=4, kernel_size=[1, 1]))")),
+            std::nullopt);
+}
+
+TEST(GroupStorage, AGroupOfReshapesIsAViewOfItsInput) {
+  EXPECT_EQ(reshaped_parameter(primitive("%p0: Tensor[(1, 8, 1, 1), float32]", "nn.batch_flatten(%p0)")), 0u);
+  EXPECT_EQ(reshaped_parameter(primitive("%p0: Tensor[(2, 3), float32]",
+                                         "expand_dims(squeeze(reshape(%p0, newshape=[3, 1, 2])), axis=0)")),
+            0u);
+}
+
+TEST(GroupStorage, AGroupThatMovesOrComputesIsNoView) {
+  EXPECT_EQ(reshaped_parameter(primitive("%p0: Tensor[(2, 3), float32]", "transpose(%p0)")), std::nullopt);
+  EXPECT_EQ(reshaped_parameter(primitive("%p0: Tensor[(2, 3), float32]", "reshape(nn.relu(%p0), newshape=[6])")),
+            std::nullopt);
+  // reshape_like is no TReshapeOp in the reference.
+  EXPECT_EQ(reshaped_parameter(primitive("%p0: Tensor[(2, 3), float32], %p1: Tensor[(6), float32]",
+                                         "reshape_like(%p0, %p1)")),
             std::nullopt);
 }
 

@@ -1,5 +1,7 @@
-// Which groups the memory plan may run in place (group_storage.h).
+// Which groups the memory plan may run in place or as views (group_storage.h).
 #include "weft/group_storage.h"
+
+#include <algorithm>
 
 #include "weft/functor.h"
 #include "weft/op.h"
@@ -16,6 +18,17 @@ const OpDef* op_of(const CallNode& call) {
 bool same_tensor_type(const Type& a, const Type& b) {
   auto ta = downcast<TensorTypeNode>(a), tb = downcast<TensorTypeNode>(b);
   return ta && tb && ta->is_static() && ta->shape == tb->shape && ta->dtype == tb->dtype;
+}
+
+std::optional<size_t> parameter_index(const Function& fn, const Expr& e) {
+  auto it = std::find_if(fn->params.begin(), fn->params.end(), [&](const Var& p) { return p.get() == e.get(); });
+  if (it == fn->params.end()) return std::nullopt;
+  return static_cast<size_t>(it - fn->params.begin());
+}
+
+size_t static_bytes(const Type& t) {
+  auto tt = downcast<TensorTypeNode>(t);
+  return tt && tt->is_static() ? static_cast<size_t>(tt->numel()) * tt->dtype.bytes() : 0;
 }
 
 }  // namespace
@@ -42,6 +55,21 @@ std::optional<size_t> inplace_parameter(const Function& primitive) {
   for (size_t i = 0; i < primitive->params.size(); ++i)
     if (same_tensor_type(primitive->params[i]->checked_type(), result)) return i;
   return std::nullopt;
+}
+
+std::optional<size_t> reshaped_parameter(const Function& primitive) {
+  Expr at = primitive->body;
+  bool reshaped = false;
+  while (auto* call = at.as<CallNode>()) {
+    const OpDef* op = op_of(*call);
+    if (!op || !op->is_reshape || call->args.empty()) return std::nullopt;
+    at = call->args[0];
+    reshaped = true;
+  }
+  std::optional<size_t> param = parameter_index(primitive, at);
+  const size_t bytes = static_bytes(primitive->body->checked_type());
+  if (!reshaped || !param || bytes == 0 || static_bytes(at->checked_type()) != bytes) return std::nullopt;
+  return param;
 }
 
 }  // namespace weft
