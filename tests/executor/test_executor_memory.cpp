@@ -48,6 +48,46 @@ TEST(ExecutorMemory, RunsAnElementwiseGroupInPlaceOverAnInputThatDiesThere) {
             (std::vector<float>{-1, 0, -3, 0, -5, 0}));
 }
 
+Tensor six_floats() {
+  Tensor x = Tensor::empty({2, 3}, DataType::Float(32));
+  const float in[] = {1, -2, 3, -4, 5, -6};
+  std::copy(in, in + 6, x.data_as<float>());
+  return x;
+}
+
+TEST(ExecutorMemory, RunsAGroupOfOnlyReshapesAsAViewOfItsInputWithoutALaunch) {
+  IRModule mod = parse_module(
+      "#[version = \"0.0.5\"]\n"
+      "def @main(%x: Tensor[(2, 3), float32]) {\n"
+      "  negative(reshape(nn.relu(%x), newshape=[3, 2]))\n"
+      "}\n");
+  GraphExecutor exec(build(mod, at_opt_level(0)));
+  ASSERT_EQ(exec.compiled().groups.size(), 3u);
+  EXPECT_EQ(exec.num_launches(), 2u);  // relu and negative; the reshape is relu's bytes
+  EXPECT_EQ(exec.memory().intermediate_bytes, 48u);
+  // negative reads relu's bytes through the view, which die there: it overwrites them.
+  EXPECT_EQ(exec.memory().arena_bytes, 64u);
+  Tensor out = exec.run({six_floats()}).tensor();
+  ASSERT_EQ(out.shape(), (std::vector<int64_t>{3, 2}));
+  EXPECT_EQ(std::vector<float>(out.data_as<float>(), out.data_as<float>() + 6),
+            (std::vector<float>{-1, 0, -3, 0, -5, 0}));
+}
+
+TEST(ExecutorMemory, AReshapeOfMainsInputIsThatInputsBytes) {
+  IRModule mod = parse_module(
+      "#[version = \"0.0.5\"]\n"
+      "def @main(%x: Tensor[(2, 3), float32]) {\n"
+      "  reshape(%x, newshape=[6])\n"
+      "}\n");
+  GraphExecutor exec(build(mod, at_opt_level(0)));
+  EXPECT_EQ(exec.num_launches(), 0u);
+  EXPECT_EQ(exec.memory().arena_bytes, 0u);
+  Tensor out = exec.run({six_floats()}).tensor();
+  ASSERT_EQ(out.shape(), (std::vector<int64_t>{6}));
+  EXPECT_EQ(std::vector<float>(out.data_as<float>(), out.data_as<float>() + 6),
+            (std::vector<float>{1, -2, 3, -4, 5, -6}));
+}
+
 struct ModelCase {
   std::string spec;
   int opt_level;

@@ -161,6 +161,8 @@ class ScheduleBuilder {
     const bool tensor_params = std::all_of(call.args.begin(), call.args.end(), [&](const Expr& a) {
       return scope.trees.at(a.get()).slot.has_value();
     });
+    if (auto p = reshaped_parameter(primitive); p && tensor_params)
+      return view(call, *scope.trees.at(call.args[*p].get()).slot);
     const int target = target_index(group);
     Step launch{.kind = Step::Kind::kLaunch, .target = target, .group = group, .first_arg = s_.arg_slots.size()};
     std::vector<size_t> reads;
@@ -183,6 +185,18 @@ class ScheduleBuilder {
     s_.steps.push_back(launch);
     ++s_.num_launches;
     return out;
+  }
+
+  /// A group of only reshapes (relay.reshape_only): its result is slot `of`'s
+  /// bytes under the call's type, with no launch; its readers keep `of`'s
+  /// storage alive, as the plan counts reads per buffer.
+  SlotTree view(const CallNode& call, size_t of) {
+    if (!call.has_type()) throw Error("a reshape group's result has no type; run InferType first");
+    auto t = call.checked_type().as<TensorTypeNode>();
+    const Slot& viewed = s_.slots[of];
+    size_t s = add_slot(viewed.source, viewed.index, viewed.target, *t);
+    if (auto w = writer_.find(of); w != writer_.end()) writer_[s] = w->second;
+    return SlotTree{s};
   }
 
   /// The function a call calls: a function literal, or a variable a let binds to one.
