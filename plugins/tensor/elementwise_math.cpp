@@ -12,6 +12,7 @@
 #include <weft/sdk/gradient.hpp>
 #include <weft/sdk/integer_math.hpp>
 
+#include "constant_arithmetic.h"
 #include "kernel_util.h"
 #include "rewrite_match.h"
 #include "tensor_ops.h"
@@ -241,18 +242,8 @@ Grads remainder_gradient(const Expr& c, const Expr& g) {
 /// it, or a call of zeros/zeros_like (ones/ones_like for 1).
 bool is_unit(const Expr& e, int unit) {
   if (is_call_of(e, unit == 0 ? "zeros" : "ones") || is_call_of(e, unit == 0 ? "zeros_like" : "ones_like")) return true;
-  if (e.kind() != WEFT_EXPR_CONSTANT) return false;
-  DLTensor t = e.data();
-  for (int i = 0; i < t.ndim; ++i)
-    if (t.shape[i] != 1) return false;
-  const char* at = static_cast<const char*>(t.data) + t.byte_offset;
-  double v = 0;
-  if (t.dtype == dtype::float32) v = *reinterpret_cast<const float*>(at);
-  else if (t.dtype == dtype::float64) v = *reinterpret_cast<const double*>(at);
-  else if (t.dtype == dtype::int32) v = *reinterpret_cast<const int32_t*>(at);
-  else if (t.dtype == dtype::int64) v = *reinterpret_cast<const int64_t*>(at);
-  else return false;  // as the reference, other dtypes are not read
-  return v == unit;
+  std::optional<double> v = single_value(e);  // as the reference, other dtypes are not read
+  return v && *v == unit;
 }
 
 /// x op unit -> x (and unit op x -> x when op commutes), when x already has
@@ -293,7 +284,7 @@ Expr rsqrt_divisor(const Expr& c) {
 
 void register_elementwise_math_ops(Registrar& reg) {
   binary(reg, "add", "Elementwise lhs + rhs, with broadcasting.", 1,
-         first_of({identity_elimination(0, true), doubling}))
+         first_of({identity_elimination(0, true), doubling, adjacent_constants, binomial_factored}))
       .kernel(broadcast_kernel("add", Dtypes::kNumber, [](auto a, auto b) { return wrapping_add(a, b); }))
       .gradient([](const Expr& c, const Expr& g) {
         return Grads{ad::collapse_sum_like(g, c.arg(0)), ad::collapse_sum_like(g, c.arg(1))};
@@ -305,7 +296,7 @@ void register_elementwise_math_ops(Registrar& reg) {
         return Grads{ad::collapse_sum_like(g, c.arg(0)), ad::collapse_sum_like(ad::neg(g), c.arg(1))};
       });
   binary(reg, "multiply", "Elementwise lhs * rhs, with broadcasting.", 1,
-         identity_elimination(1, true))
+         first_of({identity_elimination(1, true), multiply_before_add, adjacent_constants}))
       .kernel(broadcast_kernel("multiply", Dtypes::kNumber, [](auto a, auto b) { return wrapping_mul(a, b); }))
       .gradient([](const Expr& c, const Expr& g) {
         Expr x = c.arg(0), y = c.arg(1);

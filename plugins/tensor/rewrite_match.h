@@ -81,6 +81,24 @@ inline weft::sdk::Expr scalar_constant(double v, DLDataType dt) {
   return weft::sdk::constant(t);
 }
 
+/// The one number a constant of unit dims (each 1, or none) holds, when its
+/// dtype is int32, int64, float32 or float64 and a double holds it exactly;
+/// nullopt otherwise.
+inline std::optional<double> single_value(const weft::sdk::Expr& e) {
+  if (e.kind() != WEFT_EXPR_CONSTANT) return std::nullopt;
+  DLTensor t = e.data();
+  for (int i = 0; i < t.ndim; ++i)
+    if (t.shape[i] != 1) return std::nullopt;
+  const char* at = static_cast<const char*>(t.data) + t.byte_offset;
+  if (t.dtype == weft::sdk::dtype::float32) return *reinterpret_cast<const float*>(at);
+  if (t.dtype == weft::sdk::dtype::float64) return *reinterpret_cast<const double*>(at);
+  if (t.dtype == weft::sdk::dtype::int32) return *reinterpret_cast<const int32_t*>(at);
+  if (t.dtype != weft::sdk::dtype::int64) return std::nullopt;
+  const int64_t v = *reinterpret_cast<const int64_t*>(at);
+  if (std::abs(static_cast<double>(v)) >= std::ldexp(1.0, 53)) return std::nullopt;
+  return static_cast<double>(v);
+}
+
 /// The scalar `e` is filled with when it is zeros, ones or full of a scalar
 /// constant of its own dtype, or one of their *_like forms (the reference's
 /// FullElementwise); null otherwise.

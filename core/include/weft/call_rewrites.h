@@ -15,7 +15,12 @@ namespace weft {
 /// Rewrites `expr` bottom-up with the ops' rewrite `rewrite_name`: each op call,
 /// once its arguments are rewritten, goes to its op's rewrite; the replacement
 /// is offered to its own op's rewrite again, until a rewrite declines (returns a
-/// null Expr). A TupleGetItem of a Tuple a rewrite returned becomes that field,
+/// null Expr). The calls a rewrite builds below the root of its replacement
+/// are offered to their own ops' rewrites first, children first (so patterns
+/// nested in a replacement fire in one pass, as the reference's rewrites run
+/// to a fixed point); with `fold_built_constants`, a call it builds whose
+/// arguments are all constants is evaluated on its reference kernel instead
+/// (as the reference's rewrites fold the constants they combine). A TupleGetItem of a Tuple a rewrite returned becomes that field,
 /// so a rewrite of a tuple-valued op (nn.batch_norm) replaces the projections
 /// of its call (keep an output as `call[i]` in the tuple to leave its uses on
 /// the original call). Iterative and memoized: shared nodes are rewritten once
@@ -29,10 +34,11 @@ namespace weft {
 /// Throws weft::Error naming `pass_name` for an untyped call; naming the op and
 /// the rewrite when a rewrite fails, returns a replacement of another type, one
 /// that cannot be typed, or keeps rewriting without end.
-Expr rewrite_calls(const Expr& expr, std::string_view rewrite_name, std::string_view pass_name);
+Expr rewrite_calls(const Expr& expr, std::string_view rewrite_name, std::string_view pass_name,
+                   bool fold_built_constants = false);
 
 /// A function pass named info.name applying rewrite_calls(fn, rewrite_name)
 /// to each function meant for optimization.
-Pass create_call_rewrite_pass(PassInfo info, std::string rewrite_name);
+Pass create_call_rewrite_pass(PassInfo info, std::string rewrite_name, bool fold_built_constants = false);
 
 }  // namespace weft

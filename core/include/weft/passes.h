@@ -144,9 +144,13 @@ Pass CanonicalizeOps();
 /// ones_like, when x already has the result's type), SimplifyConsecutiveCast,
 /// SimplifyClipAndConsecutiveCast and SimplifyClip (counting only casts that
 /// keep every value, and integer clips), ConcretizeLikeRewrite (*_like ops of
-/// a static type), FullElementwise, SimplifyAdd and SimplifyRSqrt; and squeeze/expand_dims
-/// pairs that give their data's type back cancel. Needs a typed program (an
-/// error naming the pass otherwise); leaves it typed.
+/// a static type), FullElementwise, SimplifyAdd, SimplifyRSqrt,
+/// SimplifyAdjacentMultiplyOrAdd, SwitchAddMultiply and SimplifyBinomial
+/// (plugins/tensor/constant_arithmetic.h); and squeeze/expand_dims pairs that
+/// give their data's type back cancel. The calls a rewrite builds on constants
+/// alone are folded, and the calls it builds are offered to their own rewrites
+/// first (rewrite_calls), as the reference's rewrites run to a fixed point.
+/// Needs a typed program (an error naming the pass otherwise); leaves it typed.
 Pass SimplifyExpr();
 
 /// "RemoveUnusedFunctions", opt_level 1, as Relay's: keeps the functions named

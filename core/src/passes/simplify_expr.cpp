@@ -1,10 +1,13 @@
 // SimplifyExpr: chains of shape ops, casts and arithmetic by identities
-// become simpler, through each op's "simplify_expr" rewrite.
+// become simpler, through each op's "simplify_expr" rewrite; the constants a
+// rewrite combines ((x * c1) * c2 -> x * (c1 * c2)) are folded as it builds them.
 #include "weft/call_rewrites.h"
 #include "weft/passes.h"
 
 namespace weft {
 
-Pass SimplifyExpr() { return create_call_rewrite_pass({"SimplifyExpr", 0, {"InferType"}}, "simplify_expr"); }
+Pass SimplifyExpr() {
+  return create_call_rewrite_pass({"SimplifyExpr", 0, {"InferType"}}, "simplify_expr", /*fold_built_constants=*/true);
+}
 
 }  // namespace weft
