@@ -325,6 +325,11 @@ class Parser {
   }
 
   Expr meta_constant(const Token& t) {
+    // TVM's printer puts a call's attrs in the metadata section when their type
+    // is not the op's own attrs type (RelayTextPrinter::PrintCallAttrs).
+    if (t.text.starts_with("relay.attrs."))
+      fail_at(t, describe(t) + ": call attributes held in the metadata section are not supported (TVM prints them so "
+                               "when a call's attrs type is not its op's); expected the attributes inline, as key=value");
     if (t.text != "relay.Constant")
       fail_at(t, "unsupported meta reference " + describe(t) + "; expected meta[relay.Constant][N]");
     if (!has_metadata_)
