@@ -525,7 +525,8 @@ typedef struct weft_target_interface_t {
   void (*destroy_stream)(void* instance, void* stream);
   /* Enqueues one run of `kernel` on `stream`. `args` (num_args of them,
    * borrowed for the call): one per parameter of the primitive (constants
-   * too), then one per output (a tuple's fields in order); each `data` is a
+   * too; a tuple-typed parameter as its fields' tensors, depth-first), then
+   * one per output (a tuple's fields in order); each `data` is a
    * buffer of this target and `byte_offset` the tensor's place in it. The
    * host keeps the buffers alive until the run completes. Outputs alias no
    * input unless the memory plan made an elementwise kernel work in place.

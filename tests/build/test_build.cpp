@@ -10,6 +10,7 @@
 
 #include "weft/build.h"
 #include "weft/functor.h"
+#include "weft/graph_executor.h"
 #include "weft/op.h"
 #include "weft/passes.h"
 #include "weft/run_config.h"
@@ -315,6 +316,45 @@ fn (%x: Tensor[(1, 2, 4, 4), float32], %w: Tensor[(2, 2, 1, 1), float32]) {
   %0 = nn.conv2d(%x, %w, channels=2, kernel_size=[1, 1]);
   nn.relu(%0)
 })";
+
+/// A kernel that records the shapes it is launched with, then runs `inner`.
+class ShapeRecordingKernel : public TargetKernel {
+ public:
+  ShapeRecordingKernel(std::unique_ptr<TargetKernel> inner, std::vector<std::vector<int64_t>>& shapes)
+      : inner_(std::move(inner)), shapes_(shapes) {}
+  void launch(StreamHandle stream, std::span<const DLTensor> args) const override {
+    for (const DLTensor& a : args) shapes_.emplace_back(a.shape, a.shape + a.ndim);
+    inner_->launch(stream, args);
+  }
+
+ private:
+  std::unique_ptr<TargetKernel> inner_;
+  std::vector<std::vector<int64_t>>& shapes_;
+};
+
+TEST(Build, ATupleTypedParameterIsLaunchedAsItsFieldsTensors) {
+  std::vector<std::vector<int64_t>> launched;
+  ScopedFakeTarget fake({.ops = {"concatenate"}, .compile = [&](const Function& fn, std::span<const Tensor> constants) {
+    auto ref = TargetRegistry::global().get(kReferenceTarget).create(empty_attrs());
+    return std::make_unique<ShapeRecordingKernel>(ref->compile(fn, constants), launched);
+  }});
+  // Without FuseOps the tuple stays in main: the group's one parameter is a pair.
+  RunConfig config = config_with({"fake"});
+  config.disabled_passes = {"FuseOps"};
+  auto compiled = build_text("fn (%x: Tensor[(2), float32], %y: Tensor[(3), float32]) { concatenate((%x, %y)) }", config);
+  ASSERT_EQ(compiled->groups.size(), 1u);
+  ASSERT_EQ(compiled->groups[0].primitive->params.size(), 1u);
+  ASSERT_TRUE(compiled->groups[0].primitive->params[0]->checked_type().as<TupleTypeNode>());
+
+  Tensor x = Tensor::empty({2}, DataType::Float(32)), y = Tensor::empty({3}, DataType::Float(32));
+  for (int i = 0; i < 2; ++i) x.data_as<float>()[i] = static_cast<float>(i + 1);
+  for (int i = 0; i < 3; ++i) y.data_as<float>()[i] = static_cast<float>(-(i + 1));
+  Tensor out = GraphExecutor(compiled).run({x, y}).tensor();
+  // The pair's fields in order, then the output.
+  EXPECT_EQ(launched, (std::vector<std::vector<int64_t>>{{2}, {3}, {5}}));
+  EXPECT_EQ(std::vector<float>(out.data_as<float>(), out.data_as<float>() + 5),
+            (std::vector<float>{1, 2, -1, -2, -3}));
+}
 
 TEST(Build, AlterOpLayoutAsksTheTargetThatSupportsACallForItsPreference) {
   ScopedFakeTarget fake({.ops = {"nn.relu", "nn.leaky_relu"}, .alter_layout = relu_as_leaky_relu});

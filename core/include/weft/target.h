@@ -43,9 +43,10 @@ class TargetKernel {
  public:
   virtual ~TargetKernel() = default;
   /// Enqueues one run on `stream`. `args`: one tensor per parameter of the
-  /// Primitive function (constants too, uploaded once at build), then one per
-  /// flattened output; each `data` is a BufferHandle of this target's device
-  /// and `byte_offset` the tensor's place in it. Outputs never alias inputs
+  /// Primitive function (constants too, uploaded once at build; a tuple-typed
+  /// parameter as its fields' tensors, depth-first), then one per flattened
+  /// output; each `data` is a BufferHandle of this target's device and
+  /// `byte_offset` the tensor's place in it. Outputs never alias inputs
   /// unless the plan made an elementwise kernel work in place.
   virtual void launch(StreamHandle stream, std::span<const DLTensor> args) const = 0;
 };
