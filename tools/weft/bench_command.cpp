@@ -156,6 +156,8 @@ void bench(const BenchOptions& o) {
   RunConfig config = run_config_from(o.build);
   if (o.threads) config.threads = *o.threads;
   GraphExecutor executor(build(input.mod, config));
+  input.mod = IRModule();  // the executor holds the weights now, as constants
+  release_weights(loaded);
 
   std::vector<double> ms;
   {

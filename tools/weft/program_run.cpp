@@ -44,6 +44,13 @@ BuildInput bind_weights(const ProgramRun& run) {
   return input;
 }
 
+void release_weights(ProgramRun& run) {
+  run.program.params.clear();
+  const std::vector<std::string> names = param_names(run.mod.main());
+  for (size_t i = 0; i < names.size(); ++i)
+    if (run.weights.count(names[i])) run.args[i] = Value();
+}
+
 IRModule specialize_to_inputs(const IRModule& mod, const std::vector<Value>& inputs) {
   for (const Var& p : mod.main()->params) {
     auto tensor = p->checked_type().as<TensorTypeNode>();

@@ -42,6 +42,10 @@ struct BuildInput {
 /// `run`'s module with its weights bound as constants, specialized to the
 /// arguments of the parameters left.
 BuildInput bind_weights(const ProgramRun& run);
+/// Drops `run`'s references to its weights (the program's parameters and the
+/// arguments bound as constants) once a build holds them, so that a run holds
+/// the built program's constants only, not the weights a second time.
+void release_weights(ProgramRun& run);
 /// `mod` (typed), main re-typed for `inputs` where a parameter has a `?`
 /// extent (bind_argument_types): a build needs static shapes.
 IRModule specialize_to_inputs(const IRModule& mod, const std::vector<Value>& inputs);

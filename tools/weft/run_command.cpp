@@ -68,7 +68,7 @@ std::string preview(const Tensor& t) {
 /// executor; `how` says where it ran. Nothing when the executor cannot run the built main
 /// (control flow: calls of global functions, ifs, closures), which is said on
 /// stderr.
-std::optional<Value> run_built(const ProgramRun& loaded, const IRModule& mod, bool gradient,
+std::optional<Value> run_built(ProgramRun& loaded, const IRModule& mod, bool gradient,
                                const BuildFlags& flags, std::string& how) {
   // The weights become constants, as relay.build(params=...) binds them; not for a gradient, which
   // differentiates with respect to them.
@@ -82,6 +82,10 @@ std::optional<Value> run_built(const ProgramRun& loaded, const IRModule& mod, bo
     if (e.status() != StatusCode::kUnsupported) throw;
     std::cerr << "weft: " << e.message() << "; running main on the interpreter\n";
     return std::nullopt;
+  }
+  if (!gradient) {  // the executor holds the weights now, as constants
+    input.mod = IRModule();
+    release_weights(loaded);
   }
   auto start = std::chrono::steady_clock::now();
   Value result = executor->run(input.inputs);

@@ -1,0 +1,85 @@
+// The weights a build is given are held once: a constant the pipeline leaves
+// as it is reaches the compiled module as the same bytes (shared, not
+// copied), and one the pipeline folds into a new constant is let go with the
+// caller's module, so a run does not hold a model's weights twice.
+#include <gtest/gtest.h>
+
+#include <memory>
+
+#include "weft/build.h"
+#include "weft/functor.h"
+#include "weft/graph_executor.h"
+#include "weft/passes.h"
+
+namespace weft {
+namespace {
+
+/// A 1 MiB weight whose bytes record when their last holder lets them go.
+struct TrackedWeight {
+  Tensor tensor;
+  std::shared_ptr<bool> released = std::make_shared<bool>(false);
+
+  TrackedWeight() {
+    Tensor storage = Tensor::zeros({512, 512}, DataType::Float(32));
+    storage.data_as<float>()[7] = 0.25f;
+    auto owner = std::shared_ptr<void>(new Tensor(storage), [flag = released](void* p) {
+      delete static_cast<Tensor*>(p);
+      *flag = true;
+    });
+    tensor = Tensor::from_dlpack(storage.dlpack_view(), std::move(owner));
+  }
+};
+
+/// main(%x: (1, 512)) = nn.dense(%x, weight), the weight a constant.
+IRModule dense_module(Expr weight) {
+  Var x = var("x", tensor_type({1, 512}));
+  return infer_type(IRModule::from_function(function({x}, call("nn.dense", {x, std::move(weight)}))));
+}
+
+/// The constants the compiled main passes to its groups.
+std::vector<Tensor> compiled_constants(const CompiledModule& compiled) {
+  std::vector<Tensor> constants;
+  post_order_visit(compiled.main->body, [&](const Expr& e) {
+    if (auto* c = e.as<ConstantNode>()) constants.push_back(c->data);
+  });
+  return constants;
+}
+
+TEST(BuildWeights, AWeightThePipelineKeepsIsTheCallersBytesHeldOnlyByTheBuild) {
+  TrackedWeight weight;
+  const void* bytes = weight.tensor.data();
+  IRModule mod = dense_module(constant(weight.tensor));
+  weight.tensor = Tensor();
+  auto compiled = build(mod, RunConfig{});
+  mod = IRModule();
+
+  std::vector<Tensor> constants = compiled_constants(*compiled);
+  ASSERT_EQ(constants.size(), 1u);
+  EXPECT_EQ(constants[0].data(), bytes);  // shared, not copied
+  constants.clear();
+  auto executor = std::make_unique<GraphExecutor>(compiled);
+  EXPECT_EQ(executor->memory().param_bytes, 512u * 512u * 4u);
+  EXPECT_FALSE(*weight.released);
+  // Nothing else (a cache, a registry) keeps them: they go with the build.
+  executor.reset();
+  compiled.reset();
+  EXPECT_TRUE(*weight.released);
+}
+
+TEST(BuildWeights, AWeightThePipelineFoldsIsLetGoWithTheCallersModule) {
+  TrackedWeight weight;
+  Expr doubled = call("multiply", {constant(weight.tensor), constant(Tensor::scalar(2.0, DataType::Float(32)))});
+  IRModule mod = dense_module(doubled);
+  weight.tensor = Tensor();
+  doubled = Expr();
+  auto compiled = build(mod, RunConfig{});  // opt_level 3: FoldConstant makes 2 * weight
+  mod = IRModule();
+
+  std::vector<Tensor> constants = compiled_constants(*compiled);
+  ASSERT_EQ(constants.size(), 1u);
+  EXPECT_EQ(constants[0].element_as_double(7), 0.5);
+  EXPECT_TRUE(*weight.released);  // only the folded weight is held, by the build
+}
+
+}  // namespace
+}  // namespace weft
