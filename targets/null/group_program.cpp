@@ -36,22 +36,6 @@ int64_t numel_of(const Shape& shape) {
   return n;
 }
 
-const char* kind_name(weft_expr_kind_t kind) {
-  switch (kind) {
-    case WEFT_EXPR_VAR: return "variable";
-    case WEFT_EXPR_GLOBAL_VAR: return "global variable";
-    case WEFT_EXPR_CONSTANT: return "constant";
-    case WEFT_EXPR_OP: return "op";
-    case WEFT_EXPR_CALL: return "call";
-    case WEFT_EXPR_FUNCTION: return "function";
-    case WEFT_EXPR_TUPLE: return "tuple";
-    case WEFT_EXPR_TUPLE_GET_ITEM: return "tuple access";
-    case WEFT_EXPR_LET: return "let";
-    case WEFT_EXPR_IF: return "if";
-  }
-  return "?";
-}
-
 /// Checks that a launch's tensor holds the float32 elements the group expects.
 void expect_f32(const sdk::TensorView& arg, int64_t numel, const std::string& what) {
   if (arg.dtype() == sdk::dtype::float32 && arg.numel() == numel) return;
@@ -133,7 +117,7 @@ GroupProgram GroupProgram::compile(const sdk::Expr& primitive) {
         if (node.get() != body.get()) throw sdk::Unsupported("the null target runs a tuple only as a group's outputs");
         for (const sdk::Expr& f : node.fields()) program.outputs_.push_back(value_of.at(f.get()));
         return;
-      default: throw sdk::Unsupported(std::string("the null target does not run ") + kind_name(node.kind()) + " nodes");
+      default: throw sdk::Unsupported(std::string("the null target does not run ") + sdk::node_kind_name(node.kind()) + " nodes");
     }
   });
   if (!body.is(WEFT_EXPR_TUPLE)) program.outputs_.push_back(value_of.at(body.get()));

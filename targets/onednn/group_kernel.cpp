@@ -466,26 +466,6 @@ class GroupBuilder {
   std::optional<Pending> pending_;
 };
 
-namespace {
-
-const char* node_kind_name(weft_expr_kind_t kind) {
-  switch (kind) {
-    case WEFT_EXPR_VAR: return "variable";
-    case WEFT_EXPR_GLOBAL_VAR: return "global variable";
-    case WEFT_EXPR_CONSTANT: return "constant";
-    case WEFT_EXPR_OP: return "op";
-    case WEFT_EXPR_CALL: return "call";
-    case WEFT_EXPR_FUNCTION: return "function";
-    case WEFT_EXPR_TUPLE: return "tuple";
-    case WEFT_EXPR_TUPLE_GET_ITEM: return "tuple access";
-    case WEFT_EXPR_LET: return "let";
-    case WEFT_EXPR_IF: return "if";
-  }
-  return "?";
-}
-
-}  // namespace
-
 std::shared_ptr<const GroupKernel> GroupKernel::compile(const dnnl::engine& engine, const sdk::Expr& primitive,
                                                         const std::vector<std::optional<sdk::TensorView>>& constants) {
   auto kernel = std::make_shared<GroupKernel>();
@@ -529,7 +509,7 @@ std::shared_ptr<const GroupKernel> GroupKernel::compile(const dnnl::engine& engi
         }
         return;
       default:
-        throw sdk::Unsupported(std::string("the onednn target does not run ") + node_kind_name(node.kind()) + " nodes");
+        throw sdk::Unsupported(std::string("the onednn target does not run ") + sdk::node_kind_name(node.kind()) + " nodes");
     }
   });
   std::unordered_set<const weft_expr_t*> root_nodes;

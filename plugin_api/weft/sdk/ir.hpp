@@ -406,6 +406,23 @@ inline Expr adopt_expr(weft_status_t status, weft_expr_t* const* out) {
 }
 }  // namespace detail
 
+// A node kind as messages name it ("the null target does not run let nodes").
+inline const char* node_kind_name(weft_expr_kind_t kind) {
+  switch (kind) {
+    case WEFT_EXPR_VAR: return "variable";
+    case WEFT_EXPR_GLOBAL_VAR: return "global variable";
+    case WEFT_EXPR_CONSTANT: return "constant";
+    case WEFT_EXPR_OP: return "op";
+    case WEFT_EXPR_CALL: return "call";
+    case WEFT_EXPR_FUNCTION: return "function";
+    case WEFT_EXPR_TUPLE: return "tuple";
+    case WEFT_EXPR_TUPLE_GET_ITEM: return "tuple access";
+    case WEFT_EXPR_LET: return "let";
+    case WEFT_EXPR_IF: return "if";
+  }
+  return "?";
+}
+
 // Builders: they read like the graph they build.
 //   Expr x = var("x", Type::tensor({1, 3}));
 //   Expr y = call("add", {x, call("exp", {x})});
