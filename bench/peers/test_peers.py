@@ -6,6 +6,7 @@ import json
 import os
 import unittest
 
+import layer_profile
 import report
 from mac_count import conv_macs, count_torch_macs, dense_macs
 
@@ -75,3 +76,31 @@ class Report(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class LayerProfile(unittest.TestCase):
+    PROFILE = [
+        {"group": 3, "target": "onednn", "ops": ["nn.conv2d", "add"], "ms": 2.0, "macs": 50_000_000},
+        {"group": 1, "target": "onednn", "ops": ["nn.max_pool2d"], "ms": 1.0, "macs": 0},
+        {"group": 2, "target": "onednn", "ops": ["nn.dense"], "ms": 0.5, "macs": 0.0},
+    ]
+
+    def test_groups_with_macs_get_their_rate_against_the_ceiling(self):
+        m = layer_profile.summarize(self.PROFILE, ceiling_gflops=100.0, top=2)
+        # 2 flops per MAC: 1e8 flops in 2 ms is 50 GFLOP/s, half the ceiling.
+        self.assertAlmostEqual(m["slowest"][0]["gflops"], 50.0)
+        self.assertAlmostEqual(m["slowest"][0]["of_ceiling"], 0.5)
+        self.assertIsNone(m["slowest"][1]["gflops"])  # the pool has no MACs
+        self.assertEqual(len(m["slowest"]), 2)
+        self.assertAlmostEqual(m["total_ms"], 3.5)
+        self.assertAlmostEqual(m["mac_ms"], 2.0)
+        self.assertAlmostEqual(m["other_ms"], 1.5)
+        self.assertAlmostEqual(m["mac_of_ceiling"], 0.5)
+
+    def test_the_table_lists_every_model_and_its_slowest_groups(self):
+        results = {"machine": "test CPU", "config": "onednn", "ceiling_gflops": 100.0,
+                   "models": {"resnet-18": layer_profile.summarize(self.PROFILE, 100.0, 3)}}
+        md = layer_profile.markdown(results)
+        self.assertIn("| resnet-18 | 3.50 | 2.00 | 50.0 | 50% | 1.50 |", md)
+        self.assertIn("| 3 | onednn | 2.000 | 50.0 | 50% | nn.conv2d, add |", md)
+        self.assertIn("| 1 | onednn | 1.000 | - | - | nn.max_pool2d |", md)

@@ -60,7 +60,7 @@ class Weft:
             raise RuntimeError(" ".join(errors) or f"weft exited with {done.returncode}: {done.stderr.strip()}")
         return json.loads(done.stdout)
 
-    def bench(self, spec, config, warmup, repeat):
+    def bench(self, spec, config, warmup, repeat, *extra):
         # A relative path not found here is read from the repository root, so
         # the default works from any directory; anything else is left to weft
         # (an installed config's name).
@@ -69,7 +69,7 @@ class Weft:
         args = ["bench", spec, "--config", config, "--warmup", str(warmup), "--repeat", str(repeat), "--json"]
         if self.threads:
             args += ["--threads", str(self.threads)]
-        return self.call(*args)
+        return self.call(*args, *extra)
 
     def show(self, spec):
         return self.call("show", "--json", spec)

@@ -8,6 +8,7 @@
 #include <string>
 
 #include <weft/sdk/integer_math.hpp>
+#include <weft/sdk/tensor_rank.hpp>
 
 #include "weft/error.h"
 #include "weft/type.h"
@@ -67,6 +68,9 @@ int64_t max_tensor_bytes() { return tensor_bytes_limit().get(); }
 void set_max_tensor_bytes(int64_t bytes) { tensor_bytes_limit().set(bytes); }
 
 int64_t checked_tensor_bytes(std::span<const int64_t> shape, DataType dtype) {
+  if (static_cast<int64_t>(shape.size()) > sdk::kMaxTensorRank)
+    throw Error("a " + dtype.str() + " tensor of rank " + std::to_string(shape.size()) + " has more axes than the " +
+                std::to_string(sdk::kMaxTensorRank) + " a tensor may have");
   auto describe = [&] {
     std::string text = "Tensor[(";
     for (size_t i = 0; i < shape.size(); ++i)

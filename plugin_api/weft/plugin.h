@@ -58,8 +58,9 @@ extern "C" {
 /* 1.1: model variants, expr_free_vars, ops' infer_inputs; 1.2: attrs' text_default;
  * 1.3: ops' named rewrites, module_run_pass, ops' layout hooks; 1.4: the target
  * interface (weft_target_interface_t, register_target_interface), which
- * replaces the flat weft_target_desc_t, and ops' is_reshape */
-#define WEFT_PLUGIN_ABI_MINOR 4
+ * replaces the flat weft_target_desc_t, and ops' is_reshape; 1.5: the
+ * OUT_OF_MEMORY status */
+#define WEFT_PLUGIN_ABI_MINOR 5
 
 /* ---- Status -------------------------------------------------------------- */
 
@@ -70,6 +71,7 @@ typedef enum weft_status_code_e {
   WEFT_STATUS_TYPE_MISMATCH = 3,    /* a handle or value of the wrong kind */
   WEFT_STATUS_UNSUPPORTED = 4,      /* valid input this implementation does not handle */
   WEFT_STATUS_INTERNAL = 5,         /* a bug */
+  WEFT_STATUS_OUT_OF_MEMORY = 6,    /* an allocation failed (std::bad_alloc); since 1.5 */
 } weft_status_code_t;
 
 /* NULL means success. */

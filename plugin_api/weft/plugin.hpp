@@ -38,6 +38,7 @@
 #include <weft/sdk/registration.hpp>
 #include <weft/sdk/relations.hpp>
 #include <weft/sdk/target.hpp>
+#include <weft/sdk/tensor_rank.hpp>
 #include <weft/sdk/walk.hpp>
 
 namespace weft::sdk {

@@ -9,7 +9,8 @@ const OpRules* op_rules(const std::string& name) {
   static const std::map<std::string, const OpRules*> table = {
       {"nn.relu", &relu_rules()},         {"nn.leaky_relu", &relu_rules()}, {"add", &add_subtract_rules()},
       {"subtract", &add_subtract_rules()}, {"multiply", &multiply_rules()},  {"divide", &divide_rules()},
-      {"nn.bias_add", &bias_add_rules()},  {"nn.conv2d", &conv2d_rules()},   {"nn.dense", &dense_rules()},
+      {"nn.bias_add", &bias_add_rules()},  {"nn.conv2d", &conv_rules()},     {"nn.conv3d", &conv_rules()},
+      {"nn.dense", &dense_rules()},
   };
   auto it = table.find(name);
   return it == table.end() ? nullptr : it->second;

@@ -62,7 +62,7 @@ const OpRules& add_subtract_rules();  // add, subtract
 const OpRules& multiply_rules();
 const OpRules& divide_rules();
 const OpRules& bias_add_rules();  // nn.bias_add
-const OpRules& conv2d_rules();
+const OpRules& conv_rules();  // nn.conv2d, nn.conv3d
 const OpRules& dense_rules();
 
 /// A BackwardPlan that rebuilds the call with its arguments as given.

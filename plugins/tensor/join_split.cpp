@@ -3,6 +3,8 @@
 // into a Tuple (split).
 #include <weft/sdk/gradient.hpp>
 
+#include <algorithm>
+
 #include "kernel_util.h"
 #include "tensor_ops.h"
 
@@ -119,6 +121,9 @@ Value sections_normal(const Value& v) {
   return int_list_normal(v);
 }
 
+/// The most pieces split makes of an empty axis.
+constexpr int64_t kMaxEmptySections = int64_t{1} << 16;
+
 /// Start of each piece along the axis, and the axis extent as the end.
 Shape split_bounds(const Type& data, const Attrs& attrs, int64_t axis) {
   int64_t dim = data.shape()[axis];
@@ -133,6 +138,13 @@ Shape split_bounds(const Type& data, const Attrs& attrs, int64_t axis) {
       throw Error("cannot split " + data.str() + " into " + std::to_string(sections) + " equal sections along axis " +
                   std::to_string(axis) + ": " + std::to_string(dim) + " is not divisible by " +
                   std::to_string(sections));
+    }
+    // Only an empty axis splits into more sections than its extent: so many
+    // identical empty pieces are a hostile attr, refused before the tuple is built.
+    if (sections > std::max(dim, kMaxEmptySections)) {
+      throw Error("cannot split the empty axis " + std::to_string(axis) + " of " + data.str() + " into " +
+                  std::to_string(sections) + " sections (expected at most " + std::to_string(kMaxEmptySections) +
+                  ")");
     }
     for (int64_t i = 1; i < sections; ++i) bounds.push_back(i * (dim / sections));
   } else {

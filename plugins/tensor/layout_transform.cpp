@@ -53,19 +53,71 @@ Type layout_transform_relation(const std::vector<Type>& args, const Attrs& attrs
   }
 }
 
-void layout_transform_kernel(const KernelArgs& k) {
-  const TensorView& in = k.inputs.at(0);
-  BijectiveLayout map = layouts(k.attrs);
-  Shape in_shape = in.shape(), in_strides = row_major_strides(in_shape);
-  gather_elements(in, k.outputs.at(0), [&](const Shape& index) -> int64_t {
-    Shape at = map.backward_index(index);
+/// BijectiveLayout::backward_index with its per-element work hoisted: each
+/// dst axis adds its index times a multiplier to one primal coordinate, and
+/// each src axis reads a primal coordinate whole, divided or modulo its
+/// split factor. A weight of resnet-50 moves element by element through
+/// this at FoldConstant, so nothing here allocates per element.
+class BackwardIndex {
+ public:
+  BackwardIndex(const BijectiveLayout& map, const Shape& in_shape) : in_shape_(in_shape) {
+    const Layout &src = map.src(), &dst = map.dst();
+    auto slot_of = [&](char primal) {
+      for (size_t i = 0; i < primals_.size(); ++i) {
+        if (primals_[i] == primal) return i;
+      }
+      primals_.push_back(primal);
+      return primals_.size() - 1;
+    };
+    for (const LayoutAxis& a : dst.axes()) {
+      const int64_t f = dst.factor_of(a.name);
+      dst_axes_.push_back({slot_of(a.primal_name()), a.primal() && f > 0 ? f : 1});
+    }
+    const Shape strides = row_major_strides(in_shape);
+    for (size_t i = 0; i < src.ndim(); ++i) {
+      const LayoutAxis& a = src[i];
+      src_axes_.push_back({slot_of(a.primal_name()), src.factor_of(a.name), a.primal(), strides[i]});
+    }
+    coords_.resize(primals_.size());
+  }
+
+  /// The input offset of dst `index`, or -1 for padding of a rounded-up axis.
+  int64_t operator()(const Shape& index) {
+    std::fill(coords_.begin(), coords_.end(), 0);
+    for (size_t d = 0; d < dst_axes_.size(); ++d) coords_[dst_axes_[d].slot] += index[d] * dst_axes_[d].multiplier;
     int64_t off = 0;
-    for (size_t i = 0; i < at.size(); ++i) {
-      if (at[i] >= in_shape[i]) return -1;  // padding of a rounded-up dst axis
-      off += at[i] * in_strides[i];
+    for (size_t i = 0; i < src_axes_.size(); ++i) {
+      const SrcAxis& a = src_axes_[i];
+      const int64_t total = coords_[a.slot];
+      const int64_t at = a.factor <= 0 ? total : a.primal ? total / a.factor : total % a.factor;
+      if (at >= in_shape_[i]) return -1;
+      off += at * a.stride;
     }
     return off;
-  });
+  }
+
+ private:
+  struct DstAxis {
+    size_t slot;
+    int64_t multiplier;
+  };
+  struct SrcAxis {
+    size_t slot;
+    int64_t factor;
+    bool primal;
+    int64_t stride;
+  };
+  Shape in_shape_;
+  std::vector<char> primals_;
+  std::vector<DstAxis> dst_axes_;
+  std::vector<SrcAxis> src_axes_;
+  std::vector<int64_t> coords_;  // per primal axis, for the element at hand
+};
+
+void layout_transform_kernel(const KernelArgs& k) {
+  const TensorView& in = k.inputs.at(0);
+  BackwardIndex offset_of(layouts(k.attrs), in.shape());
+  gather_elements(in, k.outputs.at(0), offset_of);
 }
 
 /// As the reference's SimplifyNoOpTranspose and SimplifyTranspose

@@ -163,6 +163,11 @@ Type expand_dims_relation(const std::vector<Type>& args, const Attrs& attrs) {
   Shape in = data.shape();
   int64_t ndim = static_cast<int64_t>(in.size()), axis = attrs.get_int("axis"), n = attrs.get_int("num_newaxis");
   if (n < 0) throw Error("num_newaxis must be >= 0, got " + std::to_string(n));
+  if (n > kMaxTensorRank - ndim) {  // before the shape is allocated
+    throw Error("num_newaxis " + std::to_string(n) + " on " + data.str() + " passes the " +
+                std::to_string(kMaxTensorRank) + " axes a tensor may have (expected at most " +
+                std::to_string(kMaxTensorRank - ndim) + ")");
+  }
   if (axis < -ndim - 1 || axis > ndim) {
     throw Error("axis " + std::to_string(axis) + " is out of range for " + data.str() + " (expected [" +
                 std::to_string(-ndim - 1) + ", " + std::to_string(ndim) + "])");

@@ -1,12 +1,18 @@
 // Compiling a fused group into oneDNN primitives and running them (group_kernel.h).
 #include "group_kernel.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <unordered_map>
 #include <unordered_set>
 
+#include "adaptive_pool_mapping.h"
+#include "activation_patterns.h"
+#include "algorithm_choice.h"
 #include "op_mapping.h"
+#include "standalone_primitive.h"
 
 namespace onednn_target {
 
@@ -18,6 +24,12 @@ using dnnl::memory;
 namespace {
 
 constexpr size_t kAlignment = 64;
+
+std::string dims_text(const memory::dims& dims) {
+  std::string out;
+  for (int64_t d : dims) out += (out.empty() ? "" : "x") + std::to_string(d);
+  return out;
+}
 
 size_t aligned(size_t bytes) { return (bytes + kAlignment - 1) / kAlignment * kAlignment; }
 
@@ -31,10 +43,12 @@ struct PostOp {
 
 /// The primitive being built: its main op and the calls fused after it so far.
 struct Pending {
-  enum class Kind { kAnchor, kEltwise, kBinary, kPool, kSoftmax, kConcat } kind;
+  enum class Kind { kAnchor, kEltwise, kBinary, kPool, kSoftmax, kConcat, kStandalone, kReorder } kind;
   AnchorSpec anchor;
   PoolSpec pool;
   SoftmaxSpec softmax;
+  StandaloneSpec standalone;
+  std::vector<size_t> standalone_srcs;  // values, one per standalone.inputs entry
   std::vector<size_t> concat_srcs;  // values joined, in order
   std::vector<memory::desc> concat_descs;
   int concat_axis = 0;
@@ -51,18 +65,71 @@ struct Pending {
   dnnl::primitive_desc_base pd;
 };
 
+const char* anchor_name(AnchorKind anchor) {
+  if (anchor == AnchorKind::kConvolution) return "convolution";
+  if (anchor == AnchorKind::kDeconvolution) return "deconvolution";
+  return "matmul";
+}
+
 const char* kind_name(Pending::Kind kind, AnchorKind anchor) {
   if (kind == Pending::Kind::kEltwise) return "eltwise";
   if (kind == Pending::Kind::kBinary) return "binary";
   if (kind == Pending::Kind::kPool) return "pooling";
   if (kind == Pending::Kind::kSoftmax) return "softmax";
   if (kind == Pending::Kind::kConcat) return "concat";
-  return anchor == AnchorKind::kConvolution ? "convolution" : "matmul";
+  if (kind == Pending::Kind::kReorder) return "reorder";
+  return anchor_name(anchor);
 }
 
-/// The primitive descriptor of `p`, or nullopt where oneDNN has no
-/// implementation of it (with these post-ops).
-std::optional<dnnl::primitive_desc_base> make_pd(const dnnl::engine& engine, const Pending& p) {
+memory::desc any_layout(const memory::desc& d) { return memory::desc(d.dims(), memory::data_type::f32, memory::format_tag::any); }
+
+/// The descriptor of a convolution or deconvolution (their descs take the
+/// same arguments) of anchor `a` in a variant (propagation kind, algorithm)
+/// with the data in `src` and `dst`, and `bias` if any.
+template <typename Primitive>
+typename Primitive::desc window_desc(dnnl::prop_kind prop, dnnl::algorithm alg, const AnchorSpec& a,
+                                     const memory::desc& src, const memory::desc& weights, const memory::desc& dst,
+                                     const std::optional<std::vector<float>>& bias) {
+  if (!bias) return typename Primitive::desc(prop, alg, src, weights, dst, a.strides, a.dilates, a.pad_l, a.pad_r);
+  const memory::desc bias_desc({static_cast<int64_t>(bias->size())}, memory::data_type::f32, memory::format_tag::a);
+  return typename Primitive::desc(prop, alg, src, weights, bias_desc, dst, a.strides, a.dilates, a.pad_l, a.pad_r);
+}
+
+/// Data in a blocked layout (AlterOpLayout's) is read and written as it
+/// lies where oneDNN has a kernel for it (`as_lies`). Otherwise oneDNN picks
+/// the data layouts too (NHWC for its brgemm kernels): the plain NCHW ones
+/// leave it only the slow im2col GEMM, so the data is reordered.
+template <typename Primitive>
+typename Primitive::desc window_desc(dnnl::prop_kind prop, dnnl::algorithm alg, const AnchorSpec& a,
+                                     const memory::desc& weights, const std::optional<std::vector<float>>& bias,
+                                     bool as_lies) {
+  if (as_lies) return window_desc<Primitive>(prop, alg, a, a.src, weights, a.dst, bias);
+  return window_desc<Primitive>(prop, alg, a, any_layout(a.src), weights, any_layout(a.dst), bias);
+}
+
+/// The first implementation oneDNN offers for a convolution or
+/// deconvolution: on blocked data as it lies unless that is a reference kernel.
+template <typename Primitive>
+typename Primitive::primitive_desc window_pd(const dnnl::engine& engine, const dnnl::primitive_attr& attr,
+                                             dnnl::prop_kind prop, dnnl::algorithm alg, const AnchorSpec& a,
+                                             const memory::desc& weights,
+                                             const std::optional<std::vector<float>>& bias) {
+  if (is_blocked(a.src) || is_blocked(a.dst)) {
+    try {
+      typename Primitive::primitive_desc pd(window_desc<Primitive>(prop, alg, a, weights, bias, true), attr, engine);
+      if (std::string(pd.impl_info_str()).rfind("ref", 0) != 0) return pd;
+    } catch (const dnnl::error&) {
+    }
+  }
+  return typename Primitive::primitive_desc(window_desc<Primitive>(prop, alg, a, weights, bias, false), attr, engine);
+}
+
+/// The weight desc an anchor's primitive is asked for: a run-time weight is
+/// reordered at each launch (a bound one once, at compile).
+memory::desc weights_request(const AnchorSpec& a) { return a.weights_as_given() ? a.weights : any_layout(a.weights); }
+
+/// `p`'s post-ops, with its scratchpad from the run's block.
+dnnl::primitive_attr attr_of(const Pending& p) {
   dnnl::primitive_attr attr;
   attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
   dnnl::post_ops post_ops;
@@ -74,6 +141,13 @@ std::optional<dnnl::primitive_desc_base> make_pd(const dnnl::engine& engine, con
     }
   }
   attr.set_post_ops(post_ops);
+  return attr;
+}
+
+/// The primitive descriptor of `p`, or nullopt where oneDNN has no
+/// implementation of it (with these post-ops).
+std::optional<dnnl::primitive_desc_base> make_pd(const dnnl::engine& engine, const Pending& p) {
+  const dnnl::primitive_attr attr = attr_of(p);
   const auto inference = dnnl::prop_kind::forward_inference;
   try {
     switch (p.kind) {
@@ -101,25 +175,19 @@ std::optional<dnnl::primitive_desc_base> make_pd(const dnnl::engine& engine, con
         }
       case Pending::Kind::kConcat:
         return dnnl::concat::primitive_desc(p.dst_desc, p.concat_axis, p.concat_descs, engine, attr);
+      case Pending::Kind::kStandalone: return p.standalone.make(engine, attr);
+      case Pending::Kind::kReorder: return dnnl::reorder::primitive_desc(engine, p.src_desc, engine, p.dst_desc, attr);
       case Pending::Kind::kAnchor: break;
     }
     const AnchorSpec& a = p.anchor;
-    auto any = [](const memory::desc& d) { return memory::desc(d.dims(), memory::data_type::f32, memory::format_tag::any); };
-    // A run-time weight is reordered at each launch (a bound one once, here).
-    const memory::desc weights = a.src.dims().size() == 3 ? a.weights : any(a.weights);
+    const memory::desc weights = weights_request(a);
     if (a.kind == AnchorKind::kConvolution) {
-      // oneDNN picks the data layouts too (NHWC for its brgemm kernels): the
-      // plain NCHW ones leave it only the slow im2col GEMM.
-      const memory::desc src = any(a.src), dst = any(a.dst);
-      using conv = dnnl::convolution_forward;
-      const auto direct = dnnl::algorithm::convolution_direct;
-      if (!p.bias) {
-        const conv::desc desc(inference, direct, src, weights, dst, a.strides, a.dilates, a.pad_l, a.pad_r);
-        return conv::primitive_desc(desc, attr, engine);
-      }
-      const memory::desc bias({static_cast<int64_t>(p.bias->size())}, memory::data_type::f32, memory::format_tag::a);
-      const conv::desc desc(inference, direct, src, weights, bias, dst, a.strides, a.dilates, a.pad_l, a.pad_r);
-      return conv::primitive_desc(desc, attr, engine);
+      return window_pd<dnnl::convolution_forward>(engine, attr, inference, dnnl::algorithm::convolution_direct, a,
+                                                  weights, p.bias);
+    }
+    if (a.kind == AnchorKind::kDeconvolution) {
+      return window_pd<dnnl::deconvolution_forward>(engine, attr, inference, dnnl::algorithm::deconvolution_direct, a,
+                                                    weights, p.bias);
     }
     if (!p.bias) return dnnl::matmul::primitive_desc(dnnl::matmul::desc(a.src, weights, a.dst), attr, engine);
     memory::dims bias_dims(a.dst.dims().size(), 1);
@@ -131,13 +199,74 @@ std::optional<dnnl::primitive_desc_base> make_pd(const dnnl::engine& engine, con
   }
 }
 
+/// How many of one variant's implementations are timed, in oneDNN's order
+/// of preference (its later ones are the slow generic kernels).
+constexpr int kImplementationsPerVariant = 2;
+
+/// The implementations oneDNN offers for the convolution `p`, per variant the
+/// options allow (direct forward_inference first: what runs untuned), each
+/// implementation with its layouts once.
+/// The enumeration ends early at the first candidate `last` accepts (a build
+/// that times nothing needs no more).
+std::vector<Candidate> convolution_candidates(const dnnl::engine& engine, const Pending& p, const TuningOptions& o,
+                                              const std::function<bool(const Candidate&)>& last) {
+  struct Variant {
+    bool allowed;
+    dnnl::prop_kind prop;
+    dnnl::algorithm alg;
+    const char* name;
+  };
+  const Variant variants[] = {
+      {o.direct, dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, "direct forward_inference"},
+      {o.direct, dnnl::prop_kind::forward_training, dnnl::algorithm::convolution_direct, "direct forward_training"},
+      {o.winograd, dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_winograd, "winograd forward_inference"},
+  };
+  std::vector<Candidate> candidates;
+  std::unordered_set<std::string> seen;  // implementation and layouts
+  // Blocked data (AlterOpLayout's plan) is read as it lies, with oneDNN's
+  // reference kernels left out as make_pd leaves them; only where no such
+  // candidate exists, or the data is plain, in the layouts oneDNN picks.
+  const bool blocked = is_blocked(p.anchor.src) || is_blocked(p.anchor.dst);
+  for (bool as_lies : {true, false}) {
+    if (as_lies ? !blocked : !candidates.empty()) continue;
+    for (const Variant& v : variants) {
+      if (!v.allowed) continue;
+      using conv = dnnl::convolution_forward;
+      // next_impl reads the desc and attr the iteration began with: both stay alive.
+      const conv::desc desc = window_desc<conv>(v.prop, v.alg, p.anchor, weights_request(p.anchor), p.bias, as_lies);
+      const dnnl::primitive_attr attr = attr_of(p);
+      conv::primitive_desc pd;
+      try {
+        pd = conv::primitive_desc(desc, attr, engine);
+      } catch (const dnnl::error&) {
+        continue;  // no implementation of this variant for these shapes and post-ops
+      }
+      for (int i = 0; i < kImplementationsPerVariant; ++i) {
+        const std::string impl = pd.impl_info_str();
+        const std::string what = impl + " src " + layout_name(pd.src_desc()) + " wei " +
+                                 layout_name(pd.weights_desc()) + " dst " + layout_name(pd.dst_desc());
+        if (!(as_lies && impl.rfind("ref", 0) == 0) && seen.insert(what).second) {
+          candidates.push_back({std::string(v.name) + " " + what, pd});
+          if (last(candidates.back())) return candidates;
+        }
+        if (!pd.next_impl()) break;
+      }
+    }
+  }
+  return candidates;
+}
+
 }  // namespace
 
 /// Walks a group in evaluation order, fusing each call into the primitive
 /// before it where oneDNN accepts that, and emits the steps.
 class GroupBuilder {
  public:
-  GroupBuilder(const dnnl::engine& engine, GroupKernel& kernel) : engine_(engine), k_(kernel) {}
+  /// `tuning` null: a plan only, with the primitive descriptors (which
+  /// decide what oneDNN runs) but no primitives, reorders or packed weights,
+  /// as a capability query needs; the group's compile does that work once.
+  GroupBuilder(const dnnl::engine& engine, GroupKernel& kernel, const TuningOptions* tuning)
+      : engine_(engine), k_(kernel), tuning_(tuning), plan_only_(!tuning) {}
 
   /// A parameter; `constant` is the tensor it is bound to at compile, if any.
   size_t add_param(const sdk::Expr& param, const float* constant) {
@@ -150,9 +279,10 @@ class GroupBuilder {
     if (!is_static_f32(node.type())) throw sdk::Unsupported("a constant " + node.type().str() + " is not float32");
     const DLTensor data = node.data();
     const float* first = reinterpret_cast<const float*>(static_cast<const char*>(data.data) + data.byte_offset);
-    k_.constants_.emplace_back(first, first + numel_of(node.type().shape()));
+    // A plan reads the node's data in place (it runs nothing); a kernel keeps a copy.
+    k_.constants_.emplace_back(first, plan_only_ ? first : first + numel_of(node.type().shape()));
     const size_t id = add_value(GroupKernel::Source::kConstant, k_.constants_.size() - 1, node.type().shape());
-    compile_data_[id] = k_.constants_.back().data();
+    compile_data_[id] = plan_only_ ? first : k_.constants_.back().data();
     return id;
   }
 
@@ -160,17 +290,13 @@ class GroupBuilder {
   /// calls and outputs (`output`: it is one); returns the value it produces.
   size_t add_call(const sdk::Expr& call, const std::vector<size_t>& args, int readers, bool output) {
     const std::string op = call.op_name();
-    if (!is_static_f32(call.type())) {
-      throw sdk::Unsupported("oneDNN does not run " + op + " with a " + call.type().str() +
-                             " result: the onednn target runs float32 of static shape");
-    }
-    const size_t dst = add_value(GroupKernel::Source::kIntermediate, 0, call.type().shape());
-    readers_[dst] = readers;
-    if (output) outputs_.insert(dst);
+    const size_t dst = add_result(call, readers, output);
     if (std::optional<AnchorSpec> anchor = anchor_spec(call)) return start_anchor(call, *anchor, args, dst);
-    if (std::optional<EltwiseSpec> eltwise = eltwise_spec(call)) return add_eltwise(call, *eltwise, args[0], dst);
+    if (std::optional<EltwiseSpec> eltwise = eltwise_spec(call)) return add_eltwise(call, *eltwise, args[0], dst, op);
     if (std::optional<dnnl::algorithm> alg = binary_alg(op)) return add_binary(call, *alg, args, dst);
-    if (std::optional<PoolSpec> pool = pool_spec(call)) {
+    std::optional<PoolSpec> pool = pool_spec(call);
+    if (!pool) pool = adaptive_pool_spec(call);
+    if (pool) {
       Pending p;
       p.kind = Pending::Kind::kPool;
       p.pool = *pool;
@@ -192,6 +318,15 @@ class GroupBuilder {
       start(std::move(p), call, "concatenation", dst);
       return dst;
     }
+    if (std::optional<ReorderSpec> reorder = reorder_spec(call)) {
+      Pending p;
+      p.kind = Pending::Kind::kReorder;
+      p.src = args[0];
+      p.src_desc = reorder->src;
+      p.dst_desc = reorder->dst;
+      start(std::move(p), call, "reorder", dst);
+      return dst;
+    }
     if (std::optional<SoftmaxSpec> softmax = softmax_spec(call)) {
       Pending p;
       p.kind = Pending::Kind::kSoftmax;
@@ -201,7 +336,29 @@ class GroupBuilder {
       start(std::move(p), call, "softmax", dst);
       return dst;
     }
+    if (std::optional<StandaloneSpec> standalone = standalone_spec(call)) {
+      Pending p;
+      p.kind = Pending::Kind::kStandalone;
+      for (const StandaloneSpec::Input& input : standalone->inputs) p.standalone_srcs.push_back(args.at(input.arg));
+      p.dst_desc = standalone->dst;
+      const std::string what = standalone->what;
+      p.standalone = std::move(*standalone);
+      start(std::move(p), call, what, dst);
+      return dst;
+    }
+    if (op == "erf") {
+      throw sdk::Unsupported("oneDNN 2.6 has no erf eltwise: the onednn target runs erf only inside a GELU, "
+                             "0.5 * x * (1 + erf(x / sqrt(2))), as one gelu_erf");
+    }
     throw sdk::Unsupported("oneDNN does not run " + op + " (the onednn target has no mapping for it)");
+  }
+
+  /// Adds `root`, the last call of an activation (activation_patterns.h)
+  /// over the value `input`, as its one eltwise; its result is read as add_call's.
+  size_t add_activation(const sdk::Expr& root, const ActivationMatch& activation, size_t input, int readers,
+                        bool output) {
+    const size_t dst = add_result(root, readers, output);
+    return add_eltwise(root, activation.eltwise, input, dst, activation.name);
   }
 
   /// Emits the last primitive and places the values the steps write: the
@@ -233,6 +390,18 @@ class GroupBuilder {
     return k_.values_.size() - 1;
   }
 
+  /// The value `call` produces, read by `readers` calls and outputs.
+  size_t add_result(const sdk::Expr& call, int readers, bool output) {
+    if (!is_static_f32(call.type())) {
+      throw sdk::Unsupported("oneDNN does not run " + call.op_name() + " with a " + call.type().str() +
+                             " result: the onednn target runs float32 of static shape");
+    }
+    const size_t dst = add_value(GroupKernel::Source::kIntermediate, 0, call.type().shape());
+    readers_[dst] = readers;
+    if (output) outputs_.insert(dst);
+    return dst;
+  }
+
   const Shape& shape_of(size_t value) const { return k_.values_[value].shape; }
 
   /// The data of a constant or a parameter bound to one; null otherwise.
@@ -245,11 +414,12 @@ class GroupBuilder {
   /// is the primitive's result and nothing else reads it. An eltwise
   /// primitive takes only eltwise post-ops: with binary ones oneDNN 2.6's
   /// reference eltwise gave wrong values (the conformance batch_norm cases);
-  /// pooling and softmax take none.
+  /// pooling, softmax, concat and the standalone primitives take none.
   bool extends_pending(size_t value, bool binary) const {
     if (!pending_ || pending_->dst != value || readers_.at(value) != 1 || outputs_.count(value)) return false;
     if (pending_->kind == Pending::Kind::kPool || pending_->kind == Pending::Kind::kSoftmax ||
-        pending_->kind == Pending::Kind::kConcat) {
+        pending_->kind == Pending::Kind::kConcat || pending_->kind == Pending::Kind::kStandalone ||
+        pending_->kind == Pending::Kind::kReorder) {
       return false;
     }
     return !binary || pending_->kind != Pending::Kind::kEltwise;
@@ -266,8 +436,9 @@ class GroupBuilder {
     return true;
   }
 
-  /// Opens a primitive of its own for `call`, whose result is `dst`.
-  void start(Pending p, const sdk::Expr& call, const std::string& what, size_t dst) {
+  /// Opens a primitive of its own for `call`, whose result is `dst`, named
+  /// `name` in the summary (the call's op by default).
+  void start(Pending p, const sdk::Expr& call, const std::string& what, size_t dst, const std::string& name = "") {
     flush();
     std::optional<dnnl::primitive_desc_base> pd = make_pd(engine_, p);
     if (!pd) {
@@ -276,7 +447,7 @@ class GroupBuilder {
     }
     p.pd = *pd;
     p.dst = dst;
-    p.ops = {call.op_name()};
+    p.ops = {name.empty() ? call.op_name() : name};
     pending_ = std::move(p);
   }
 
@@ -288,18 +459,19 @@ class GroupBuilder {
     p.src1 = args[1];
     // A weight known at compile is reordered once into the layout the
     // primitive picks (nn.batch_matmul's is read as it lies).
-    p.constant_weights = data_at_compile(args[1]) && anchor.src.dims().size() != 3;
+    p.constant_weights = data_at_compile(args[1]) && !anchor.weights_as_given();
     p.dst_desc = anchor.dst;
     p.dst_groups = anchor.dst_groups;
-    start(std::move(p), call, anchor.kind == AnchorKind::kConvolution ? "convolution" : "matrix product", dst);
+    start(std::move(p), call, anchor.kind == AnchorKind::kMatmul ? "matrix product" : anchor_name(anchor.kind), dst);
     return dst;
   }
 
-  size_t add_eltwise(const sdk::Expr& call, const EltwiseSpec& eltwise, size_t arg, size_t dst) {
+  size_t add_eltwise(const sdk::Expr& call, const EltwiseSpec& eltwise, size_t arg, size_t dst,
+                     const std::string& name) {
     if (extends_pending(arg, false)) {
       Pending candidate = *pending_;
       candidate.post_ops.push_back(PostOp{PostOp::Kind::kEltwise, eltwise, {}, {}, 0});
-      if (try_extend(std::move(candidate), call.op_name() + " as eltwise", dst)) return dst;
+      if (try_extend(std::move(candidate), name + " as eltwise", dst)) return dst;
     }
     Pending p;
     p.kind = Pending::Kind::kEltwise;
@@ -307,7 +479,7 @@ class GroupBuilder {
     p.src = arg;
     p.src_desc = p.dst_desc = plain_view(shape_of(arg), identity_groups(shape_of(arg).size()));
     p.dst_groups = identity_groups(shape_of(arg).size());
-    start(std::move(p), call, "eltwise primitive", dst);
+    start(std::move(p), call, "eltwise primitive", dst, name);
     return dst;
   }
 
@@ -319,13 +491,20 @@ class GroupBuilder {
     if (!data || other_shape.size() > out.size()) return false;
     Shape padded(out.size() - other_shape.size(), 1);
     padded.insert(padded.end(), other_shape.begin(), other_shape.end());
-    const int channel = pending_->anchor.channel_axis;
+    // Along every channel axis (C, and a block's c) or a scalar: the
+    // operand's row-major order is then the channels' order.
+    const std::vector<int>& channel = pending_->anchor.channel_axes;
+    int64_t channels = 1, given = 1;
     for (size_t axis = 0; axis < out.size(); ++axis) {
-      if (padded[axis] != 1 && (static_cast<int>(axis) != channel || padded[axis] != out[axis])) return false;
+      const bool along = std::find(channel.begin(), channel.end(), static_cast<int>(axis)) != channel.end();
+      if (along) channels *= out[axis];
+      given *= padded[axis];
+      if (padded[axis] != 1 && (!along || padded[axis] != out[axis])) return false;
     }
+    if (given != 1 && given != channels) return false;
     Pending candidate = *pending_;
-    candidate.bias = std::vector<float>(out[channel]);
-    for (int64_t c = 0; c < out[channel]; ++c) (*candidate.bias)[c] = padded[channel] == 1 ? data[0] : data[c];
+    candidate.bias = std::vector<float>(channels);
+    for (int64_t c = 0; c < channels; ++c) (*candidate.bias)[c] = given == 1 ? data[0] : data[c];
     return try_extend(std::move(candidate), call.op_name() + " as bias", dst);
   }
 
@@ -361,19 +540,40 @@ class GroupBuilder {
       }
       first = 1;
     }
-    const AxisGroups groups = identity_groups(out.size());
-    std::optional<memory::desc> src1 = broadcast_view(shapes[1 - first], out, groups);
-    if (!src1) throw sdk::Unsupported("oneDNN does not run " + call.op_name() + ": its operands do not broadcast");
-    Pending p;
-    p.kind = Pending::Kind::kBinary;
-    p.alg = alg;
-    p.src = args[first];
-    p.src1 = args[1 - first];
-    p.src_desc = p.dst_desc = plain_view(out, groups);
-    p.src1_desc = *src1;
-    p.dst_groups = groups;
-    start(std::move(p), call, "binary primitive", dst);
+    // The tensors as they lie, axis by axis; where oneDNN has only its
+    // reference kernel for that, the last axis read as a block of axis 1
+    // (the same bytes and the same broadcast, whatever the layout): a
+    // per-channel operand of blocked data, (1, C/16, 1, 1, 16), is then the
+    // per-channel case its kernels have.
+    std::optional<Pending> chosen;
+    for (const AxisGroups& groups : {identity_groups(out.size()), last_axis_as_block(out.size())}) {
+      std::optional<memory::desc> src1 = broadcast_view(shapes[1 - first], out, groups);
+      if (groups.empty() || !src1) continue;
+      Pending p;
+      p.kind = Pending::Kind::kBinary;
+      p.alg = alg;
+      p.src = args[first];
+      p.src1 = args[1 - first];
+      p.src_desc = p.dst_desc = plain_view(out, groups);
+      p.src1_desc = *src1;
+      p.dst_groups = groups;
+      std::optional<dnnl::primitive_desc_base> pd = make_pd(engine_, p);
+      const bool reference = pd && std::string(pd->impl_info_str()).rfind("ref", 0) == 0;
+      if (!chosen || (pd && !reference)) chosen = std::move(p);
+      if (pd && !reference) break;
+    }
+    if (!chosen) throw sdk::Unsupported("oneDNN does not run " + call.op_name() + ": its operands do not broadcast");
+    start(std::move(*chosen), call, "binary primitive", dst);
     return dst;
+  }
+
+  /// Axis 1 with the last one as its block, then the others in order; none
+  /// below rank 3.
+  static AxisGroups last_axis_as_block(size_t ndim) {
+    if (ndim < 3) return {};
+    AxisGroups groups = {{0}, {1, static_cast<int>(ndim) - 1}};
+    for (size_t axis = 2; axis + 1 < ndim; ++axis) groups.push_back({static_cast<int>(axis)});
+    return groups;
   }
 
   /// A place in the run's scratch block for a tensor in oneDNN's `chosen`
@@ -392,25 +592,92 @@ class GroupBuilder {
     return r;
   }
 
+  /// Replaces the convolution `p`'s primitive descriptor by the fastest of
+  /// its implementations (algorithm_choice.h).
+  void choose_implementation(Pending& p) {
+    const AnchorSpec& a = p.anchor;
+    TrialData data{a.src, a.weights, p.dst_desc, p.constant_weights ? compile_data_.at(p.src1) : nullptr,
+                   p.bias ? &*p.bias : nullptr, {}, false};
+    std::string key = "convolution src " + desc_key(a.src) + " wei " + desc_key(a.weights) + " dst " +
+                      desc_key(p.dst_desc) + (p.constant_weights ? " bound" : " run-time") + " strides " +
+                      dims_text(a.strides) + " dilates " + dims_text(a.dilates) + " pads " + dims_text(a.pad_l) +
+                      "," + dims_text(a.pad_r) + (p.bias ? " bias" : "") + " post-ops";
+    for (size_t i = 0; i < p.post_ops.size(); ++i) {
+      const PostOp& op = p.post_ops[i];
+      switch (op.kind) {
+        case PostOp::Kind::kEltwise:
+          key += " eltwise" + std::to_string(static_cast<int>(op.eltwise.alg)) + "(" + std::to_string(op.eltwise.alpha) +
+                 "," + std::to_string(op.eltwise.beta) + ")";
+          break;
+        case PostOp::Kind::kSum:
+          key += " sum";
+          data.sum = true;
+          break;
+        case PostOp::Kind::kBinary:
+          key += " binary" + std::to_string(static_cast<int>(op.alg)) + "(" + desc_key(op.desc) + ")";
+          data.binary_operands.emplace_back(DNNL_ARG_ATTR_MULTIPLE_POST_OP(static_cast<int>(i)) | DNNL_ARG_SRC_1, op.desc);
+          break;
+      }
+    }
+    key += std::string(" algorithms") + (tuning_->direct ? " direct" : "") + (tuning_->winograd ? " winograd" : "") +
+           "; " + cpu_identity();
+    const std::string layer = "convolution " + dims_text(a.src.dims()) + " -> " + dims_text(a.dst.dims()) + " (" +
+                              dims_text(a.weights.dims()) + " weights)";
+    // A cached choice, or the untuned one, is made without enumerating the rest.
+    const std::optional<std::string> cached = tuning_->tune ? tuning_->cache.read(key) : std::nullopt;
+    const std::vector<Candidate> candidates = convolution_candidates(engine_, p, *tuning_, [&](const Candidate& c) {
+      return !tuning_->tune || (cached && c.label == *cached);
+    });
+    if (candidates.empty()) return;
+    p.pd = candidates[choose_candidate(engine_, key, layer, candidates, data, *tuning_, cached)].pd;
+  }
+
+  /// What `p` computes: an anchor's multiply-accumulates (each dst element
+  /// reads a weight's worth over its output channels), another primitive's
+  /// dst elements.
+  size_t work_of(const Pending& p) const {
+    const size_t dst = numel_of(shape_of(p.dst));
+    if (p.kind != Pending::Kind::kAnchor) return dst;
+    const memory::dims& w = p.anchor.weights.dims();
+    const memory::dims& d = p.anchor.dst.dims();
+    const int64_t channels = p.anchor.kind == AnchorKind::kMatmul ? d.back() : d.at(1);
+    int64_t weights = 1;
+    for (int64_t n : w) weights *= n;
+    return dst * static_cast<size_t>(std::max<int64_t>(1, weights / std::max<int64_t>(1, channels)));
+  }
+
   /// Emits the pending primitive as a step.
   void flush() {
     if (!pending_) return;
+    k_.work_ += work_of(*pending_);
+    if (plan_only_) {
+      pending_.reset();
+      return;
+    }
     Pending& p = *pending_;
+    if (p.kind == Pending::Kind::kAnchor && p.anchor.kind == AnchorKind::kConvolution) choose_implementation(p);
     GroupKernel::Step step;
     step.primitive = dnnl::primitive(p.pd.get());
     step.dst = p.dst;
     step.scratchpad = p.pd.scratchpad_desc();
     k_.scratchpad_bytes_ = std::max(k_.scratchpad_bytes_, step.scratchpad.get_size());
-    step.summary = std::string(kind_name(p.kind, p.anchor.kind)) + "(";
+    step.summary = (p.kind == Pending::Kind::kStandalone ? p.standalone.what : kind_name(p.kind, p.anchor.kind)) + "(";
     for (size_t i = 0; i < p.ops.size(); ++i) step.summary += (i ? ", " : "") + p.ops[i];
     step.summary += ")";
     switch (p.kind) {
       case Pending::Kind::kEltwise:
       case Pending::Kind::kPool:
+      case Pending::Kind::kReorder:  // DNNL_ARG_FROM and _TO are _SRC and _DST
       case Pending::Kind::kSoftmax: step.bindings.push_back({DNNL_ARG_SRC, p.src, p.src_desc}); break;
       case Pending::Kind::kConcat:
         for (size_t i = 0; i < p.concat_srcs.size(); ++i) {
           step.bindings.push_back({DNNL_ARG_MULTIPLE_SRC + static_cast<int>(i), p.concat_srcs[i], p.concat_descs[i]});
+        }
+        break;
+      case Pending::Kind::kStandalone:
+        for (size_t i = 0; i < p.standalone_srcs.size(); ++i) {
+          const StandaloneSpec::Input& input = p.standalone.inputs[i];
+          step.bindings.push_back({input.dnnl_arg, p.standalone_srcs[i], input.desc});
         }
         break;
       case Pending::Kind::kBinary:
@@ -428,7 +695,7 @@ class GroupBuilder {
           memory user(p.anchor.weights, engine_, const_cast<float*>(compile_data_.at(p.src1)));
           memory packed(p.pd.weights_desc(), engine_);
           dnnl::stream stream(engine_);
-          dnnl::reorder(user, packed).execute(stream, user, packed);
+          pack_weights(engine_, stream, user, packed);
           stream.wait();
           step.packed.emplace_back(DNNL_ARG_WEIGHTS, packed);
         } else if (p.pd.weights_desc() != p.anchor.weights) {
@@ -460,6 +727,8 @@ class GroupBuilder {
 
   const dnnl::engine& engine_;
   GroupKernel& k_;
+  const TuningOptions* tuning_;
+  const bool plan_only_;
   std::unordered_map<size_t, const float*> compile_data_;  // values known at compile
   std::unordered_map<size_t, int> readers_;  // of each call's result
   std::unordered_set<size_t> outputs_;
@@ -467,9 +736,21 @@ class GroupBuilder {
 };
 
 std::shared_ptr<const GroupKernel> GroupKernel::compile(const dnnl::engine& engine, const sdk::Expr& primitive,
-                                                        const std::vector<std::optional<sdk::TensorView>>& constants) {
+                                                        const std::vector<std::optional<sdk::TensorView>>& constants,
+                                                        const TuningOptions& tuning) {
+  return build(engine, primitive, constants, &tuning);
+}
+
+size_t GroupKernel::work(const dnnl::engine& engine, const sdk::Expr& primitive,
+                         const std::vector<std::optional<sdk::TensorView>>& constants) {
+  return build(engine, primitive, constants, nullptr)->work_;
+}
+
+std::shared_ptr<GroupKernel> GroupKernel::build(const dnnl::engine& engine, const sdk::Expr& primitive,
+                                                const std::vector<std::optional<sdk::TensorView>>& constants,
+                                                const TuningOptions* tuning) {
   auto kernel = std::make_shared<GroupKernel>();
-  GroupBuilder builder(engine, *kernel);
+  GroupBuilder builder(engine, *kernel, tuning);
   std::unordered_map<const weft_expr_t*, size_t> value_of;
   const std::vector<sdk::Expr> params = primitive.params();
   for (size_t i = 0; i < params.size(); ++i) {
@@ -514,7 +795,27 @@ std::shared_ptr<const GroupKernel> GroupKernel::compile(const dnnl::engine& engi
   });
   std::unordered_set<const weft_expr_t*> root_nodes;
   for (const sdk::Expr& r : roots) root_nodes.insert(r.get());
+  // An activation's calls (GELU, swish, hardswish) become one eltwise over
+  // its input, which they read as one call then. The last calls are tried
+  // first, so a pattern is found from its final multiply.
+  std::unordered_map<const weft_expr_t*, ActivationMatch> activations;  // by the pattern's last call
+  std::unordered_set<const weft_expr_t*> activation_inner;
+  auto readers_of = [&](const weft_expr_t* node) { return readers[node]; };
+  for (auto it = calls.rbegin(); it != calls.rend(); ++it) {
+    if (activation_inner.count(it->get())) continue;
+    if (std::optional<ActivationMatch> activation = match_activation(*it, readers_of)) {
+      activation_inner.insert(activation->inner.begin(), activation->inner.end());
+      readers[activation->input.get()] -= activation->input_reads - 1;
+      activations.emplace(it->get(), std::move(*activation));
+    }
+  }
   for (const sdk::Expr& call : calls) {
+    if (activation_inner.count(call.get())) continue;
+    if (auto a = activations.find(call.get()); a != activations.end()) {
+      value_of[call.get()] = builder.add_activation(call, a->second, value_of.at(a->second.input.get()),
+                                                    readers[call.get()], root_nodes.count(call.get()) > 0);
+      continue;
+    }
     std::vector<size_t> args;
     for (const sdk::Expr& a : call.args()) {
       auto tuple = tuples.find(a.get());
@@ -540,7 +841,7 @@ std::shared_ptr<const GroupKernel> GroupKernel::compile(const dnnl::engine& engi
 
 void GroupKernel::check_call(const dnnl::engine& engine, const sdk::Expr& call) {
   GroupKernel kernel;
-  GroupBuilder builder(engine, kernel);
+  GroupBuilder builder(engine, kernel, /*tuning=*/nullptr);
   std::vector<size_t> args;
   std::vector<sdk::Expr> operands;
   for (const sdk::Expr& a : call.args()) {
@@ -558,7 +859,14 @@ void GroupKernel::check_call(const dnnl::engine& engine, const sdk::Expr& call) 
     const bool constant = a.is(WEFT_EXPR_CONSTANT);
     args.push_back(constant ? builder.add_constant(a) : builder.add_param(a, nullptr));
   }
-  builder.finish({builder.add_call(call, args, 1, true)});
+  // The erf of a GELU is claimed when oneDNN runs the GELU on its shape;
+  // compile runs it so only inside the whole pattern.
+  if (is_gelu_erf(call)) {
+    const ActivationMatch gelu{EltwiseSpec{dnnl::algorithm::eltwise_gelu_erf, 0.f, 0.f}, "gelu_erf", call.arg(0), {}, 1};
+    builder.finish({builder.add_activation(call, gelu, args[0], 1, true)});
+  } else {
+    builder.finish({builder.add_call(call, args, 1, true)});
+  }
 }
 
 void GroupKernel::run(const dnnl::engine& engine, const std::vector<sdk::TensorView>& args) const {
@@ -633,6 +941,35 @@ void GroupKernel::run(const dnnl::engine& engine, const std::vector<sdk::TensorV
       std::memmove(out, data[outputs_[o]], numel_of(value.shape) * sizeof(float));
     }
   }
+}
+
+size_t GroupKernel::num_relayouts() const {
+  size_t n = 0;
+  for (const Step& step : steps_) n += step.input_relayouts.size() + (step.dst_relayout ? 1 : 0);
+  return n;
+}
+
+void GroupKernel::warm_up(const dnnl::engine& engine) const {
+  std::vector<Shape> shapes(num_params_);
+  for (const Value& v : values_) {
+    if (v.source == Source::kParam) shapes[v.index] = v.shape;
+  }
+  for (size_t o : outputs_) shapes.push_back(values_[o].shape);
+  std::vector<std::vector<float>> zeros;
+  std::vector<DLTensor> tensors;
+  for (Shape& shape : shapes) {
+    zeros.emplace_back(numel_of(shape));
+    DLTensor t{};
+    t.data = zeros.back().data();
+    t.device = {kDLCPU, 0};
+    t.ndim = static_cast<int>(shape.size());
+    t.dtype = {kDLFloat, 32, 1};
+    t.shape = shape.data();
+    tensors.push_back(t);
+  }
+  std::vector<sdk::TensorView> args;
+  for (const DLTensor& t : tensors) args.emplace_back(t);
+  run(engine, args);
 }
 
 std::string GroupKernel::summary() const {

@@ -1,9 +1,10 @@
 // A fused group compiled for oneDNN: a short list of primitives, each an
-// anchor (convolution, matrix product), an eltwise or a binary op, with the
-// calls that follow it fused as post-ops (eltwise, sum for a residual add,
-// binary) and a constant per-channel add folded into its bias. Primitives
-// are created and constant weights reordered into the layout each primitive
-// asks for once, at compile; a launch only executes.
+// anchor (convolution, deconvolution, matrix product), an eltwise, a binary
+// op, a pooling, a softmax, a concat or a reorder (layout_transform), with
+// the calls that follow it fused as post-ops (eltwise, sum for a residual
+// add, binary) and a constant per-channel add folded into its bias.
+// Primitives are created and constant weights reordered into the layout
+// each primitive asks for once, at compile; a launch only executes.
 #pragma once
 
 #include <dnnl.hpp>
@@ -14,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "algorithm_choice.h"
 #include "memory_view.h"
 
 namespace onednn_target {
@@ -21,14 +23,27 @@ namespace onednn_target {
 class GroupKernel {
  public:
   /// Compiles a typed Primitive function; `constants` holds, per parameter,
-  /// the tensor it is bound to (read here, not kept). Throws sdk::Unsupported
-  /// naming the call oneDNN does not run.
+  /// the tensor it is bound to (read here, not kept); `tuning` says how each
+  /// convolution's implementation is chosen. Throws sdk::Unsupported naming
+  /// the call oneDNN does not run.
   static std::shared_ptr<const GroupKernel> compile(const dnnl::engine& engine, const weft::sdk::Expr& primitive,
-                                                    const std::vector<std::optional<weft::sdk::TensorView>>& constants);
+                                                    const std::vector<std::optional<weft::sdk::TensorView>>& constants,
+                                                    const TuningOptions& tuning);
+
+  /// How much a launch of the group computes (its anchors' multiply-
+  /// accumulates, its other primitives' dst elements), from a plan of it:
+  /// no primitive is created.
+  static size_t work(const dnnl::engine& engine, const weft::sdk::Expr& primitive,
+                     const std::vector<std::optional<weft::sdk::TensorView>>& constants);
+
+  /// Runs the group once on zero-filled arguments, so the first launch pays
+  /// no first-touch or first-run costs.
+  void warm_up(const dnnl::engine& engine) const;
 
   /// Plans `call` alone (its arguments as parameters) and creates its
-  /// primitive descriptor: throws sdk::Unsupported saying why when oneDNN
-  /// does not run it.
+  /// primitive descriptor, but no primitive and no reordered weights (the
+  /// group's compile makes those once): throws sdk::Unsupported saying why
+  /// when oneDNN does not run it.
   static void check_call(const dnnl::engine& engine, const weft::sdk::Expr& call);
 
   /// Runs the group on `args` (its parameters, then its outputs, in host
@@ -42,8 +57,16 @@ class GroupKernel {
 
   size_t num_primitives() const { return steps_.size(); }
 
+  /// The tensors reordered around the primitives at each run (a src, a
+  /// run-time weight or a dst in another layout than oneDNN's kernel reads).
+  size_t num_relayouts() const;
+
  private:
   friend class GroupBuilder;
+  /// compile's work; `tuning` null: a plan only (GroupBuilder says what that leaves out).
+  static std::shared_ptr<GroupKernel> build(const dnnl::engine& engine, const weft::sdk::Expr& primitive,
+                                            const std::vector<std::optional<weft::sdk::TensorView>>& constants,
+                                            const TuningOptions* tuning);
   enum class Source { kParam, kConstant, kIntermediate };
   struct Value {
     Source source = Source::kParam;
@@ -85,6 +108,7 @@ class GroupKernel {
   size_t num_params_ = 0;
   std::vector<std::vector<float>> constants_;
   size_t intermediate_bytes_ = 0, scratchpad_bytes_ = 0;
+  size_t work_ = 0;
 };
 
 }  // namespace onednn_target

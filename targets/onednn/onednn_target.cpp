@@ -1,9 +1,11 @@
 // The onednn target: fused groups of convolutions, matrix products and the
 // elementwise and binary ops after them, as oneDNN primitives with post-ops
 // (group_kernel.h), float32 in host memory. supports() claims a call only
-// when oneDNN creates a primitive descriptor for its exact shapes and attrs.
+// when oneDNN creates a primitive descriptor for its exact shapes and attrs;
+// alter_layout asks for its blocked layouts (layout_choice.h).
 #include <weft/plugin.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <map>
 #include <memory>
@@ -11,19 +13,22 @@
 #include <optional>
 #include <string>
 
+#include "activation_patterns.h"
 #include "group_kernel.h"
+#include "layout_choice.h"
 #include "op_mapping.h"
+#include "openmp_runtime.h"
 
 namespace sdk = weft::sdk;
 
-// OpenMP's API, from the libgomp oneDNN runs on (CMakeLists.txt says why it
-// is linked directly rather than through a compiler's omp.h and -fopenmp).
-extern "C" {
-void omp_set_num_threads(int num_threads);
-int omp_get_max_threads(void);
-}
 
 namespace {
+
+/// The work (GroupKernel::work) below which a group runs on one thread: about
+/// 0.1 ms of multiply-accumulates on one core, where a fork and join of
+/// OpenMP's team costs microseconds when the cores are idle, milliseconds
+/// when they are busy.
+constexpr size_t kSerialWork = size_t{1} << 20;
 
 /// An instance's CPU engine, its thread count and the answers supports()
 /// has given, by call signature (a model asks about the same layer often).
@@ -31,6 +36,7 @@ struct OnednnState {
   dnnl::engine engine{dnnl::engine::kind::cpu, 0};
   int threads = 0;  // 0: all cores (OpenMP's default)
   bool verbose = false;
+  onednn_target::TuningOptions tuning;
   std::mutex mutex;
   std::map<std::string, std::optional<std::string>> refusals;
 };
@@ -78,14 +84,15 @@ std::string value_text(const sdk::Value& v) {
   }
 }
 
-/// What decides whether oneDNN runs a call: its op, attrs, types and which
-/// arguments are constants.
+/// What decides whether oneDNN runs a call: its op, attrs, types, which
+/// arguments are constants and whether it is a GELU's erf.
 std::string call_signature(const sdk::Expr& call) {
   std::string key = call.op_name() + "(";
   for (const sdk::Expr& a : call.args()) key += a.type().str() + (a.is(WEFT_EXPR_CONSTANT) ? " const, " : ", ");
   key += ") -> " + call.type().str() + " {";
   const sdk::Attrs attrs = call.attrs();
   for (const std::string& name : attrs.keys()) key += name + "=" + value_text(attrs.get_value(name)) + " ";
+  if (onednn_target::is_gelu_erf(call)) key += " of x / sqrt(2)";
   return key + "}";
 }
 
@@ -114,29 +121,70 @@ WEFT_PLUGIN(reg) {
       .describe("oneDNN primitives on the CPU: convolutions and matrix products with the bias, activations and "
                 "residual adds after them fused as post-ops, eltwise and binary ops; float32.")
       .option("threads", int64_t{0}, "Threads each primitive runs on; 0 uses all cores.", "an int >= 0")
-      .option("verbose", false, "Print each group's primitives, and why a call is declined, to stderr.")
+      .option("verbose", false, "Print each group's primitives, each convolution's chosen implementation, and why "
+              "a call is declined, to stderr.")
+      .option("tune", true, "Time each convolution's implementations (direct, Winograd) at build and keep the "
+              "fastest; false runs oneDNN's first direct one.")
+      .option("tune_runs", int64_t{3}, "Timed runs per candidate implementation (the median counts).", "an int >= 1")
+      .option("algorithms", std::string("direct,winograd"),
+              "The convolution algorithms tuning considers, comma-separated.", "direct, winograd or both")
+      .option("cache_dir", std::string("auto"),
+              "Where each layer's chosen implementation is kept between builds: a folder, \"auto\" "
+              "($XDG_CACHE_HOME/weft/onednn, else ~/.cache/weft/onednn) or \"\" (no cache).")
       .create([](const sdk::Attrs& options) -> std::shared_ptr<void> {
         auto state = std::make_shared<OnednnState>();
         const int64_t threads = options.get_int("threads");
         if (threads < 0) throw sdk::Error("option threads must be >= 0, not " + std::to_string(threads));
         state->threads = static_cast<int>(threads);
         state->verbose = options.get_bool("verbose");
+        onednn_target::TuningOptions& tuning = state->tuning;
+        tuning.tune = options.get_bool("tune");
+        const int64_t runs = options.get_int("tune_runs");
+        if (runs < 1) throw sdk::Error("option tune_runs must be >= 1, not " + std::to_string(runs));
+        tuning.runs = static_cast<int>(runs);
+        tuning.direct = tuning.winograd = false;
+        const std::string algorithms = options.get_string("algorithms");
+        for (size_t start = 0; start <= algorithms.size();) {
+          const size_t comma = std::min(algorithms.find(',', start), algorithms.size());
+          const std::string name = algorithms.substr(start, comma - start);
+          if (name == "direct") tuning.direct = true;
+          else if (name == "winograd") tuning.winograd = true;
+          else throw sdk::Error("option algorithms names '" + name + "'; expected direct, winograd or both, comma-separated");
+          start = comma + 1;
+        }
+        const std::string cache_dir = options.get_string("cache_dir");
+        tuning.cache = onednn_target::ChoiceCache(cache_dir == "auto" ? onednn_target::default_cache_dir() : cache_dir);
+        tuning.verbose = state->verbose;
         return state;
       })
       .supports([](const sdk::TargetInstance& target, const sdk::Expr& call) {
         return !refusal(target.state<OnednnState>(), call).has_value();
       })
+      .alter_layout([](const sdk::TargetInstance& target, const sdk::Expr& call) {
+        return onednn_target::blocked_convolution(call, target.state<OnednnState>().engine);
+      })
       .compile([](const sdk::TargetInstance& target, const sdk::CompileArgs& group) -> sdk::CompiledKernel {
         OnednnState& state = target.state<OnednnState>();
         // oneDNN splits a primitive's work for the thread count it sees when
-        // creating it, so the count is set here and again for each run.
+        // creating it, so the count is set here and again for each run. A
+        // small group runs on the calling thread alone: waking OpenMP's
+        // workers costs more than they save there, and on a busy machine a
+        // worker descheduled at the barrier stalls the launch for ms.
+        const bool small = onednn_target::GroupKernel::work(state.engine, group.primitive, group.constants) < kSerialWork;
+        const int threads = small ? 1 : state.threads;
         std::shared_ptr<const onednn_target::GroupKernel> kernel;
-        with_threads(state.threads, [&] {
-          kernel = onednn_target::GroupKernel::compile(state.engine, group.primitive, group.constants);
+        with_threads(threads, [&] {
+          kernel = onednn_target::GroupKernel::compile(state.engine, group.primitive, group.constants, state.tuning);
+          kernel->warm_up(state.engine);
         });
-        if (state.verbose) std::fprintf(stderr, "onednn: compiled a group to %s\n", kernel->summary().c_str());
+        if (state.verbose) {
+          std::fprintf(stderr, "onednn: compiled a group to %s\n", kernel->summary().c_str());
+          if (small) std::fprintf(stderr, "onednn: the group is small: it runs on one thread\n");
+          if (size_t n = kernel->num_relayouts()) {
+            std::fprintf(stderr, "onednn: the group reorders %zu tensors around its primitives at each run\n", n);
+          }
+        }
         const dnnl::engine engine = state.engine;
-        const int threads = state.threads;
         return [kernel, engine, threads](const sdk::LaunchArgs& launch) {
           with_threads(threads, [&] { kernel->run(engine, launch.args); });
         };

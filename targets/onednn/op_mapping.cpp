@@ -16,8 +16,6 @@ bool is_static_f32(const sdk::Type& type) {
   return std::none_of(shape.begin(), shape.end(), [](int64_t d) { return d == WEFT_DIM_ANY; });
 }
 
-namespace {
-
 [[noreturn]] void refuse(const sdk::Expr& call, const std::string& why) {
   throw sdk::Unsupported("oneDNN does not run " + call.op_name() + ": " + why);
 }
@@ -34,8 +32,13 @@ void expect_f32_call(const sdk::Expr& call) {
   }
 }
 
-/// The position of each letter of `letters` in `layout`, which must be a
-/// permutation of them ("NHWC" over "NCHW" gives {0, 3, 1, 2}).
+std::optional<double> scalar_constant(const sdk::Expr& e) {
+  if (!e.is(WEFT_EXPR_CONSTANT) || !is_static_f32(e.type())) return std::nullopt;
+  if (numel_of(e.type().shape()) != 1) return std::nullopt;
+  const DLTensor data = e.data();
+  return *reinterpret_cast<const float*>(static_cast<const char*>(data.data) + data.byte_offset);
+}
+
 std::optional<std::vector<int>> letter_positions(const std::string& layout, const std::string& letters) {
   if (layout.size() != letters.size()) return std::nullopt;
   std::vector<int> positions;
@@ -47,54 +50,14 @@ std::optional<std::vector<int>> letter_positions(const std::string& layout, cons
   return positions;
 }
 
-AnchorSpec conv2d_spec(const sdk::Expr& call) {
-  const sdk::Attrs attrs = call.attrs();
-  const std::string data_layout = attrs.get_string("data_layout"), kernel_layout = attrs.get_string("kernel_layout");
-  std::string out_layout = attrs.get_string("out_layout");
-  if (out_layout.empty()) out_layout = data_layout;
-  auto data_axes = letter_positions(data_layout, "NCHW"), out_axes = letter_positions(out_layout, "NCHW");
-  auto kernel_axes = letter_positions(kernel_layout, "OIHW");
-  if (!data_axes || !out_axes) refuse(call, "data layout " + data_layout + " -> " + out_layout + " is not NCHW or NHWC-like");
-  if (!kernel_axes) refuse(call, "kernel layout " + kernel_layout + " is not a plain permutation of OIHW");
-  const Shape data = call.arg(0).type().shape(), weight = call.arg(1).type().shape(), out = call.type().shape();
-  const int64_t groups = attrs.get_int("groups");
-  const int64_t in_channels = data[(*data_axes)[1]], out_channels = out[(*out_axes)[1]];
-  const int o = (*kernel_axes)[0], i = (*kernel_axes)[1], h = (*kernel_axes)[2], w = (*kernel_axes)[3];
-  if (groups < 1 || weight[o] != out_channels || weight[i] * groups != in_channels || out_channels % groups != 0) {
-    refuse(call, "the weight " + call.arg(1).type().str() + " in " + kernel_layout + " does not read as " +
-                     std::to_string(out_channels) + " output channels over " + std::to_string(groups) + " groups");
-  }
-  AnchorSpec spec;
-  spec.kind = AnchorKind::kConvolution;
-  auto groups_of = [](const std::vector<int>& axes) {
-    AxisGroups g;
-    for (int axis : axes) g.push_back({axis});
-    return g;
-  };
-  spec.src = plain_view(data, groups_of(*data_axes));
-  spec.dst_groups = groups_of(*out_axes);
-  spec.dst = plain_view(out, spec.dst_groups);
-  spec.channel_axis = (*out_axes)[1];
-  // Weights (O, I, H, W) or, grouped, (G, O/G, I, H, W): the output
-  // channel axis splits into the group and the channel within it.
-  const Shape ws = row_major_strides(weight);
-  const int64_t per_group = out_channels / groups;
-  if (groups == 1) {
-    spec.weights = dnnl::memory::desc({weight[o], weight[i], weight[h], weight[w]}, dnnl::memory::data_type::f32,
-                                      {ws[o], ws[i], ws[h], ws[w]});
-  } else {
-    spec.weights = dnnl::memory::desc({groups, per_group, weight[i], weight[h], weight[w]},
-                                      dnnl::memory::data_type::f32, {ws[o] * per_group, ws[o], ws[i], ws[h], ws[w]});
-  }
-  const Shape strides = attrs.get_ints("strides"), padding = attrs.get_ints("padding");
-  const Shape dilation = attrs.get_ints("dilation");
-  if (strides.size() != 2 || padding.size() != 4 || dilation.size() != 2) refuse(call, "it is not a 2-D convolution");
-  spec.strides = {strides[0], strides[1]};
-  spec.dilates = {dilation[0] - 1, dilation[1] - 1};  // oneDNN counts the gaps between taps
-  spec.pad_l = {padding[0], padding[1]};
-  spec.pad_r = {padding[2], padding[3]};
-  return spec;
+AxisGroups layout_axes(const sdk::Expr& call, const std::string& layout, const std::string& letters,
+                       const std::string& what) {
+  std::optional<AxisGroups> groups = layout_groups(layout, letters);
+  if (!groups) refuse(call, what + " layout " + layout + " is not " + letters + ", a permutation or a blocking of it");
+  return *groups;
 }
+
+namespace {
 
 /// A matrix product out = A B over A viewed (M, K) (or batched (b, M, K)) and
 /// B viewed (K, N), each with the strides its transposition gives.
@@ -102,7 +65,7 @@ AnchorSpec matmul_spec(const sdk::Expr& call, bool transpose_a, bool transpose_b
   const Shape a = call.arg(0).type().shape(), b = call.arg(1).type().shape(), out = call.type().shape();
   AnchorSpec spec;
   spec.kind = AnchorKind::kMatmul;
-  spec.channel_axis = static_cast<int>(out.size()) - 1;
+  spec.channel_axes = {static_cast<int>(out.size()) - 1};
   using dnnl::memory;
   if (batched) {
     if (a.size() != 3 || b.size() != 3) refuse(call, "its operands are not 3-D");
@@ -134,10 +97,11 @@ AnchorSpec matmul_spec(const sdk::Expr& call, bool transpose_a, bool transpose_b
 
 std::optional<AnchorSpec> anchor_spec(const sdk::Expr& call) {
   const std::string op = call.op_name();
-  if (op != "nn.conv2d" && op != "nn.dense" && op != "nn.matmul" && op != "nn.batch_matmul") return std::nullopt;
+  const bool convolution = is_convolution_op(op);
+  if (!convolution && op != "nn.dense" && op != "nn.matmul" && op != "nn.batch_matmul") return std::nullopt;
   expect_f32_call(call);
   const sdk::Attrs attrs = call.attrs();
-  if (op == "nn.conv2d") return conv2d_spec(call);
+  if (convolution) return convolution_spec(call);
   if (op == "nn.dense") return matmul_spec(call, false, true, false);
   return matmul_spec(call, attrs.get_bool("transpose_a"), attrs.get_bool("transpose_b"), op == "nn.batch_matmul");
 }
@@ -149,12 +113,11 @@ std::optional<PoolSpec> pool_spec(const sdk::Expr& call) {
   expect_f32_call(call);
   const sdk::Attrs attrs = call.attrs();
   const std::string layout = attrs.get_string("layout"), out_layout = attrs.get_string("out_layout");
-  auto axes = letter_positions(layout, "NCHW");
-  if (!axes || (!out_layout.empty() && out_layout != layout)) refuse(call, "layout " + layout + " is not NCHW-like");
-  AxisGroups groups;
-  for (int axis : *axes) groups.push_back({axis});
+  if (!out_layout.empty() && out_layout != layout) refuse(call, "out_layout " + out_layout + " is not its layout " + layout);
+  const AxisGroups groups = layout_axes(call, layout, "NCHW", "data");
+  if (groups[2].size() != 1 || groups[3].size() != 1) refuse(call, "layout " + layout + " blocks H or W");
   const Shape data = call.arg(0).type().shape(), out = call.type().shape();
-  const int64_t h = data[(*axes)[2]], w = data[(*axes)[3]], oh = out[(*axes)[2]], ow = out[(*axes)[3]];
+  const int64_t h = data[groups[2][0]], w = data[groups[3][0]], oh = out[groups[2][0]], ow = out[groups[3][0]];
   PoolSpec spec;
   spec.src = plain_view(data, groups);
   spec.dst = plain_view(out, groups);
@@ -188,6 +151,28 @@ std::optional<PoolSpec> pool_spec(const sdk::Expr& call) {
   return spec;
 }
 
+std::optional<ReorderSpec> reorder_spec(const sdk::Expr& call) {
+  if (call.op_name() != "layout_transform") return std::nullopt;
+  expect_f32_call(call);
+  const sdk::Attrs attrs = call.attrs();
+  const std::string src_layout = attrs.get_string("src_layout"), dst_layout = attrs.get_string("dst_layout");
+  // The dims in the order of the src layout's primal axes.
+  std::string letters;
+  try {
+    const sdk::Layout src(src_layout);
+    for (const sdk::LayoutAxis& axis : src.axes()) {
+      if (axis.primal()) letters += axis.name;
+    }
+  } catch (const sdk::LayoutError& e) {
+    refuse(call, e.what());
+  }
+  ReorderSpec spec{plain_view(call.arg(0).type().shape(), layout_axes(call, src_layout, letters, "src")),
+                   plain_view(call.type().shape(), layout_axes(call, dst_layout, letters, "dst"))};
+  // Channels not a multiple of the block: the transform pads, a reorder does not.
+  if (spec.src.dims() != spec.dst.dims()) refuse(call, "it pads or crops " + src_layout + " -> " + dst_layout);
+  return spec;
+}
+
 std::optional<SoftmaxSpec> softmax_spec(const sdk::Expr& call) {
   const std::string op = call.op_name();
   if (op != "nn.softmax" && op != "nn.log_softmax") return std::nullopt;
@@ -210,6 +195,11 @@ std::optional<EltwiseSpec> eltwise_spec(const sdk::Expr& call) {
   else if (op == "sqrt") spec = EltwiseSpec{algorithm::eltwise_sqrt, 0.f, 0.f};
   else if (op == "rsqrt") spec = EltwiseSpec{algorithm::eltwise_pow, 1.f, -0.5f};  // alpha * x^beta
   else if (op == "abs") spec = EltwiseSpec{algorithm::eltwise_abs, 0.f, 0.f};
+  else if (op == "power" && scalar_constant(call.arg(1))) {
+    // alpha * x^beta, the constant exponent as beta
+    spec = EltwiseSpec{algorithm::eltwise_pow, 1.f, static_cast<float>(*scalar_constant(call.arg(1)))};
+  }
+  else if (op == "round") spec = EltwiseSpec{algorithm::eltwise_round, 0.f, 0.f};  // halves to even, as nearbyint
   else if (op == "negative") spec = EltwiseSpec{algorithm::eltwise_linear, -1.f, 0.f};  // alpha * x + beta
   else if (op == "clip") {
     const sdk::Attrs attrs = call.attrs();

@@ -1,6 +1,7 @@
 // weft::build: the partition among the configured targets, splitting a group
 // no listed target takes whole, a target declining or failing a compile, and
 // what falls back to `ref` (warned about, or an error).
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <functional>
@@ -181,6 +182,21 @@ TEST(Build, AGroupMixingSupportedAndUnsupportedOpsIsSplit) {
   EXPECT_EQ(compiled->fallback_ops[0].op, "nn.dense");
   EXPECT_EQ(compiled->fallback_ops[0].attrs, "units=3");
   EXPECT_EQ(compiled->fallback_ops[0].count, 1);
+}
+
+TEST(Build, AReshapeOnlyGroupIsAViewAndNoFallback) {
+  // The flatten between relu and dense is a group of its own that runs as a
+  // view of its input on whichever target: no op of it runs on ref.
+  ScopedFakeTarget fake({.ops = {"nn.relu", "nn.dense"}});
+  ::testing::internal::CaptureStderr();
+  auto compiled = build_text(R"(
+fn (%x: Tensor[(1, 2, 2), float32], %w: Tensor[(3, 4), float32]) {
+  nn.dense(nn.batch_flatten(nn.relu(%x)), %w, units=3)
+})",
+                             config_with({"fake"}));
+  EXPECT_EQ(::testing::internal::GetCapturedStderr(), "");
+  EXPECT_THAT(describe_partition(*compiled), ::testing::HasSubstr("ref   nn.batch_flatten"));
+  EXPECT_TRUE(compiled->fallback_ops.empty());
 }
 
 TEST(Build, AGroupNoListedTargetTakesAnyCallOfStaysWhole) {

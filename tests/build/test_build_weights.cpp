@@ -1,7 +1,8 @@
 // The weights a build is given are held once: a constant the pipeline leaves
 // as it is reaches the compiled module as the same bytes (shared, not
 // copied), and one the pipeline folds into a new constant is let go with the
-// caller's module, so a run does not hold a model's weights twice.
+// caller's module, or, when the caller moves its module in, as soon as the pass
+// that folded it returns, so a run does not hold a model's weights twice.
 #include <gtest/gtest.h>
 
 #include <memory>
@@ -9,6 +10,7 @@
 #include "weft/build.h"
 #include "weft/functor.h"
 #include "weft/graph_executor.h"
+#include "weft/pass.h"
 #include "weft/passes.h"
 
 namespace weft {
@@ -79,6 +81,36 @@ TEST(BuildWeights, AWeightThePipelineFoldsIsLetGoWithTheCallersModule) {
   ASSERT_EQ(constants.size(), 1u);
   EXPECT_EQ(constants[0].element_as_double(7), 0.5);
   EXPECT_TRUE(*weight.released);  // only the folded weight is held, by the build
+}
+
+/// main's weight as 2 * weight, for FoldConstant to fold into a new constant.
+IRModule doubled_weight_module(TrackedWeight& weight) {
+  IRModule mod =
+      dense_module(call("multiply", {constant(weight.tensor), constant(Tensor::scalar(2.0, DataType::Float(32)))}));
+  weight.tensor = Tensor();
+  return mod;
+}
+
+TEST(BuildWeights, ABuildGivenTheOnlyHandleLetsAFoldedWeightGoBeforeItReturns) {
+  TrackedWeight weight;
+  IRModule mod = doubled_weight_module(weight);
+  auto compiled = build(std::move(mod), RunConfig{});
+  EXPECT_TRUE(*weight.released);  // the build held the original, and dropped it
+  EXPECT_EQ(compiled_constants(*compiled).at(0).element_as_double(7), 0.5);
+}
+
+TEST(BuildWeights, ASequentialLetsAFoldedWeightGoWhenTheFoldingPassReturns) {
+  TrackedWeight weight;
+  IRModule mod = doubled_weight_module(weight);
+  // The pass after FoldConstant sees whether anything (the Sequential's own
+  // input, kept for instruments that are not there) still holds the original.
+  bool released_after_fold = false;
+  Pass look = create_module_pass({"LookAtTheWeight", 0, {}}, [&](IRModule m, const PassContext&) {
+    released_after_fold = *weight.released;
+    return m;
+  });
+  IRModule folded = sequential({FoldConstant(), look})(std::move(mod));
+  EXPECT_TRUE(released_after_fold);
 }
 
 }  // namespace

@@ -5,6 +5,8 @@
 
 #include <gmock/gmock.h>
 
+#include <nlohmann/json.hpp>
+
 #include <cmath>
 #include <string>
 
@@ -21,6 +23,16 @@ class CliCommandTest : public ::testing::Test {
   /// `weft ARGS`; data files are named relative to tests/cli/data.
   CliResult weft(const std::string& args) { return run_cli(WEFT_TEST_CLI, args, dir_.path()); }
   std::string scratch(const std::string& name) const { return (dir_ / name).string(); }
+  /// Whether `weft targets` lists `name` as available: onednn is built only
+  /// where libdnnl is installed.
+  bool target_available(const std::string& name) {
+    CliResult r = weft("targets --json");
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    for (const auto& t : nlohmann::json::parse(r.out)) {
+      if (t.at("name") == name) return t.at("status") == "available";
+    }
+    return false;
+  }
 
   ScratchDir dir_;
 };

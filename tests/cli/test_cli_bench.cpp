@@ -3,6 +3,8 @@
 // overrides and messages, and `weft bench`'s report.
 #include <nlohmann/json.hpp>
 
+#include <fstream>
+
 #include "cli_test_util.h"
 #include "weft/tensor_io.h"
 
@@ -38,7 +40,7 @@ TEST_F(BuiltRunTest, GivesTheInterpretersOutputsBitForBit) {
   for (size_t i = 0; i < runs.size(); ++i) {
     const std::string built = scratch("built" + std::to_string(i) + ".npz");
     const std::string interpreted = scratch("interpreted" + std::to_string(i) + ".npz");
-    CliResult r = weft("run " + runs[i] + " --output " + built);
+    CliResult r = weft("run " + runs[i] + " --target ref --output " + built);
     ASSERT_EQ(r.exit_code, 0) << runs[i] << "\n" << r.err;
     EXPECT_THAT(r.out, HasSubstr(" for ref in ")) << runs[i];
     EXPECT_THAT(r.out, HasSubstr(" on ref in ")) << runs[i];
@@ -49,8 +51,55 @@ TEST_F(BuiltRunTest, GivesTheInterpretersOutputsBitForBit) {
   }
 }
 
+TEST_F(BuiltRunTest, WithoutAConfigItRunsOnOnednnWhereItIsInstalled) {
+  // configs/default.yaml lists onednn with missing_targets: skip.
+  CliResult r = weft("run " + data_file("add_relu.relay") + " --inputs " + data_file("add_relu_inputs.npz") +
+                     " --output " + scratch("o.npz"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string target = target_available("onednn") ? "onednn" : "ref";
+  EXPECT_THAT(r.out, HasSubstr(" for " + target + " in ")) << r.out;
+  EXPECT_THAT(r.out, HasSubstr(" on " + target + " in ")) << r.out;
+  expect_tensor_files_near(scratch("o.npz"), data_file("add_relu_expected.npz"));
+  // A target asked for by name must be there, whatever the config says.
+  r = weft("run " + data_file("add_relu.relay") + " --target no_such_target");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("unknown target 'no_such_target'"));
+}
+
+TEST_F(BuiltRunTest, AMainTheExecutorCannotRunRunsOnTheInterpreterWithItsWeights) {
+  // The build consumes the weights it binds; the interpreter, run instead, gets them again.
+  const std::string program = scratch("if.relay");
+  std::ofstream(program) << "#[version = \"0.0.5\"]\n"
+                            "def @main(%x: Tensor[(2), float32], %w: Tensor[(2), float32]) {\n"
+                            "  if (greater(sum(%x), 0f)) { add(%x, %w) } else { subtract(%x, %w) }\n"
+                            "}\n";
+  auto f32 = [](std::vector<float> v) {
+    return Tensor::from_bytes({static_cast<int64_t>(v.size())}, DataType::Float(32), std::as_bytes(std::span(v)));
+  };
+  save_tensor_file(scratch("w.npz"), {{"w", f32({10, 20})}});
+  save_tensor_file(scratch("x.npz"), {{"x", f32({1, 2})}});
+  save_tensor_file(scratch("expected.npz"), {{"output", f32({11, 22})}});  // sum(x) > 0: x + w
+  CliResult r = weft("run " + program + " --params " + scratch("w.npz") + " --inputs " + scratch("x.npz") +
+                     " --target ref --output " + scratch("o.npz"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("running main on the interpreter"));
+  expect_same_files(scratch("o.npz"), scratch("expected.npz"));
+}
+
+TEST_F(BuiltRunTest, AConfigThatSkipsAMissingTargetRunsOnTheOthers) {
+  const std::string config = scratch("skip.yaml");
+  std::ofstream(config) << "targets: [no_such_target, \"null\"]\nmissing_targets: skip\n"
+                           "target_options: {no_such_target: {anything: 1}}\n";
+  CliResult r = weft("run " + data_file("add_relu.relay") + " --inputs " + data_file("add_relu_inputs.npz") +
+                     " --config " + config + " --output " + scratch("o.npz"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr(" for null in ")) << r.out;
+  expect_tensor_files_near(scratch("o.npz"), data_file("add_relu_expected.npz"));
+}
+
 TEST_F(BuiltRunTest, OptLevelAndTargetOverridesApply) {
-  for (const std::string flags : {"-O 0", "-O 3 --target ref", "--fallback error", "--config default"}) {
+  for (const std::string flags :
+       {"-O 0", "-O 3 --target ref", "--fallback error", "--config default", "--config onednn --target ref"}) {
     CliResult r = weft("run " + data_file("add_relu.relay") + " --inputs " + data_file("add_relu_inputs.npz") + " " +
                        flags + " --output " + scratch("o.npz"));
     ASSERT_EQ(r.exit_code, 0) << flags << "\n" << r.err;
@@ -76,7 +125,7 @@ TEST_F(BuiltRunTest, BadBuildFlagsAreClearErrors) {
 
 TEST_F(BuiltRunTest, BenchJsonReportsTheBuildTheLatencyAndTheMemory) {
   CliResult r = weft("bench " + data_file("add_relu.relay") + " --inputs " + data_file("add_relu_inputs.npz") +
-                     " --warmup 1 --repeat 5 --json --profile");
+                     " --target ref --warmup 1 --repeat 5 --json --profile");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.err, "");  // no progress bar off a terminal
   nlohmann::json j = nlohmann::json::parse(r.out);
@@ -105,8 +154,31 @@ TEST_F(BuiltRunTest, BenchJsonCountsTheMultiplyAccumulates) {
   EXPECT_EQ(nlohmann::json::parse(r.out).at("macs"), 24);
 }
 
+TEST_F(BuiltRunTest, BenchProfileCountsEachGroupsMultiplyAccumulatesInBlockedLayoutsToo) {
+  CliResult r = weft("bench " + data_file("dense_softmax.relay") + " --target ref --repeat 1 --json --profile");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  nlohmann::json profile = nlohmann::json::parse(r.out).at("profile");
+  ASSERT_EQ(profile.size(), 2u);
+  EXPECT_EQ(profile[0].at("ops"), nlohmann::json({"nn.dense", "add"}));
+  EXPECT_EQ(profile[0].at("macs"), 24);
+  EXPECT_EQ(profile[1].at("macs"), 0);  // softmax
+  // 32 channels as 2 blocks of 16: each of the 32 x 4 x 4 outputs reads 32 x 3 x 3 inputs.
+  const std::string blocked = scratch("blocked.relay");
+  std::ofstream(blocked) << "def @main(%x: Tensor[(1, 2, 4, 4, 16), float32], %w: Tensor[(2, 2, 3, 3, 16, 16), "
+                            "float32]) {\n  nn.conv2d(%x, %w, padding=[1, 1], channels=32, kernel_size=[3, 3], "
+                            "data_layout=\"NCHW16c\", kernel_layout=\"OIHW16i16o\")\n}\n";
+  r = weft("bench " + blocked + " --target ref -O 0 --repeat 1 --json --profile");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j.at("macs"), 32 * 4 * 4 * 32 * 9);
+  ASSERT_EQ(j.at("profile").size(), 1u);
+  EXPECT_EQ(j.at("profile")[0].at("macs"), 32 * 4 * 4 * 32 * 9);
+  r = weft("bench " + blocked + " --target ref -O 0 --repeat 1 --profile");
+  EXPECT_THAT(r.out, HasSubstr("GFLOP/s"));
+}
+
 TEST_F(BuiltRunTest, BenchTextListsTheKernelsWithProfile) {
-  CliResult r = weft("bench " + data_file("dense_softmax.relay") + " --repeat 2 --profile");
+  CliResult r = weft("bench " + data_file("dense_softmax.relay") + " --target ref --repeat 2 --profile");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("build: "));
   EXPECT_THAT(r.out, HasSubstr("latency (ms): min "));

@@ -127,6 +127,33 @@ TEST_F(CheckRunConfig, ATargetWhosePluginFailsToLoadIsLocatedWithThePluginsError
             "  note: plugin 'broken': cannot open libweft_broken.so");
 }
 
+TEST_F(CheckRunConfig, WithMissingTargetsSkipATargetNobodyProvidesIsLeftOutWithItsOptionsUnchecked) {
+  auto options = check(
+      "targets: [llvm, fake_cpu]\nmissing_targets: skip\n"
+      "target_options: {llvm: {no_such_option: 1}, fake_cpu: {cache_dir: /tmp/w}}\n");
+  ASSERT_EQ(options.size(), 2u);
+  EXPECT_EQ(options.count("llvm"), 0u);
+  EXPECT_EQ(options.at("fake_cpu")->at("cache_dir").as_string(), "/tmp/w");
+  EXPECT_TRUE(options.count("ref"));
+  // Skipping is about absence only: a target that is there is checked as ever.
+  EXPECT_THAT(check_error("targets: [llvm, fake_cpu]\nmissing_targets: skip\n"),
+              HasSubstr("target 'fake_cpu': missing required attribute 'cache_dir'"));
+}
+
+TEST_F(CheckRunConfig, WithMissingTargetsSkipATargetWhosePluginFailsToLoadIsLeftOutWithAWarning) {
+  targets.set_resolver([](std::string_view name) -> bool {
+    if (name == "broken") throw Error("plugin 'broken': cannot open libweft_broken.so");
+    return false;
+  });
+  ::testing::internal::CaptureStderr();
+  auto options = check("targets: [broken]\nmissing_targets: skip\n");
+  std::string warning = ::testing::internal::GetCapturedStderr();
+  EXPECT_EQ(options.size(), 1u);
+  EXPECT_TRUE(options.count("ref"));
+  EXPECT_THAT(warning, HasSubstr("target 'broken' is left out (missing_targets: skip)"));
+  EXPECT_THAT(warning, HasSubstr("cannot open libweft_broken.so"));
+}
+
 TEST_F(CheckRunConfig, ValuesChangedInCodeAreCheckedAgain) {
   RunConfig config = parse_run_config("targets: [fake_cpu]\nopt_level: 2\n", "cfg.yaml");
   config.opt_level = 7;

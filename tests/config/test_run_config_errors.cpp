@@ -12,8 +12,8 @@ using testing::config_error;
 using testing::error_of;
 
 const std::string kSettings =
-    "expected a mapping of settings: targets, fallback, opt_level, passes, plugin_paths, threads, target_options "
-    "(see docs/configs.md)";
+    "expected a mapping of settings: targets, missing_targets, fallback, opt_level, passes, plugin_paths, threads, "
+    "target_options (see docs/configs.md)";
 
 TEST(RunConfigErrors, MalformedYamlIsLocated) {
   // yaml-cpp's messages, at its positions.
@@ -38,8 +38,8 @@ TEST(RunConfigErrors, TheDocumentMustBeOneMapping) {
 
 TEST(RunConfigErrors, UnknownKeysAtEveryLevel) {
   EXPECT_EQ(config_error("opt_level: 1\ntarget: [llvm]\n"),
-            "cfg.yaml:2:1: unknown key 'target'; expected one of: targets, fallback, opt_level, passes, "
-            "plugin_paths, threads, target_options");
+            "cfg.yaml:2:1: unknown key 'target'; expected one of: targets, missing_targets, fallback, opt_level, "
+            "passes, plugin_paths, threads, target_options");
   EXPECT_EQ(config_error("passes: {required: [], enabled: [FuseOps]}\n"),
             "cfg.yaml:1:24: unknown key 'passes.enabled'; expected one of: required, disabled");
   EXPECT_EQ(config_error("[targets]: 1\n"), "cfg.yaml:1:1: keys must be plain names");
@@ -116,6 +116,13 @@ TEST(RunConfigErrors, FallbackIsWarnOrError) {
   EXPECT_EQ(config_error("fallback: ignore\n"), "cfg.yaml:1:11: bad fallback 'ignore'" + expected);
   EXPECT_EQ(config_error("fallback: [warn]\n"), "cfg.yaml:1:11: bad fallback" + expected);
   EXPECT_EQ(config_error("fallback:\n"), "cfg.yaml:1:1: bad fallback" + expected);
+}
+
+TEST(RunConfigErrors, MissingTargetsIsErrorOrSkip) {
+  const std::string expected =
+      "; expected error (refuse the config naming a listed target that is not there) or skip (leave it out)";
+  EXPECT_EQ(config_error("missing_targets: ignore\n"), "cfg.yaml:1:18: bad missing_targets 'ignore'" + expected);
+  EXPECT_EQ(config_error("missing_targets: [skip]\n"), "cfg.yaml:1:18: bad missing_targets" + expected);
 }
 
 TEST(RunConfigErrors, OptLevelAndThreadsOutOfRange) {

@@ -12,6 +12,7 @@ namespace fs = std::filesystem;
 TEST(RunConfigParse, EveryKeyReachesItsField) {
   const std::string yaml =
       "targets: [onednn, llvm]\n"
+      "missing_targets: skip\n"
       "fallback: error\n"
       "opt_level: 2\n"
       "passes: {required: [FoldConstant], disabled: [FuseOps, SimplifyExpr]}\n"
@@ -21,6 +22,7 @@ TEST(RunConfigParse, EveryKeyReachesItsField) {
   RunConfig c = parse_run_config(yaml, "/etc/weft/cpu.yaml");
   EXPECT_EQ(c.source, "/etc/weft/cpu.yaml");
   EXPECT_EQ(c.targets, (std::vector<std::string>{"onednn", "llvm"}));
+  EXPECT_EQ(c.missing_targets, MissingTargetPolicy::kSkip);
   EXPECT_EQ(c.fallback, FallbackPolicy::kError);
   EXPECT_EQ(c.opt_level, 2);
   EXPECT_EQ(c.required_passes, (std::vector<std::string>{"FoldConstant"}));
@@ -37,6 +39,7 @@ TEST(RunConfigParse, EveryKeyReachesItsField) {
 TEST(RunConfigParse, KeysLeftOutKeepTheirDefaults) {
   RunConfig c = parse_run_config("opt_level: 1\n", "cfg.yaml");
   EXPECT_TRUE(c.targets.empty());
+  EXPECT_EQ(c.missing_targets, MissingTargetPolicy::kError);
   EXPECT_EQ(c.fallback, FallbackPolicy::kWarn);
   EXPECT_EQ(c.opt_level, 1);
   EXPECT_TRUE(c.required_passes.empty() && c.disabled_passes.empty() && c.plugin_paths.empty());
@@ -148,6 +151,8 @@ TEST(RunConfigParse, AnchorsAndAliasesAreResolved) {
 TEST(RunConfigParse, FallbackPoliciesHaveTheirConfigNames) {
   EXPECT_EQ(fallback_policy_name(FallbackPolicy::kWarn), "warn");
   EXPECT_EQ(fallback_policy_name(FallbackPolicy::kError), "error");
+  EXPECT_EQ(missing_target_policy_name(MissingTargetPolicy::kError), "error");
+  EXPECT_EQ(missing_target_policy_name(MissingTargetPolicy::kSkip), "skip");
 }
 
 }  // namespace

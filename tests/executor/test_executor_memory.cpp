@@ -26,6 +26,13 @@ RunConfig at_opt_level(int level) {
   return config;
 }
 
+Tensor six_floats() {
+  Tensor x = Tensor::empty({2, 3}, DataType::Float(32));
+  const float in[] = {1, -2, 3, -4, 5, -6};
+  std::copy(in, in + 6, x.data_as<float>());
+  return x;
+}
+
 TEST(ExecutorMemory, RunsAnElementwiseGroupInPlaceOverAnInputThatDiesThere) {
   IRModule mod = parse_module(
       "#[version = \"0.0.5\"]\n"
@@ -39,20 +46,10 @@ TEST(ExecutorMemory, RunsAnElementwiseGroupInPlaceOverAnInputThatDiesThere) {
   // Both results' 24 bytes in one 64-byte block: negative overwrites relu's result, which dies there.
   EXPECT_EQ(exec.memory().intermediate_bytes, 48u);
   EXPECT_EQ(exec.memory().arena_bytes, 64u);
-  Tensor x = Tensor::empty({2, 3}, DataType::Float(32));
-  const float in[] = {1, -2, 3, -4, 5, -6};
-  std::copy(in, in + 6, x.data_as<float>());
-  Tensor out = exec.run({x}).tensor();
+  Tensor out = exec.run({six_floats()}).tensor();
   ASSERT_EQ(out.shape(), (std::vector<int64_t>{2, 3}));
   EXPECT_EQ(std::vector<float>(out.data_as<float>(), out.data_as<float>() + 6),
             (std::vector<float>{-1, 0, -3, 0, -5, 0}));
-}
-
-Tensor six_floats() {
-  Tensor x = Tensor::empty({2, 3}, DataType::Float(32));
-  const float in[] = {1, -2, 3, -4, 5, -6};
-  std::copy(in, in + 6, x.data_as<float>());
-  return x;
 }
 
 TEST(ExecutorMemory, RunsAGroupOfOnlyReshapesAsAViewOfItsInputWithoutALaunch) {

@@ -12,7 +12,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 
+#include "weft/expr.h"
 #include "weft/interpreter.h"
 #include "weft/pass.h"
 #include "weft/passes.h"
@@ -30,6 +32,22 @@ inline IRModule optimize_o3(const IRModule& mod, std::vector<std::shared_ptr<Pas
   ctx.instruments = {std::make_shared<WellFormedInstrument>()};
   for (auto& i : more) ctx.instruments.push_back(std::move(i));
   return optimization_pipeline()(mod, ctx);
+}
+
+/// let %v0 = value(0, start); let %v1 = value(1, %v0); ... %v<bindings-1>:
+/// a let chain built without recursion on its length.
+inline Expr let_chain(const Expr& start, int bindings, const std::function<Expr(int, const Expr&)>& value) {
+  std::vector<Var> vars;
+  std::vector<Expr> values;
+  Expr prev = start;
+  for (int i = 0; i < bindings; ++i) {
+    vars.push_back(var("v" + std::to_string(i)));
+    values.push_back(value(i, prev));
+    prev = vars.back();
+  }
+  Expr body = prev;
+  for (size_t i = vars.size(); i-- > 0;) body = let(vars[i], values[i], body);
+  return body;
 }
 
 /// `params` as bind_params takes them.

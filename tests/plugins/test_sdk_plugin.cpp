@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "plugin_test_util.h"
+#include "weft/interpreter.h"
 #include "weft/passes.h"
 
 namespace weft::testing {
@@ -21,7 +22,7 @@ class SdkPluginTest : public ::testing::Test {
     dir_ = std::make_unique<TempDir>();
     std::string text =
         "name: sdk\nversion: 0.2.0\nabi: 1\nkind: ops\nlibrary: libsdk_plugin.so\nprovides:\n"
-        "  ops: [sdk.axpy]\n  models: [sdk.tiny]\n  initializers: [sdk.counter]\n  passes: [sdk.RenameMain]\n"
+        "  ops: [sdk.axpy, sdk.throw]\n  models: [sdk.tiny]\n  initializers: [sdk.counter]\n  passes: [sdk.RenameMain]\n"
         "  frontends: [sdk.len]\n";
     copy_test_library("sdk_plugin", dir_->path() / "sdk");
     write_file(dir_->path() / "sdk" / "weft-plugin.yaml", text);
@@ -137,6 +138,56 @@ TEST_F(SdkPluginTest, ExceptionsInPluginCodeBecomeErrors) {
   } catch (const Error& e) {
     EXPECT_THAT(e.what(), HasSubstr("op sdk.axpy: sdk.axpy supports float32 and float64, got int32"));
     EXPECT_EQ(e.status(), StatusCode::kUnsupported);  // the kernel's own code
+  }
+}
+
+/// The Error that sdk.throw's kernel raises with `what`.
+Error kernel_error(const std::string& what) {
+  Tensor x = Tensor::zeros({2}, DataType::Float(32)), out = Tensor::zeros({2}, DataType::Float(32));
+  try {
+    OpRegistry::global().get("sdk.throw").kernel(std::vector<Tensor>{x}, std::vector<Tensor>{out},
+                                                  make_attrs({{"what", what}}));
+  } catch (const Error& e) {
+    return e;
+  }
+  ADD_FAILURE() << "sdk.throw with what=" << what << " did not throw";
+  return Error("");
+}
+
+TEST_F(SdkPluginTest, EachKindOfExceptionCrossesAsItsStatus) {
+  // Allocation failures: OUT_OF_MEMORY (they were INVALID_ARGUMENT, blaming the user's input).
+  Error oom = kernel_error("bad_alloc");
+  EXPECT_EQ(oom.status(), StatusCode::kOutOfMemory);
+  EXPECT_THAT(oom.what(), HasSubstr("op sdk.throw: out of memory (std::bad_alloc)"));
+  Error too_long = kernel_error("length_error");
+  EXPECT_EQ(too_long.status(), StatusCode::kOutOfMemory);
+  EXPECT_THAT(too_long.what(), HasSubstr("out of memory ("));
+  // CheckedInt's overflow: an attr too large, the user's input.
+  Error overflow = kernel_error("overflow");
+  EXPECT_EQ(overflow.status(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(overflow.what(), HasSubstr("integer overflow: 9223372036854775807 + 1 does not fit in int64"));
+  Error unsupported = kernel_error("unsupported");
+  EXPECT_EQ(unsupported.status(), StatusCode::kUnsupported);
+  EXPECT_THAT(unsupported.what(), HasSubstr("no kernel for this case"));
+  // Any other standard exception is a bug in the plugin, reported with its what().
+  Error logic = kernel_error("logic_error");
+  EXPECT_EQ(logic.status(), StatusCode::kInternal);
+  EXPECT_THAT(logic.what(), HasSubstr("an invariant broke"));
+  Error unknown = kernel_error("int");
+  EXPECT_EQ(unknown.status(), StatusCode::kInternal);
+  EXPECT_THAT(unknown.what(), HasSubstr("unknown exception in plugin"));
+}
+
+TEST_F(SdkPluginTest, APluginKernelOutOfMemoryNamesTheCallAndItsSizes) {
+  Var x = var("x", tensor_type({2}));
+  Call c = call("sdk.throw", {x}, {{"what", std::string("bad_alloc")}});
+  try {
+    run_op(c, {Value(Tensor::zeros({2}, DataType::Float(32)))}, tensor_type({2}));
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.status(), StatusCode::kOutOfMemory);
+    // Its float32 input and output: 8 bytes each.
+    EXPECT_THAT(e.what(), HasSubstr("op sdk.throw: out of memory in the op's kernel, which works on 16 bytes"));
   }
 }
 

@@ -3,7 +3,8 @@
 // [--threads N] [--json] [--profile]`: builds main once for a run config's
 // targets, runs it on the graph executor `warmup` times untimed and `repeat`
 // times timed, and reports the build time, the latency, the memory plan and
-// the ops each target runs; --profile adds each kernel's share. The JSON also
+// the ops each target runs; --profile adds each kernel's share and, for
+// convolutions and matrix products, its GFLOP/s. The JSON also
 // gives the program's multiply-accumulates (`macs`, as `weft models --table`
 // counts them), so a latency can be compared with another framework's on a
 // differently shaped network per unit of compute (bench/peers).
@@ -82,6 +83,9 @@ std::string join(const std::vector<std::string>& items) {
   return out;
 }
 
+/// Two floating-point operations per multiply-accumulate.
+double gflops_per_second(int64_t macs, double ms) { return 2.0 * static_cast<double>(macs) / (ms * 1e6); }
+
 std::string mebibytes(size_t bytes) {
   return milliseconds(static_cast<double>(bytes) / (1024.0 * 1024.0)) + " MiB";
 }
@@ -108,11 +112,13 @@ void print_text(const BenchOptions& o, const ProgramRun& loaded, const GraphExec
   if (!o.profile) return;
   double total = 0;
   for (const GroupTime& t : profile) total += t.ms;
-  std::cout << "\ngroup  target      time ms   share  ops\n";
+  std::cout << "\ngroup  target      time ms   share  GFLOP/s  ops\n";
   for (const GroupTime& t : profile) {
     const CompiledGroup& g = compiled.groups[t.group];
-    std::printf("%5zu  %-10s %8s  %5.1f%%  %s\n", t.group, g.target.c_str(), milliseconds(t.ms).c_str(),
-                total > 0 ? 100 * t.ms / total : 0.0, join(g.ops).c_str());
+    const int64_t macs = count_macs(g.primitive);
+    const std::string rate = macs > 0 && t.ms > 0 ? milliseconds(gflops_per_second(macs, t.ms)) : "-";
+    std::printf("%5zu  %-10s %8s  %5.1f%%  %7s  %s\n", t.group, g.target.c_str(), milliseconds(t.ms).c_str(),
+                total > 0 ? 100 * t.ms / total : 0.0, rate.c_str(), join(g.ops).c_str());
   }
 }
 
@@ -143,8 +149,12 @@ void print_json_report(const BenchOptions& o, const ProgramRun& loaded, const Gr
     j["profile"] = nlohmann::json::array();
     for (const GroupTime& t : profile) {
       const CompiledGroup& g = compiled.groups[t.group];
-      j["profile"].push_back({{"group", t.group}, {"target", g.target}, {"ops", g.ops}, {"ms", t.ms},
-                              {"share", total > 0 ? t.ms / total : 0.0}});
+      j["profile"].push_back({{"group", t.group},
+                              {"target", g.target},
+                              {"ops", g.ops},
+                              {"ms", t.ms},
+                              {"share", total > 0 ? t.ms / total : 0.0},
+                              {"macs", count_macs(g.primitive)}});
     }
   }
   print_json(std::cout, j);
@@ -153,11 +163,10 @@ void print_json_report(const BenchOptions& o, const ProgramRun& loaded, const Gr
 void bench(const BenchOptions& o) {
   ProgramRun loaded = load_program_run(o.source, std::cerr);
   BuildInput input = bind_weights(loaded);
+  release_weights(loaded);  // the bound module holds them now, as constants, and the build consumes it
   RunConfig config = run_config_from(o.build);
   if (o.threads) config.threads = *o.threads;
-  GraphExecutor executor(build(input.mod, config));
-  input.mod = IRModule();  // the executor holds the weights now, as constants
-  release_weights(loaded);
+  GraphExecutor executor(build(std::move(input.mod), config));
 
   std::vector<double> ms;
   {

@@ -1,6 +1,8 @@
 // Reading the build flags into a run config (see build_flags.h).
 #include "build_flags.h"
 
+#include <algorithm>
+
 namespace weft::cli {
 
 void add_build_flags(CLI::App& cmd, BuildFlags& flags) {
@@ -18,6 +20,12 @@ RunConfig run_config_from(const BuildFlags& flags) {
   RunConfig config = flags.config.empty() ? default_run_config() : load_run_config(find_run_config(flags.config));
   if (!flags.targets.empty()) {
     config.targets = flags.targets;
+    config.missing_targets = MissingTargetPolicy::kError;  // targets asked for by name must be there
+    // The config's options for the targets --target leaves out are moot.
+    std::erase_if(config.target_options, [&](const auto& entry) {
+      return entry.first != kReferenceTarget &&
+             std::find(flags.targets.begin(), flags.targets.end(), entry.first) == flags.targets.end();
+    });
     for (auto it = config.locations.begin(); it != config.locations.end();)
       it = it->first.starts_with("targets") ? config.locations.erase(it) : std::next(it);
     config.locations["targets"] = SourceLoc{"--target"};

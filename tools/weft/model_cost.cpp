@@ -1,6 +1,7 @@
 // Multiply-accumulates of a typed program (see model_cost.h).
 #include "model_cost.h"
 
+#include <cctype>
 #include <string>
 #include <unordered_set>
 
@@ -17,10 +18,15 @@ const TensorTypeNode& tensor_of(const Expr& e) {
   return *t;
 }
 
-/// The channel extent of a tensor in `layout` (NCHW, NHWC, NCDHW, ...).
+/// The channel extent of a tensor in `layout` (NCHW, NHWC, NCDHW, ...; a
+/// blocked NCHW16c holds C/16 blocks of 16).
 int64_t channels(const TensorTypeNode& t, const std::string& layout) {
-  size_t axis = layout.find('C');
-  return axis < t.shape.size() ? t.shape[axis] : 1;
+  std::string axes;  // one letter per axis: "NCHW16c" is NCHWc
+  for (char ch : layout)
+    if (std::isalpha(static_cast<unsigned char>(ch))) axes += ch;
+  size_t axis = axes.find('C'), block = axes.find('c');
+  int64_t extent = axis < t.shape.size() ? t.shape[axis] : 1;
+  return block < t.shape.size() ? extent * t.shape[block] : extent;
 }
 
 std::string attr_string(const Call& c, const char* name) {
@@ -59,10 +65,12 @@ int64_t call_macs(const Call& c, const std::string& op) {
 
 }  // namespace
 
-int64_t count_macs(const IRModule& typed_mod) {
+int64_t count_macs(const IRModule& typed_mod) { return count_macs(Expr(typed_mod.main())); }
+
+int64_t count_macs(const Expr& typed_expr) {
   int64_t total = 0;
   std::unordered_set<const ExprNode*> seen;
-  post_order_visit(typed_mod.main(), [&](const Expr& e) {
+  post_order_visit(typed_expr, [&](const Expr& e) {
     if (e->kind != ExprKind::kCall || !seen.insert(e.get()).second) return;
     Call c = downcast<CallNode>(e);
     if (c->op->kind == ExprKind::kOp) total += call_macs(c, static_cast<const OpNode&>(*c->op).name());

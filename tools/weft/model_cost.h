@@ -12,5 +12,8 @@ namespace weft::cli {
 /// matmul and batch_matmul call reachable from main, each call node once.
 /// `typed_mod` must have gone through type inference. Other ops count 0.
 int64_t count_macs(const IRModule& typed_mod);
+/// The same over one typed expression, such as a fused group's Primitive
+/// function (whose layouts may be blocked: NCHW16c counts C as its blocks).
+int64_t count_macs(const Expr& typed_expr);
 
 }  // namespace weft::cli

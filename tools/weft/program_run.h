@@ -43,8 +43,10 @@ struct BuildInput {
 /// arguments of the parameters left.
 BuildInput bind_weights(const ProgramRun& run);
 /// Drops `run`'s references to its weights (the program's parameters and the
-/// arguments bound as constants) once a build holds them, so that a run holds
-/// the built program's constants only, not the weights a second time.
+/// arguments bound as constants) once a bound module holds them, so that the
+/// build that consumes that module can let each weight go as a pass replaces
+/// it (batch norm folded in, a layout transformed) and a run holds the built
+/// program's constants only, not the weights a second time.
 void release_weights(ProgramRun& run);
 /// `mod` (typed), main re-typed for `inputs` where a parameter has a `?`
 /// extent (bind_argument_types): a build needs static shapes.

@@ -67,14 +67,15 @@ std::string preview(const Tensor& t) {
 /// name (saying so, and how long it took) and runs its main on the graph
 /// executor; `how` says where it ran. Nothing when the executor cannot run the built main
 /// (control flow: calls of global functions, ifs, closures), which is said on
-/// stderr.
+/// stderr. Unless `gradient`, the build consumes loaded's weights.
 std::optional<Value> run_built(ProgramRun& loaded, const IRModule& mod, bool gradient,
                                const BuildFlags& flags, std::string& how) {
   // The weights become constants, as relay.build(params=...) binds them; not for a gradient, which
   // differentiates with respect to them.
   BuildInput input = gradient ? BuildInput{specialize_to_inputs(infer_type(mod), loaded.args), loaded.args}
                               : bind_weights(loaded);
-  std::shared_ptr<const CompiledModule> compiled = build(input.mod, run_config_from(flags));
+  if (!gradient) release_weights(loaded);  // the bound module holds them now, as constants
+  std::shared_ptr<const CompiledModule> compiled = build(std::move(input.mod), run_config_from(flags));
   std::unique_ptr<GraphExecutor> executor;
   try {
     executor = std::make_unique<GraphExecutor>(compiled);
@@ -82,10 +83,6 @@ std::optional<Value> run_built(ProgramRun& loaded, const IRModule& mod, bool gra
     if (e.status() != StatusCode::kUnsupported) throw;
     std::cerr << "weft: " << e.message() << "; running main on the interpreter\n";
     return std::nullopt;
-  }
-  if (!gradient) {  // the executor holds the weights now, as constants
-    input.mod = IRModule();
-    release_weights(loaded);
   }
   auto start = std::chrono::steady_clock::now();
   Value result = executor->run(input.inputs);
@@ -106,6 +103,11 @@ void run(const RunOptions& o) {
   std::optional<Value> result;
   if (!o.interpreter) result = run_built(loaded, mod, o.gradient, o.build, how);
   if (!result) {
+    // The build consumed the weights; loading again draws the same ones (the same seed and files).
+    if (!o.interpreter && !o.gradient) {
+      std::ostringstream said_already;
+      loaded = load_program_run(o.source, said_already);
+    }
     Interpreter interpreter(mod);
     auto start = std::chrono::steady_clock::now();
     result = interpreter.run_main(loaded.args);

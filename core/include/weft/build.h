@@ -54,7 +54,11 @@ struct CompiledModule {
 /// type-check, a config naming an unknown target or bad options, a target
 /// failing to compile a group (naming the target and the group's ops), or,
 /// with `fallback: error`, ops no listed target supports (naming each).
-std::shared_ptr<const CompiledModule> build(const IRModule& mod, const RunConfig& config);
+/// The module is taken by value: a caller that moves in the only handle to it
+/// lets each constant go as soon as a pass has replaced it (the bound weights
+/// once FoldScaleAxis has folded batch norm into them), instead of holding
+/// every original until the build returns.
+std::shared_ptr<const CompiledModule> build(IRModule mod, const RunConfig& config);
 
 /// Which target runs which group, one line per group in execution order (what
 /// `weft opt --print-partition` prints).

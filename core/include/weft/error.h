@@ -33,6 +33,7 @@ enum class StatusCode : int {
   kTypeMismatch = 3,     // a handle or value of the wrong kind
   kUnsupported = 4,      // valid input this implementation does not handle
   kInternal = 5,         // a bug, reported through a status
+  kOutOfMemory = 6,      // an allocation failed (std::bad_alloc across the plugin boundary)
 };
 
 class Error : public std::exception {

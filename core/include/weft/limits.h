@@ -20,7 +20,8 @@ void set_max_tensor_bytes(int64_t bytes);
 /// or the bytes pass max_tensor_bytes(). Unknown extents (kAnyDim) are left
 /// out of the count; extents of 0 too, as NumPy does: an empty tensor's other
 /// extents must still have a byte count that fits in int64, so no product of
-/// a tensor's extents overflows.
+/// a tensor's extents overflows. A rank past sdk::kMaxTensorRank (64) is an
+/// error too.
 int64_t checked_tensor_bytes(std::span<const int64_t> shape, DataType dtype);
 
 /// The deepest nesting of function calls the interpreter runs

@@ -26,6 +26,13 @@ enum class FallbackPolicy { kWarn, kError };
 /// "warn", "error".
 std::string_view fallback_policy_name(FallbackPolicy policy);
 
+/// What happens to a listed target that is not there (no plugin provides it,
+/// or its plugin fails to load): the config is refused naming it, or the
+/// target is left out (a warning says why when its plugin failed to load).
+enum class MissingTargetPolicy { kError, kSkip };
+/// "error", "skip".
+std::string_view missing_target_policy_name(MissingTargetPolicy policy);
+
 /// The name of the reference target, which runs every op and comes last.
 inline constexpr std::string_view kReferenceTarget = "ref";
 
@@ -35,6 +42,7 @@ struct RunConfig {
   /// Priority order. `ref` is implicitly last; listing it (last) is allowed.
   std::vector<std::string> targets;
   FallbackPolicy fallback = FallbackPolicy::kWarn;
+  MissingTargetPolicy missing_targets = MissingTargetPolicy::kError;
   int opt_level = 3;
   std::vector<std::string> required_passes, disabled_passes;
   /// Plugin folders or manifests searched first; relative ones are resolved
@@ -82,9 +90,11 @@ RunConfig default_run_config();
 
 /// Checks `config` against what exists and returns each target's options,
 /// normalized by its schema (defaults filled), for every target of
-/// config.target_order(). weft::Error at the offending value's file:line:column
+/// config.target_order() that is there: with `missing_targets: skip` the
+/// absent ones are left out, and their options go unchecked. weft::Error at the offending value's file:line:column
 /// for an unknown target (naming the known ones: those registered and, for
-/// the global registries, those plugin manifests declare), an option its target's
+/// the global registries, those plugin manifests declare) or one whose plugin
+/// fails to load (unless missing_targets is kSkip), an option its target's
 /// schema refuses (AttrSchema::normalize's message), an unknown pass in
 /// passes.required or passes.disabled, and everything parse_run_config checks
 /// on values (a config may have been changed in code since). Looking a target

@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "partition.h"
+#include "weft/group_storage.h"
 #include "weft/op.h"
 #include "weft/passes.h"
 #include "weft/pipeline.h"
@@ -17,13 +18,16 @@ namespace {
 using build_detail::BuildTarget;
 using build_detail::GroupPlan;
 
-/// The config's targets in priority order (`ref` last), created with their
-/// options as check_run_config normalizes them.
+/// The config's targets that are there, in priority order (`ref` last),
+/// created with their options as check_run_config normalizes them.
 std::vector<BuildTarget> create_targets(const RunConfig& config) {
   std::map<std::string, Attrs> options = check_run_config(config);
   std::vector<BuildTarget> targets;
-  for (const std::string& name : config.target_order())
-    targets.push_back({name, TargetRegistry::global().get(name).create(options.at(name))});
+  for (const std::string& name : config.target_order()) {
+    auto listed = options.find(name);
+    if (listed == options.end()) continue;  // not there, and missing_targets: skip
+    targets.push_back({name, TargetRegistry::global().get(name).create(listed->second)});
+  }
   return targets;
 }
 
@@ -94,11 +98,13 @@ CompiledGroup compile_group(const GroupPlan& group, const std::vector<BuildTarge
 }
 
 /// The ops that run on `ref` because no listed target supports them, with
-/// their attrs, in the order they first appear.
+/// their attrs, in the order they first appear; reshape-only groups, which
+/// the executor runs as views of their input, are not among them.
 std::vector<FallbackOp> fallback_ops(const std::vector<GroupPlan>& plans, const std::vector<CompiledGroup>& groups) {
   std::vector<FallbackOp> ops;
   for (size_t g = 0; g < plans.size(); ++g) {
     if (groups[g].target != kReferenceTarget) continue;
+    if (reshaped_parameter(plans[g].primitive)) continue;  // a view: no kernel runs, on ref or elsewhere
     for (size_t i = 0; i < plans[g].calls.size(); ++i) {
       if (plans[g].listed_support[i]) continue;
       FallbackOp op{groups[g].ops[i], attrs_summary(plans[g].calls[i]), 1};
@@ -122,7 +128,7 @@ std::string fallback_list(const std::vector<FallbackOp>& ops) {
 
 }  // namespace
 
-std::shared_ptr<const CompiledModule> build(const IRModule& mod, const RunConfig& config) {
+std::shared_ptr<const CompiledModule> build(IRModule mod, const RunConfig& config) {
   const auto start = std::chrono::steady_clock::now();
   std::vector<BuildTarget> targets = create_targets(config);
 
@@ -134,7 +140,9 @@ std::shared_ptr<const CompiledModule> build(const IRModule& mod, const RunConfig
   IRModule optimized;
   {
     PassContext::Scope scope(ctx);
-    optimized = optimization_pipeline()(infer_type(mod), ctx);
+    IRModule typed = infer_type(mod);
+    mod = IRModule();  // the pipeline holds the only handle to the program it replaces
+    optimized = optimization_pipeline()(std::move(typed), ctx);
   }
   build_detail::Partition partition = build_detail::partition(optimized.main(), targets);
 

@@ -1,6 +1,7 @@
 // Checking a run config: its values on their own, then against the targets
 // and passes that exist, each error at the value it is about.
 #include <algorithm>
+#include <iostream>
 
 #include "config/run_config_values.h"
 #include "weft/pass.h"
@@ -172,7 +173,20 @@ std::map<std::string, Attrs> check_run_config(const RunConfig& config, TargetReg
   for (size_t i = 0; i < order.size(); ++i) {
     // `ref` appended by target_order() was not written anywhere: its errors name the file.
     SourceLoc listed_at = config.where("targets[" + std::to_string(i) + "]");
-    defs.emplace_back(&find_target(order[i], listed_at, targets), listed_at);
+    if (config.missing_targets == MissingTargetPolicy::kError || order[i] == kReferenceTarget) {
+      defs.emplace_back(&find_target(order[i], listed_at, targets), listed_at);
+      continue;
+    }
+    // Skipped: a target nobody provides silently, one whose plugin fails to
+    // load with a warning saying why.
+    const TargetDef* def = nullptr;
+    try {
+      def = targets.find(order[i]);
+    } catch (const Error& e) {
+      std::cerr << "weft: warning: target '" << order[i] << "' is left out (missing_targets: skip): its plugin "
+                << "cannot be loaded: " << e.what() << "\n";
+    }
+    if (def) defs.emplace_back(def, listed_at);
   }
   std::map<std::string, Attrs> options;
   for (const auto& [def, listed_at] : defs) options[def->name] = checked_options(config, *def, listed_at);

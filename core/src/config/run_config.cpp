@@ -27,6 +27,14 @@ std::string_view fallback_policy_name(FallbackPolicy policy) {
   return "?";
 }
 
+std::string_view missing_target_policy_name(MissingTargetPolicy policy) {
+  switch (policy) {
+    case MissingTargetPolicy::kError: return "error";
+    case MissingTargetPolicy::kSkip: return "skip";
+  }
+  return "?";
+}
+
 SourceLoc RunConfig::where(std::string_view path) const {
   auto it = locations.find(std::string(path));
   return it != locations.end() ? it->second : SourceLoc{source, 0, 0};
@@ -40,8 +48,8 @@ std::vector<std::string> RunConfig::target_order() const {
 
 namespace {
 
-const std::vector<std::string> kTopLevelKeys = {"targets",      "fallback", "opt_level",     "passes",
-                                                "plugin_paths", "threads",  "target_options"};
+const std::vector<std::string> kTopLevelKeys = {"targets", "missing_targets", "fallback",      "opt_level",
+                                                "passes",  "plugin_paths",    "threads",       "target_options"};
 const std::vector<std::string> kPassesKeys = {"required", "disabled"};
 
 /// A plain (unquoted, untagged) scalar: only those can be numbers or booleans.
@@ -129,6 +137,8 @@ class RunConfigReader {
       locate(e.key, e.key_node);
       if (e.key == "targets") {
         config_.targets = names(e, "targets", "a list of target names in priority order, like [onednn, llvm]");
+      } else if (e.key == "missing_targets") {
+        config_.missing_targets = missing_targets(e);
       } else if (e.key == "fallback") {
         config_.fallback = fallback(e);
       } else if (e.key == "opt_level") {
@@ -252,6 +262,14 @@ class RunConfigReader {
     if (text == "error") return FallbackPolicy::kError;
     throw error_at(mark_of(e), "bad fallback" + (text.empty() ? std::string() : " '" + text + "'"))
         .expected("warn (run the ops no listed target supports on ref, naming them) or error (fail naming them)");
+  }
+
+  MissingTargetPolicy missing_targets(const Entry& e) const {
+    std::string text = e.value.IsScalar() ? e.value.Scalar() : "";
+    if (text == "error") return MissingTargetPolicy::kError;
+    if (text == "skip") return MissingTargetPolicy::kSkip;
+    throw error_at(mark_of(e), "bad missing_targets" + (text.empty() ? std::string() : " '" + text + "'"))
+        .expected("error (refuse the config naming a listed target that is not there) or skip (leave it out)");
   }
 
   void passes(const Entry& e) {

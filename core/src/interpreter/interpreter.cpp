@@ -98,13 +98,9 @@ Value allocate(const Type& t, const std::string& op, std::vector<Tensor>& flat) 
 void run_kernel(const Call& c, std::span<const Tensor> inputs, std::span<const Tensor> outputs) {
   const OpDef& def = *downcast<OpNode>(c->op)->def;
   if (!def.kernel) throw Error("op has no reference kernel, so the interpreter cannot run it").op(def.name);
-  try {
-    def.kernel(inputs, outputs, c->attrs ? c->attrs : empty_attrs());
-  } catch (Error& e) {
-    if (e.op_name().empty()) e.op(def.name);
-    throw e.in(describe_call(c));
-  } catch (const std::bad_alloc&) {
-    // The kernel's own scratch memory: name the op, the call and the sizes it works on.
+  // The kernel's own scratch memory ran out (std::bad_alloc here, or a
+  // plugin's as OUT_OF_MEMORY): name the op, the call and the sizes it works on.
+  auto out_of_memory = [&] {
     size_t bytes = 0;
     std::string produced;
     for (const Tensor& t : inputs) bytes += t.nbytes();
@@ -112,10 +108,20 @@ void run_kernel(const Call& c, std::span<const Tensor> inputs, std::span<const T
       bytes += t.nbytes();
       produced += (produced.empty() ? "" : ", ") + describe(t);
     }
-    throw Error("out of memory in the op's kernel, which works on " + std::to_string(bytes) +
-                " bytes of inputs and outputs (" + produced + ")")
+    return Error("out of memory in the op's kernel, which works on " + std::to_string(bytes) +
+                 " bytes of inputs and outputs (" + produced + ")")
         .op(def.name)
-        .in(describe_call(c));
+        .in(describe_call(c))
+        .status(StatusCode::kOutOfMemory);
+  };
+  try {
+    def.kernel(inputs, outputs, c->attrs ? c->attrs : empty_attrs());
+  } catch (Error& e) {
+    if (e.status() == StatusCode::kOutOfMemory) throw out_of_memory();
+    if (e.op_name().empty()) e.op(def.name);
+    throw e.in(describe_call(c));
+  } catch (const std::bad_alloc&) {
+    throw out_of_memory();
   }
 }
 

@@ -82,7 +82,10 @@ IRModule Pass::operator()(IRModule mod, const PassContext& ctx) const {
   }
   if (!run) return mod;
   const auto& instruments = ctx.instruments;
-  const IRModule before = mod;  // for run_after_pass_failed; a copy shares the functions
+  // For run_after_pass_failed, and only kept where an instrument may ask for it: holding the
+  // module a pass replaces would keep every constant it folds alive until the pass returns (for
+  // a Sequential, until the whole pipeline does).
+  const IRModule before = instruments.empty() ? IRModule() : mod;
   size_t begun = 0;  // instruments whose run_before_pass returned
   size_t ended = 0;  // instruments whose run_after_pass was called (returned or threw)
   try {

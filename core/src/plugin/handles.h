@@ -7,6 +7,7 @@
 #pragma once
 
 #include <weft/plugin.h>
+#include <weft/sdk/exception_status.hpp>
 
 #include <optional>
 #include <string>
@@ -59,7 +60,8 @@ weft_status_t guard(F&& body) noexcept {
   } catch (const Error& e) {
     return make_status(static_cast<weft_status_code_t>(e.status()), e.what());
   } catch (const std::exception& e) {
-    return make_status(WEFT_STATUS_INTERNAL, e.what());
+    sdk::ExceptionStatus s = sdk::exception_status(e);
+    return make_status(s.code, std::move(s.message));
   } catch (...) {
     return make_status(WEFT_STATUS_INTERNAL, "unknown exception in the weft host");
   }
@@ -69,7 +71,8 @@ static_assert(static_cast<int>(StatusCode::kInvalidArgument) == WEFT_STATUS_INVA
                   static_cast<int>(StatusCode::kNotFound) == WEFT_STATUS_NOT_FOUND &&
                   static_cast<int>(StatusCode::kTypeMismatch) == WEFT_STATUS_TYPE_MISMATCH &&
                   static_cast<int>(StatusCode::kUnsupported) == WEFT_STATUS_UNSUPPORTED &&
-                  static_cast<int>(StatusCode::kInternal) == WEFT_STATUS_INTERNAL,
+                  static_cast<int>(StatusCode::kInternal) == WEFT_STATUS_INTERNAL &&
+                  static_cast<int>(StatusCode::kOutOfMemory) == WEFT_STATUS_OUT_OF_MEMORY,
               "StatusCode mirrors weft_status_code_t");
 
 /// Takes a status a plugin returned: an Error with its message and code

@@ -569,7 +569,11 @@ class Parser {
         expect(TokenKind::kComma, "`,` and a dtype");
         DataType dtype = parse_dtype(expect(TokenKind::kIdent, "a dtype"));
         expect(TokenKind::kRSquare);
-        return tensor_type(std::move(shape), dtype);
+        try {
+          return tensor_type(std::move(shape), dtype);
+        } catch (Error& e) {  // a shape past the limits: point at the type
+          throw e.at(loc(t));
+        }
       }
       default: fail_at(t, "expected a type, found " + describe(t));
     }

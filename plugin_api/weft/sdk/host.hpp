@@ -3,6 +3,7 @@
 #pragma once
 
 #include <weft/plugin.h>
+#include <weft/sdk/exception_status.hpp>
 
 #include <exception>
 #include <stdexcept>
@@ -51,7 +52,10 @@ inline void check(weft_status_t status) {
   throw Error(message, code);
 }
 
-/// Runs plugin code, turning any exception into a status for the host.
+/// Runs plugin code, turning any exception into a status for the host: an
+/// Error (Unsupported too) with its code, a standard exception as the host
+/// maps its own (exception_status: std::bad_alloc is OUT_OF_MEMORY, CheckedInt's
+/// std::overflow_error INVALID_ARGUMENT, any other INTERNAL with its what()).
 template <typename F>
 weft_status_t guarded(F&& body) noexcept {
   try {
@@ -60,7 +64,8 @@ weft_status_t guarded(F&& body) noexcept {
   } catch (const Error& e) {
     return host().status_create(e.code(), e.what());
   } catch (const std::exception& e) {
-    return host().status_create(WEFT_STATUS_INVALID_ARGUMENT, e.what());
+    ExceptionStatus s = exception_status(e);
+    return host().status_create(s.code, s.message.c_str());
   } catch (...) {
     return host().status_create(WEFT_STATUS_INTERNAL, "unknown exception in plugin");
   }

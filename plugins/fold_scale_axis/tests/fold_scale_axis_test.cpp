@@ -300,6 +300,83 @@ def @main(%x: Tensor[(1, 4, 6, 6), float32], %w: Tensor[(4, 1, 3, 3), float32], 
                       filled({1, 4, 6, 6}, -1, 1, 27));
 }
 
+// ---- nn.conv3d (the reference's test_fold_fwd_conv3d and
+// test_fold_bwd_conv3d, plain layouts) and grouped conv2d.
+
+const char* kForwardConv3d = R"(
+def @main(%x: Tensor[(2, 4, 6, 6, 6), float32], %weight: Tensor[(2, 4, 3, 3, 3), float32],
+          %in_bias: Tensor[(4, 1, 1, 1), float32], %in_scale: Tensor[(4, 1, 1, 1), float32]) {
+  %0 = multiply(%x, %in_scale);
+  %1 = nn.relu(%0);
+  %2 = add(%1, %in_bias);
+  nn.conv3d(%2, %weight, padding=[1, 1, 1, 1, 1, 1], channels=2, kernel_size=[3, 3, 3])
+})";
+
+TEST(ForwardFoldScaleAxis, AConv3dTakesTheScaleOnItsWeightsInputChannels) {
+  Tensor scale = filled({4, 1, 1, 1}, 0.5, 1, 41);
+  IRModule folded = run_pass("ForwardFoldScaleAxis", program(kForwardConv3d, {{"in_scale", scale}}));
+  IRModule expected = program(R"(
+def @main(%x: Tensor[(2, 4, 6, 6, 6), float32], %weight: Tensor[(2, 4, 3, 3, 3), float32],
+          %in_bias: Tensor[(4, 1, 1, 1), float32], %in_scale: Tensor[(4, 1, 1, 1), float32]) {
+  %0 = squeeze(%in_scale, axis=[1, 2, 3]);
+  %1 = nn.relu(%x);
+  %2 = add(%1, divide(%in_bias, expand_dims(%0, axis=1, num_newaxis=3)));
+  nn.conv3d(%2, multiply(%weight, expand_dims(%0, axis=1, num_newaxis=3)), padding=[1, 1, 1, 1, 1, 1], channels=2, kernel_size=[3, 3, 3])
+})",
+                              {{"in_scale", scale}});
+  expect_equal(folded, expected);
+  expect_fully_folded(kForwardConv3d,
+                      {{"in_scale", scale}, {"weight", filled({2, 4, 3, 3, 3}, -1, 1, 42)},
+                       {"in_bias", filled({4, 1, 1, 1}, -1, 1, 43)}},
+                      filled({2, 4, 6, 6, 6}, -1, 1, 44));
+}
+
+const char* kBackwardConv3d = R"(
+def @main(%x: Tensor[(2, 4, 6, 6, 6), float32], %weight: Tensor[(8, 4, 3, 3, 3), float32],
+          %out_bias: Tensor[(8), float32], %out_scale: Tensor[(8, 1, 1, 1), float32]) {
+  %0 = nn.conv3d(%x, %weight, padding=[1, 1, 1, 1, 1, 1], channels=8, kernel_size=[3, 3, 3]);
+  %1 = add(%0, expand_dims(%out_bias, axis=1, num_newaxis=3));
+  %2 = nn.relu(%1);
+  multiply(%2, %out_scale)
+})";
+
+TEST(BackwardFoldScaleAxis, AConv3dTakesTheScaleOnItsWeightsOutputChannels) {
+  Tensor scale = filled({8, 1, 1, 1}, 0.5, 1, 45);
+  IRModule folded = run_pass("BackwardFoldScaleAxis", program(kBackwardConv3d, {{"out_scale", scale}}));
+  IRModule expected = program(R"(
+def @main(%x: Tensor[(2, 4, 6, 6, 6), float32], %weight: Tensor[(8, 4, 3, 3, 3), float32],
+          %out_bias: Tensor[(8), float32], %out_scale: Tensor[(8, 1, 1, 1), float32]) {
+  %0 = squeeze(%out_scale, axis=[1, 2, 3]);
+  %1 = nn.conv3d(%x, multiply(%weight, expand_dims(%0, axis=1, num_newaxis=4)), padding=[1, 1, 1, 1, 1, 1], channels=8, kernel_size=[3, 3, 3]);
+  %2 = add(%1, multiply(expand_dims(%out_bias, axis=1, num_newaxis=3), expand_dims(%0, axis=1, num_newaxis=3)));
+  nn.relu(%2)
+})",
+                              {{"out_scale", scale}});
+  expect_equal(folded, expected);
+  expect_fully_folded(kBackwardConv3d,
+                      {{"out_scale", scale}, {"weight", filled({8, 4, 3, 3, 3}, -1, 1, 46)},
+                       {"out_bias", filled({8}, -1, 1, 47)}},
+                      filled({2, 4, 6, 6, 6}, -1, 1, 48));
+}
+
+// groups = 2 with two input channels per group: the reference folds only
+// full or depthwise convolutions, so both directions leave the program as it was.
+TEST(FoldScaleAxisPasses, AGroupedConvThatIsNotDepthwiseKeepsItsScale) {
+  std::map<std::string, Tensor> scale = {{"s", filled({4, 1, 1}, 0.5, 1, 49)}};
+  IRModule forward = program(R"(
+def @main(%x: Tensor[(1, 4, 6, 6), float32], %w: Tensor[(4, 2, 3, 3), float32], %s: Tensor[(4, 1, 1), float32]) {
+  nn.conv2d(multiply(%x, %s), %w, groups=2, channels=4, kernel_size=[3, 3])
+})",
+                             scale);
+  expect_equal(run_pass("ForwardFoldScaleAxis", forward), forward);
+  IRModule backward = program(R"(
+def @main(%x: Tensor[(1, 4, 6, 6), float32], %w: Tensor[(4, 2, 3, 3), float32], %s: Tensor[(4, 1, 1), float32]) {
+  multiply(nn.conv2d(%x, %w, groups=2, channels=4, kernel_size=[3, 3]), %s)
+})",
+                              scale);
+  expect_equal(run_pass("BackwardFoldScaleAxis", backward), backward);
+}
+
 // ---- The passes as passes.
 
 TEST(FoldScaleAxisPasses, RegisteredAtTheReferencesOptLevelAfterInferType) {

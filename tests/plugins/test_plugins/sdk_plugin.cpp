@@ -4,6 +4,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <new>
+#include <stdexcept>
+#include <vector>
 #include <weft/plugin.hpp>
 
 namespace sdk = weft::sdk;
@@ -81,6 +84,26 @@ WEFT_PLUGIN(reg) {
                })
       .rewrite("unrewritable", [](const sdk::Expr&) -> sdk::Expr {
         throw sdk::Error("no rule for this call", WEFT_STATUS_UNSUPPORTED);
+      });
+
+  // Throws what `what` names, to show how the SDK's guard reports each kind of exception.
+  reg.op("sdk.throw")
+      .describe("data, or the exception `what` names: bad_alloc, length_error, overflow, unsupported, logic_error, int")
+      .input("data", "Tensor", "Returned unchanged (float32).")
+      .attr("what", std::string("none"), "The exception the kernel throws.")
+      .support_level(10)
+      .pattern(WEFT_PATTERN_OPAQUE)
+      .type_relation(sdk::identity_relation)
+      .kernel([](const sdk::KernelArgs& k) {
+        const std::string what = k.attrs.get_string("what");
+        if (what == "bad_alloc") throw std::bad_alloc();
+        if (what == "length_error") std::vector<char>().reserve(std::vector<char>().max_size() + 1);
+        if (what == "overflow") (void)(sdk::CheckedInt(INT64_MAX) + 1);
+        if (what == "unsupported") throw sdk::Unsupported("no kernel for this case");
+        if (what == "logic_error") throw std::logic_error("an invariant broke");
+        if (what == "int") throw 42;
+        const sdk::TensorView& out = k.outputs.at(0);
+        std::memcpy(out.data<float>(), k.inputs.at(0).data<float>(), out.numel() * sizeof(float));
       });
 
   reg.model("sdk.tiny")

@@ -23,6 +23,12 @@ TEST(NnConv, Conv3dMatchesTorchInNcdhwAndNdhwc) {
   EXPECT_EQ(check_golden_cases("conv.json", "nn.conv3d", 1e-5, 1e-5), 6);
 }
 
+TEST(NnConv, GroupedDilatedStridedConv1dAndConv3dMatchNumPy) {
+  // gen_conv_windows.py: groups, dilation, strides and asymmetric padding at once.
+  EXPECT_EQ(check_golden_cases("conv_windows.json", "nn.conv1d", 1e-5, 1e-5), 2);
+  EXPECT_EQ(check_golden_cases("conv_windows.json", "nn.conv3d", 1e-5, 1e-5), 1);
+}
+
 TEST(NnConv, HandWorkedConv2dSumsEachWindow) {
   Tensor x = tensor_of({1, 2, 3, 4, 5, 6, 7, 8, 9}, {1, 1, 3, 3});
   Tensor w = tensor_of({1, 1, 1, 1}, {1, 1, 2, 2});

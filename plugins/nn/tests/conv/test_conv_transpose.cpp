@@ -23,6 +23,13 @@ TEST(NnConvTranspose, Conv3dTransposeMatchesTorch) {
   EXPECT_EQ(check_golden_cases("conv_transpose.json", "nn.conv3d_transpose", 1e-5, 1e-5), 4);
 }
 
+TEST(NnConvTranspose, GroupedDilatedOutputPaddedTransposesMatchNumPy) {
+  // gen_conv_windows.py: groups, dilation, strides, asymmetric padding and output_padding at once.
+  EXPECT_EQ(check_golden_cases("conv_windows.json", "nn.conv1d_transpose", 1e-5, 1e-5), 1);
+  EXPECT_EQ(check_golden_cases("conv_windows.json", "nn.conv2d_transpose", 1e-5, 1e-5), 3);
+  EXPECT_EQ(check_golden_cases("conv_windows.json", "nn.conv3d_transpose", 1e-5, 1e-5), 1);
+}
+
 TEST(NnConvTranspose, HandWorkedStride2SpreadsEachPixelIntoABlock) {
   Tensor x = tensor_of({1, 2, 3, 4}, {1, 1, 2, 2}, f64);
   Tensor w = tensor_of({1, 1, 1, 1}, {1, 1, 2, 2}, f64);

@@ -209,7 +209,7 @@ def adaptive_np(x, axes, out_sizes, is_max):
 
 def adaptive_cases():
     out = []
-    def add(name, op, nc_shape, layout, output_size):
+    def add(name, op, nc_shape, layout, output_size, rng=RNG):
         spatial = {1: "W", 2: "HW", 3: "DHW"}[len(nc_shape) - 2]
         is_max = "max" in op
         glob = op.startswith("nn.global")
@@ -221,7 +221,7 @@ def adaptive_cases():
                 sizes = [sizes] * len(spatial)
         resolved = [s if s is not None else nc_shape[2 + i] for i, s in enumerate(sizes)]
         for dtype in DTYPES:
-            x_nc = RNG.uniform(-2, 2, size=nc_shape).astype(dtype).astype("float64")
+            x_nc = rng.uniform(-2, 2, size=nc_shape).astype(dtype).astype("float64")
             x = to_layout(x_nc, layout, spatial)
             y = adaptive_np(x, layout_axes(layout, spatial), resolved, is_max)
             f = {(1, True): F.adaptive_max_pool1d, (2, True): F.adaptive_max_pool2d, (3, True): F.adaptive_max_pool3d,
@@ -250,6 +250,12 @@ def adaptive_cases():
     add("aavg2d_nhwc", "nn.adaptive_avg_pool2d", (1, 2, 5, 7), "NHWC", [4, 3])
     add("amax3d_none_entry", "nn.adaptive_max_pool3d", (1, 2, 4, 5, 6), "NCDHW", [2, None, 3])
     add("aavg3d_ndhwc", "nn.adaptive_avg_pool3d", (1, 2, 4, 5, 6), "NDHWC", 2)
+    # Even bins (each output extent divides the input's): the plain pooling
+    # with kernel = stride = in / out that targets such as onednn run. Their
+    # own random stream leaves the other cases' data as it was.
+    even = np.random.RandomState(5)
+    add("aavg2d_even_bins", "nn.adaptive_avg_pool2d", (1, 3, 6, 8), "NCHW", [3, 2], even)
+    add("amax2d_even_bins_nhwc", "nn.adaptive_max_pool2d", (2, 4, 6, 4), "NHWC", [2, 4], even)
     return out
 
 

@@ -62,8 +62,8 @@ TEST(PoolGolden, GlobalPoolsMatchTorchInNchwAndNhwc) {
 TEST(PoolGolden, AdaptivePoolsMatchTorchIncludingNoneEntries) {
   EXPECT_EQ(check_cases("pool_adaptive.json", "nn.adaptive_max_pool1d"), 2);
   EXPECT_EQ(check_cases("pool_adaptive.json", "nn.adaptive_avg_pool1d"), 4);
-  EXPECT_EQ(check_cases("pool_adaptive.json", "nn.adaptive_max_pool2d"), 4);
-  EXPECT_EQ(check_cases("pool_adaptive.json", "nn.adaptive_avg_pool2d"), 6);
+  EXPECT_EQ(check_cases("pool_adaptive.json", "nn.adaptive_max_pool2d"), 6);
+  EXPECT_EQ(check_cases("pool_adaptive.json", "nn.adaptive_avg_pool2d"), 8);
   EXPECT_EQ(check_cases("pool_adaptive.json", "nn.adaptive_max_pool3d"), 2);
   EXPECT_EQ(check_cases("pool_adaptive.json", "nn.adaptive_avg_pool3d"), 2);
 }

@@ -1,6 +1,10 @@
-// nn.conv2d consumes a scale: on its input channels (forward) or output
-// channels (backward), folded into the weight. Only full (groups = 1) and
-// depthwise convolutions, in plain or blocked (NCHWc-style) layouts, as Relay.
+// nn.conv2d and nn.conv3d consume a scale: on their input channels (forward)
+// or output channels (backward), folded into the weight. Only full (groups = 1)
+// and depthwise convolutions, in plain or blocked (NCHWc-style) layouts, as
+// Relay: a grouped convolution's weight holds each group's input channels on
+// one I axis, which a per-channel scale cannot be broadcast onto (Relay's
+// TODO), so it keeps its scale. The rules read only the layouts' C, O and I
+// axes, so they hold for any number of spatial axes.
 #include <algorithm>
 #include <weft/sdk/layout.hpp>
 
@@ -99,7 +103,7 @@ std::optional<BackwardPlan> backward_transform(const Expr& call, const std::opti
 
 }  // namespace
 
-const OpRules& conv2d_rules() {
+const OpRules& conv_rules() {
   static const OpRules rules{forward_prep, forward_rewrite, backward_prep, backward_transform};
   return rules;
 }
