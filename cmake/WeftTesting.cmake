@@ -17,6 +17,19 @@ add_custom_target(weft_test_suites)
 set(WEFT_SANITIZED_BUILD_SKIPS
   "InceptionV3.RunsOnTheInterpreter:Densenet.RunsOnTheInterpreter:Models/ZooAtO3.*:ResnetFusion.Resnet18GivesTheSameOutputBeforeAndAfterFuseOps:ResnetLayout.*:DeepProgramsAtO3.*:ZooCliTest.RunResnet18TheMainJob:Conformance/ZooOnTargets.*")
 
+# The GoogleTest, JSON and standard headers every suite includes, precompiled
+# once for all suites: parsing them was most of each test file's compile time,
+# and one header per suite cost ~10 s of CI per suite. The owner is an object
+# library with exactly the suites' code-generation flags (-O1, and -fPIE as
+# executables get it, not the -fPIC an object library would), and no compile
+# definitions: a suite may add its own, but one the header was built with and a
+# suite lacked would make clang refuse it.
+add_library(weft_test_pch OBJECT ${WEFT_TESTS_DIR}/support/precompiled.cpp)
+target_link_libraries(weft_test_pch PRIVATE GTest::gtest GTest::gmock nlohmann_json::nlohmann_json)
+set_target_properties(weft_test_pch PROPERTIES POSITION_INDEPENDENT_CODE OFF)
+target_compile_options(weft_test_pch PRIVATE -O1 -fPIE)
+target_precompile_headers(weft_test_pch PRIVATE ${WEFT_TESTS_DIR}/support/precompiled.h)
+
 function(weft_add_test_suite name dir)
   file(GLOB sources CONFIGURE_DEPENDS ${dir}/*.cpp)
   if(NOT sources)
@@ -26,10 +39,11 @@ function(weft_add_test_suite name dir)
   target_link_libraries(${name} PRIVATE weft::core GTest::gtest GTest::gmock GTest::gtest_main ${ARGN})
   target_include_directories(${name} PRIVATE ${WEFT_TESTS_DIR} ${dir})
   # Test code is built for compile speed (the bulk of CI's build time): -O1,
-  # and the GoogleTest, JSON and standard headers every suite includes parsed once
-  # per suite. The code under test keeps the build type's optimisation.
-  target_compile_options(${name} PRIVATE -O1)
-  target_precompile_headers(${name} PRIVATE ${WEFT_TESTS_DIR}/support/precompiled.h)
+  # and the shared precompiled header. The code under test keeps the build
+  # type's optimisation. -Winvalid-pch: GCC would otherwise fall back to parsing
+  # the headers silently if the shared header stopped matching.
+  target_compile_options(${name} PRIVATE -O1 -Winvalid-pch)
+  target_precompile_headers(${name} REUSE_FROM weft_test_pch)
   target_compile_definitions(${name} PRIVATE
     WEFT_GOLDEN_DIR="${WEFT_TESTS_DIR}/golden"
     WEFT_TEST_BUILD_PLUGIN_DIR="${WEFT_PLUGIN_BUILD_DIR}")

@@ -1,5 +1,5 @@
-// The headers nearly every test suite includes, precompiled once per suite
-// (see cmake/WeftTesting.cmake): parsing them was most of each test file's
+// The headers nearly every test suite includes, precompiled once for all
+// suites (weft_test_pch in cmake/WeftTesting.cmake): parsing them was most of each test file's
 // compile time. Only third-party and standard headers, so a test that forgets
 // to include a weft header still fails to build.
 #pragma once
