@@ -1,5 +1,6 @@
 // nn.max_pool2d_grad and nn.avg_pool2d_grad: the gradient of 2-d pooling
-// with respect to its input, as TOPI's pool_grad computes it.
+// with respect to its input, as TOPI's pool_grad computes it, and their own
+// gradients (second derivatives of pooling).
 #include <algorithm>
 #include <limits>
 
@@ -108,6 +109,57 @@ std::vector<weft::sdk::Expr> avg_grad_gradient(const weft::sdk::Expr& c, const w
   return {weft::sdk::call("nn.avg_pool2d", {g}, attrs), weft::sdk::grad::zeros_like(c.arg(1))};
 }
 
+/// max_pool2d_grad is linear in out_grad and piecewise constant in data: each
+/// output gradient went to its window's first maximum, so out_grad's gradient
+/// gathers the upstream gradient there. Each window tap is a strided slice of
+/// the data padded with the lowest value (as the kernel reads padding, it never
+/// wins) and of the zero-padded upstream gradient; comparing the taps in the
+/// kernel's order with a running maximum, strictly, keeps the first maximum.
+std::vector<weft::sdk::Expr> max_grad_gradient(const weft::sdk::Expr& c, const weft::sdk::Expr& g) {
+  using weft::sdk::call;
+  using weft::sdk::Expr;
+  namespace ad = weft::sdk::grad;
+  Expr data = c.arg(1);
+  const PoolAttrs a = PoolAttrs::read(c.attrs(), "HW", true, data.type());
+  const Window& w = a.window;
+  const std::vector<int64_t> in = ad::static_shape(data, "nn.max_pool2d_grad's data");
+  const std::vector<int64_t> pooled = ad::static_shape(c.arg(0), "nn.max_pool2d_grad's out_grad");
+  const DLDataType dt = data.type().dtype();
+  double lowest = 0;
+  if (dt == weft::sdk::dtype::float64) {
+    lowest = std::numeric_limits<double>::lowest();
+  } else if (dt == weft::sdk::dtype::float32) {
+    lowest = std::numeric_limits<float>::lowest();
+  } else {
+    throw Error("the gradient of nn.max_pool2d_grad takes float32 or float64, got " + weft::sdk::dtype_name(dt));
+  }
+  // The tail reaches as far as the last window does (ceil_mode may pass the given padding).
+  std::vector<Value> widths(in.size(), Value(std::vector<int64_t>{0, 0}));
+  for (size_t i = 0; i < 2; ++i) {
+    const size_t axis = a.axes[i];
+    const int64_t reach = (pooled[axis] - 1) * w.strides[i] + w.size[i];
+    widths[axis] = Value(std::vector<int64_t>{w.pad_head[i], std::max<int64_t>(0, reach - w.pad_head[i] - in[axis])});
+  }
+  Expr x = call("nn.pad", {data, weft::sdk::scalar(lowest, dt)}, {{"pad_width", widths}});
+  Expr up = call("nn.pad", {g, ad::scalar_like(data, 0.0)}, {{"pad_width", widths}});
+  const std::vector<int64_t> axes = {static_cast<int64_t>(a.axes[0]), static_cast<int64_t>(a.axes[1])};
+  auto tap = [&](const Expr& e, int64_t r0, int64_t r1) {
+    std::vector<int64_t> begin = {r0, r1}, end(2);
+    for (size_t i = 0; i < 2; ++i) end[i] = begin[i] + (pooled[a.axes[i]] - 1) * w.strides[i] + 1;
+    return call("strided_slice", {e}, {{"begin", begin}, {"end", end}, {"strides", w.strides}, {"axes", axes}});
+  };
+  Expr best = weft::sdk::scalar(lowest, dt), picked = ad::scalar_like(data, 0.0);
+  for (int64_t r0 = 0; r0 < w.size[0]; ++r0) {
+    for (int64_t r1 = 0; r1 < w.size[1]; ++r1) {
+      Expr value = tap(x, r0, r1);
+      Expr wins = call("greater", {value, best});
+      picked = ad::where(wins, tap(up, r0, r1), picked);
+      best = ad::where(wins, value, best);
+    }
+  }
+  return {picked, ad::zeros_like(data)};
+}
+
 }  // namespace
 
 void register_pool_grad_ops(Registrar& reg) {
@@ -134,7 +186,7 @@ void register_pool_grad_ops(Registrar& reg) {
     op.kernel([p](const KernelArgs& k) {
       dispatch_float(k, [&](auto t) { grad_kernel<decltype(t)>(p, k); });
     });
-    if (!p.is_max) op.gradient(avg_grad_gradient);
+    op.gradient(p.is_max ? max_grad_gradient : avg_grad_gradient);
   }
 }
 

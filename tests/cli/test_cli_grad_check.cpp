@@ -67,12 +67,12 @@ TEST_F(GradCheckCommandTest, InputsNamingNoParameterAreAnError) {
 }
 
 TEST_F(GradCheckCommandTest, AnOpWithoutGradientIsNamed) {
-  std::string file = program("max_pool2d_grad.relay",
-                             "def @main(%g: Tensor[(1, 1, 2, 2), float64], %x: Tensor[(1, 1, 2, 2), float64]) {\n"
-                             "  nn.max_pool2d_grad(%g, %x, pool_size=[1, 1])\n}\n");
+  std::string file = program("correlation.relay",
+                             "def @main(%a: Tensor[(1, 1, 3, 3), float64], %b: Tensor[(1, 1, 3, 3), float64]) {\n"
+                             "  nn.correlation(%a, %b)\n}\n");
   CliResult r = weft("grad-check " + file);
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_THAT(r.err, HasSubstr("op nn.max_pool2d_grad: the gradient pass needs the gradient of this op"));
+  EXPECT_THAT(r.err, HasSubstr("op nn.correlation: the gradient pass needs the gradient of this op"));
 }
 
 TEST_F(GradCheckCommandTest, RunGradientWritesTheOutputAndEachParametersGradient) {
@@ -88,12 +88,12 @@ TEST_F(GradCheckCommandTest, RunGradientWritesTheOutputAndEachParametersGradient
 }
 
 TEST_F(GradCheckCommandTest, RunGradientNamesAnOpWithoutGradient) {
-  std::string file = program("max_pool2d_grad.relay",
-                             "def @main(%g: Tensor[(1, 1, 2, 2), float64], %x: Tensor[(1, 1, 2, 2), float64]) {\n"
-                             "  nn.max_pool2d_grad(%g, %x, pool_size=[1, 1])\n}\n");
+  std::string file = program("correlation.relay",
+                             "def @main(%a: Tensor[(1, 1, 3, 3), float64], %b: Tensor[(1, 1, 3, 3), float64]) {\n"
+                             "  nn.correlation(%a, %b)\n}\n");
   CliResult r = weft("run " + file + " --gradient");
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_THAT(r.err, HasSubstr("op nn.max_pool2d_grad: the gradient pass needs the gradient of this op"));
+  EXPECT_THAT(r.err, HasSubstr("op nn.correlation: the gradient pass needs the gradient of this op"));
 }
 
 }  // namespace
