@@ -4,6 +4,7 @@
 #include "sparse.h"
 
 #include <cstring>
+#include <weft/sdk/gradient.hpp>
 
 #include "nn_ops.h"
 
@@ -107,6 +108,21 @@ void sparse_dense_kernel(const KernelArgs& k) {
   });
 }
 
+/// out = D S^T (or S D^T with sparse_lhs), S the sparse matrix's dense form:
+/// D's gradient is G S (G^T S), S's is G^T D (G D), and the stored values'
+/// are S's gradient at their positions.
+std::vector<Expr> sparse_dense_gradient(const Expr& c, const Expr& g) {
+  const Expr dense = c.arg(0);
+  const bool lhs = c.attrs().get_bool("sparse_lhs");
+  SparsePositions at = sparse_positions(c, 1, grad::static_shape(dense, "nn.sparse_dense's dense_data")[1]);
+  auto matmul = [](const Expr& a, const Expr& b, bool transpose_a) {
+    return call("nn.matmul", {a, b}, {{"transpose_a", transpose_a}, {"transpose_b", false}});
+  };
+  Expr d_dense = matmul(g, at.scatter(c.arg(1)), lhs);
+  Expr d_sparse = matmul(g, dense, !lhs);
+  return {d_dense, at.gather(d_sparse), grad::zeros_like(c.arg(2)), grad::zeros_like(c.arg(3))};
+}
+
 // ---- sparse_transpose -----------------------------------------------------------------
 
 Type sparse_transpose_relation(const std::vector<Type>& args, const Attrs&) {
@@ -153,6 +169,25 @@ void sparse_transpose_kernel(const KernelArgs& k) {
   store_from(new_ptr, k.outputs.at(2));
 }
 
+/// The kernel's result is a permutation of the values: the value stored e-th
+/// lands at dest(e) = (how many values have a smaller column) + (how many
+/// earlier ones share its column), so its gradient is the result's there.
+std::vector<Expr> sparse_transpose_gradient(const Expr& c, const Expr& g) {
+  const int64_t nnz = grad::static_shape(c.arg(0), "nn.sparse_transpose's sparse_data")[0];
+  std::vector<double> order(static_cast<size_t>(nnz));
+  for (int64_t e = 0; e < nnz; ++e) order[static_cast<size_t>(e)] = static_cast<double>(e);
+  Expr column = call("cast", {c.arg(1)}, {{"dtype", dtype::int64}});
+  auto as = [](const Expr& e, std::vector<int64_t> shape) { return call("reshape", {e}, {{"newshape", shape}}); };
+  Expr mine = as(column, {nnz, 1}), other = as(column, {1, nnz});
+  Expr earlier = call("less", {grad::constant_of({1, nnz}, dtype::int64, order),
+                               grad::constant_of({nnz, 1}, dtype::int64, order)});
+  Expr before = call("logical_or", {call("less", {other, mine}),
+                                    call("logical_and", {call("equal", {other, mine}), earlier})});
+  Expr dest = call("sum", {call("cast", {before}, {{"dtype", dtype::int64}})}, {{"axis", std::vector<int64_t>{1}}});
+  Expr d_values = call("take", {get_item(g, 0), dest}, {{"axis", int64_t{0}}});
+  return {d_values, grad::zeros_like(c.arg(1)), grad::zeros_like(c.arg(2))};
+}
+
 // ---- sparse_add -----------------------------------------------------------------------
 
 Type sparse_add_relation(const std::vector<Type>& args, const Attrs&) {
@@ -186,6 +221,12 @@ void sparse_add_kernel(const KernelArgs& k) {
   });
 }
 
+/// out = D + S: D's gradient is G, the stored values' G at their positions.
+std::vector<Expr> sparse_add_gradient(const Expr& c, const Expr& g) {
+  SparsePositions at = sparse_positions(c, 1, grad::static_shape(c.arg(0), "nn.sparse_add's dense_data")[1]);
+  return {g, at.gather(g), grad::zeros_like(c.arg(2)), grad::zeros_like(c.arg(3))};
+}
+
 }  // namespace
 }  // namespace weft_nn::sparse
 
@@ -206,7 +247,8 @@ void register_sparse_ops(weft::sdk::Registrar& reg) {
       .support_level(1)
       .pattern(WEFT_PATTERN_OUT_ELEMWISE_FUSABLE)
       .type_relation(sparse_dense_relation)
-      .kernel(sparse_dense_kernel);
+      .kernel(sparse_dense_kernel)
+      .gradient(sparse_dense_gradient);
 
   reg.op("nn.sparse_transpose")
       .describe("Transpose of a square CSR matrix: a Tuple (data, indices, indptr) of the same shapes and dtypes, "
@@ -217,7 +259,8 @@ void register_sparse_ops(weft::sdk::Registrar& reg) {
       .support_level(1)
       .pattern(WEFT_PATTERN_OUT_ELEMWISE_FUSABLE)
       .type_relation(sparse_transpose_relation)
-      .kernel(sparse_transpose_kernel);
+      .kernel(sparse_transpose_kernel)
+      .gradient(sparse_transpose_gradient);
 
   reg.op("nn.sparse_add")
       .describe("dense_data (M, N) plus a CSR matrix of the same shape and dtype; values stored twice at one "
@@ -229,7 +272,8 @@ void register_sparse_ops(weft::sdk::Registrar& reg) {
       .support_level(1)
       .pattern(WEFT_PATTERN_OPAQUE)
       .type_relation(sparse_add_relation)
-      .kernel(sparse_add_kernel);
+      .kernel(sparse_add_kernel)
+      .gradient(sparse_add_gradient);
 
   register_sparse_conv2d_op(reg);
 }

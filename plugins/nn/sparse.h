@@ -62,6 +62,29 @@ std::vector<T> dense_times_sparse_t(const std::vector<T>& dense, int64_t m, int6
   return out;
 }
 
+/// Where each stored value of a sparse matrix sits in its dense form, as IR
+/// for the gradients (sparse_positions.cpp): one-hot matrices of each stored
+/// block's block row (from indptr) and block column (from indices), in the
+/// values' dtype. Blocks outside indptr's range get no row, as the kernels
+/// skip them. torch.sparse differentiates the values; indices and indptr get
+/// no gradient.
+struct SparsePositions {
+  weft::sdk::Expr values_like;  // sparse_data: the values' shape and dtype
+  weft::sdk::Expr rows, cols;   // (blocks, block rows) and (blocks, block columns)
+  int64_t blocks = 0, block_rows = 0, block_cols = 0, bs_r = 1, bs_c = 1;
+
+  /// The dense (block_rows * bs_r, block_cols * bs_c) matrix with `values`
+  /// (shaped as sparse_data) at their positions, values stored twice summed.
+  weft::sdk::Expr scatter(const weft::sdk::Expr& values) const;
+  /// The entries of the dense matrix `dense` at each stored value's position,
+  /// shaped as sparse_data: scatter's adjoint.
+  weft::sdk::Expr gather(const weft::sdk::Expr& dense) const;
+};
+
+/// The positions of the sparse matrix given by the call's arguments
+/// first..first+2 (data, indices, indptr) whose dense form has `cols` columns.
+SparsePositions sparse_positions(const weft::sdk::Expr& call, size_t first, int64_t cols);
+
 /// Registers nn.sparse_conv2d (sparse_conv2d.cpp).
 void register_sparse_conv2d_op(weft::sdk::Registrar& reg);
 

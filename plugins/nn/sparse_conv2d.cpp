@@ -2,6 +2,8 @@
 // whose weight is a BSR matrix of (out_channels, in_features) rows, as
 // Relay's SparseConv2dRel types it and TOPI computes it: topi/nn/sparse.py for
 // 1x1, topi/x86/sparse.py spconv2d_3x3_nhwc / _nchw for 3x3.
+#include <weft/sdk/gradient.hpp>
+
 #include "nn_ops.h"
 #include "sparse.h"
 
@@ -108,6 +110,42 @@ void sparse_conv2d_kernel(const KernelArgs& k) {
   });
 }
 
+/// The convolution is conv2d (stride 1, padding kernel / 2) by the dense
+/// weight the sparse matrix holds, its columns read as the feature order
+/// above: data's gradient is conv2d's (the transposed convolution of the
+/// output gradient), and the stored values' are conv2d's weight gradient at
+/// their positions. Both are taken in NCHW / OIHW.
+std::vector<Expr> sparse_conv2d_gradient(const Expr& c, const Expr& g) {
+  const SparseConvPlan p = plan(c.attrs());
+  const std::string layout = c.attrs().get_string("layout");
+  const std::vector<int64_t> ds = grad::static_shape(c.arg(0), "nn.sparse_conv2d's dense_data");
+  const int64_t channels = p.nhwc ? ds[3] : ds[1], k = p.kernel, half = k / 2;
+  SparsePositions at = sparse_positions(c, 1, k * k * channels);
+  const int64_t out_channels = at.block_rows * at.bs_r;
+  auto relayout = [](const Expr& e, const std::string& from, const std::string& to) {
+    return from == to ? e : call("layout_transform", {e}, {{"src_layout", from}, {"dst_layout", to}});
+  };
+  auto reshaped = [](const Expr& e, const std::vector<int64_t>& shape) {
+    return call("reshape", {e}, {{"newshape", shape}});
+  };
+  // The NHWC 3x3 columns are (kh, kw, c): an OHWI weight.
+  const bool ohwi = p.nhwc && k == 3;
+  const std::vector<int64_t> oihw = {out_channels, channels, k, k}, ohwi_shape = {out_channels, k, k, channels};
+  Expr dense_weight = at.scatter(c.arg(1));
+  Expr weight = ohwi ? call("transpose", {reshaped(dense_weight, ohwi_shape)},
+                            {{"axes", std::vector<int64_t>{0, 3, 1, 2}}})
+                     : reshaped(dense_weight, oihw);
+  Expr x = relayout(c.arg(0), layout, "NCHW"), dy = relayout(g, layout, "NCHW");
+  const std::vector<int64_t> padding(4, half);
+  Expr dx = call("nn.conv2d_transpose", {dy, weight}, {{"padding", padding}});
+  Expr dw = call("nn.conv2d_backward_weight", {dy, x},
+                 {{"kernel_size", std::vector<int64_t>{k, k}}, {"padding", padding}, {"data_layout", "NCHW"},
+                  {"kernel_layout", "NCHW"}, {"out_layout", "OIHW"}});
+  Expr d_dense_weight = ohwi ? call("transpose", {dw}, {{"axes", std::vector<int64_t>{0, 2, 3, 1}}}) : dw;
+  return {relayout(dx, "NCHW", layout), at.gather(d_dense_weight), grad::zeros_like(c.arg(2)),
+          grad::zeros_like(c.arg(3))};
+}
+
 }  // namespace
 
 void register_sparse_conv2d_op(Registrar& reg) {
@@ -135,7 +173,8 @@ void register_sparse_conv2d_op(Registrar& reg) {
       .support_level(1)
       .pattern(WEFT_PATTERN_OUT_ELEMWISE_FUSABLE)
       .type_relation(sparse_conv2d_relation)
-      .kernel(sparse_conv2d_kernel);
+      .kernel(sparse_conv2d_kernel)
+      .gradient(sparse_conv2d_gradient);
 }
 
 }  // namespace weft_nn::sparse

@@ -58,6 +58,44 @@ std::function<Function()> weighted_batch_norm_fn(Shape data, int64_t axis) {
   };
 }
 
+/// A vector of integers (sparse indices and indptr) of dtype `dt`.
+Tensor int_vector(const std::vector<int64_t>& values, DataType dt) {
+  Tensor t = Tensor::empty({static_cast<int64_t>(values.size())}, dt);
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (dt == DataType::Int(64)) {
+      t.data_as<int64_t>()[i] = values[i];
+    } else {
+      t.data_as<int32_t>()[i] = static_cast<int32_t>(values[i]);
+    }
+  }
+  return t;
+}
+
+/// A sparse matrix's structure; its values (of shape `data`) are drawn.
+struct SparseStructure {
+  Shape data;
+  std::vector<int64_t> indices, indptr;
+  DataType index_type = DataType::Int(32);
+};
+
+/// fn(%dense, %values, %indices, %indptr, %w) { op(...) * %w }: the dense
+/// operand, the values and the output weights drawn, the structure given.
+GradCase sparse_case(std::string name, std::string op, Shape dense, SparseStructure s, OpAttrs attrs = {}) {
+  auto build = [=] {
+    Var d = var("dense", f64(dense)), v = var("values", f64(s.data)),
+        i = var("indices", tensor_type({static_cast<int64_t>(s.indices.size())}, s.index_type)),
+        p = var("indptr", tensor_type({static_cast<int64_t>(s.indptr.size())}, s.index_type));
+    Expr c = infer_type(call(op, {d, v, i, p}, attrs));
+    Type out = c->checked_type();
+    return weighted(OpCall{{d, v, i, p}, c}, out);
+  };
+  auto inputs = [=] {
+    return std::vector<Tensor>{Tensor(), Tensor(), int_vector(s.indices, s.index_type),
+                               int_vector(s.indptr, s.index_type), Tensor()};
+  };
+  return {std::move(name), build, around(0.0, 1.0), {0, 1, 4}, inputs};
+}
+
 std::vector<GradCase> nn_cases() {
   const CheckGradOptions plain;
   const CheckGradOptions spread = around(0.0, 1.0);    // kinks at 0 (relu): far from most samples
@@ -430,6 +468,30 @@ std::vector<GradCase> nn_cases() {
       {"fifo_buffer_last_axis", seeded_op_fn("nn.fifo_buffer", {{3, 1}, {3, 4}}, {{"axis", -1}}), spread},
       {"dilate", weighted_op_fn("nn.dilate", {{2, 3, 2}}, {2, 5, 4}, {{"strides", Shape{1, 2, 3}}}), spread},
       {"global_avg_pool2d_nhwc", op_fn("nn.global_avg_pool2d", {{1, 2, 3, 2}}, {{"layout", "NHWC"}}), spread},
+      // Row 1 is empty and row 2 stores column 2 twice.
+      sparse_case("sparse_dense_csr", "nn.sparse_dense", {3, 5}, {{6}, {1, 4, 0, 2, 2, 3}, {0, 2, 2, 5, 6}}),
+      sparse_case("sparse_dense_bsr_lhs", "nn.sparse_dense", {5, 6}, {{3, 2, 2}, {1, 0, 2}, {0, 1, 3}},
+                  {{"sparse_lhs", true}}),
+      sparse_case("sparse_add", "nn.sparse_add", {3, 4},
+                  {{4}, {0, 3, 1, 1}, {0, 2, 2, 4}, DataType::Int(64)}),
+      {"sparse_transpose",
+       [] {
+         // Column 1 holds three values (rows 0, 2, 3): the transpose keeps their order.
+         Var v = var("values", f64({6})), i = var("indices", tensor_type({6}, DataType::Int(32))),
+             p = var("indptr", tensor_type({5}, DataType::Int(32))), w = var("w", f64({6}));
+         return function({v, i, p, w}, call("multiply", {get_item(call("nn.sparse_transpose", {v, i, p}), 0), w}));
+       },
+       spread,
+       {0, 3},
+       [] {
+         return std::vector<Tensor>{Tensor(), int_vector({1, 3, 0, 1, 2, 1}, DataType::Int(32)),
+                                    int_vector({0, 2, 3, 5, 6}, DataType::Int(32)), Tensor()};
+       }},
+      sparse_case("sparse_conv2d_1x1_nhwc", "nn.sparse_conv2d", {1, 3, 2, 4}, {{3, 2}, {0, 3, 2}, {0, 2, 3}}),
+      sparse_case("sparse_conv2d_3x3_nchw", "nn.sparse_conv2d", {1, 2, 3, 4}, {{4, 2, 1}, {0, 7, 17, 9}, {0, 3, 4}},
+                  {{"kernel_size", 3}, {"layout", "NCHW"}}),
+      sparse_case("sparse_conv2d_3x3_nhwc", "nn.sparse_conv2d", {1, 3, 3, 2}, {{3, 1, 2}, {0, 8, 4}, {0, 2, 3}},
+                  {{"kernel_size", 3}}),
   };
 }
 
