@@ -66,7 +66,10 @@ struct Targets {
   std::shared_ptr<HostTarget> host = std::make_shared<HostTarget>();
   std::shared_ptr<DeviceTarget> dev = std::make_shared<DeviceTarget>();
   std::shared_ptr<DeviceTarget> dev2 = std::make_shared<DeviceTarget>();
-  std::map<std::string, std::shared_ptr<Target>> all() const { return {{"host", host}, {"dev", dev}, {"dev2", dev2}}; }
+  std::shared_ptr<HostTarget> host2 = std::make_shared<HostTarget>();
+  std::map<std::string, std::shared_ptr<Target>> all() const {
+    return {{"host", host}, {"dev", dev}, {"dev2", dev2}, {"host2", host2}};
+  }
 };
 
 std::shared_ptr<const CompiledModule> compile(const Function& main, const Targets& t, std::vector<std::string> order) {
@@ -187,6 +190,40 @@ TEST(GraphExecutor, ReportsParameterAndIntermediateBytes) {
   EXPECT_EQ(dev.memory().intermediate_bytes, 80u);
   EXPECT_EQ(dev.memory().arena_bytes, 192u);
   EXPECT_EQ(dev.memory().arena_bytes_by_target.at("dev"), 192u);
+}
+
+TEST(GraphExecutor, FreesABufferReadOnAnotherStreamAtThatStreamsNextSynchronize) {
+  // x + 1, six times, alternating the streams of host and host2: each sum is read on the other
+  // stream, which is synchronized before the writer's stream reads the next sum, so the sums of
+  // each stream die two steps later and take turns in one 64-byte block per stream (the last is
+  // the output); kept alive to the end, they took 3 blocks each. The fakes run their queues only
+  // at synchronize, so an early reuse would change the result.
+  Var x = var("x", kVec4);
+  const Tensor one = floats({4}, {1, 1, 1, 1});
+  Expr chain = x;
+  for (int i = 0; i < 6; ++i) chain = call_function(add_group(), {chain, constant(one)});
+  Targets t;
+  GraphExecutor exec(compile(function({x}, chain), t, {"host", "host2"}));
+  EXPECT_EQ(exec.memory().arena_bytes_by_target.at("host"), 64u);
+  EXPECT_EQ(exec.memory().arena_bytes_by_target.at("host2"), 64u);
+  EXPECT_EQ(contents(exec.run({kX}).tensor()), (std::vector<float>{7, 4, 9, 2}));
+}
+
+TEST(GraphExecutor, KeepsABufferReadOnAStreamNeverSynchronizedAgainToTheEnd) {
+  // %0 = x + 1 on host, read by %0 + 1 on host2, whose stream no later step synchronizes; x + x on
+  // host after it must not take %0's block, which only the run's end frees: 128 bytes on host.
+  Var x = var("x", kVec4);
+  const Tensor one = floats({4}, {1, 1, 1, 1});
+  Expr first = call_function(add_group(), {x, constant(one)});
+  Function main = function({x}, tuple({call_function(add_group(), {first, constant(one)}),
+                                       call_function(add_group(), {x, x})}));
+  Targets t;
+  GraphExecutor exec(compile(main, t, {"host", "host2", "host"}));
+  EXPECT_EQ(exec.memory().arena_bytes_by_target.at("host"), 128u);
+  EXPECT_EQ(exec.memory().arena_bytes_by_target.at("host2"), 64u);
+  Value v = exec.run({kX});
+  EXPECT_EQ(contents(v.fields()[0].tensor()), (std::vector<float>{3, 0, 5, -2}));
+  EXPECT_EQ(contents(v.fields()[1].tensor()), (std::vector<float>{2, -4, 6, -8}));
 }
 
 TEST(GraphExecutor, ProfilesEachLaunchInOrder) {

@@ -31,7 +31,10 @@ BufferAssignment assign_buffers(const Schedule& schedule) {
   };
   std::vector<PlannedValue> values(n);
   std::vector<int> writer(n, kHost);  // the stream of the step that writes each buffer
-  std::vector<bool> read_elsewhere(n, false);
+  // Per stream, the buffers it read that another stream wrote since it was
+  // last synchronized: nothing orders those reads before a later write on the
+  // writer's stream until the host has waited for the reader.
+  std::map<int, std::vector<size_t>> unsynchronized_reads;
   for (size_t b = 0; b < n; ++b) values[b].nbytes = schedule.run_buffers[b].nbytes;
   for (size_t i = 0; i < schedule.steps.size(); ++i) {
     const Step& step = schedule.steps[i];
@@ -45,7 +48,7 @@ BufferAssignment assign_buffers(const Schedule& schedule) {
     auto read = [&](size_t slot) {
       if (auto b = buffer_of(slot)) {
         values[*b].last_use = std::max(values[*b].last_use, at);
-        read_elsewhere[*b] = read_elsewhere[*b] || step.target != writer[*b];
+        if (step.target != writer[*b]) unsynchronized_reads[step.target].push_back(*b);
       }
     };
     switch (step.kind) {
@@ -66,6 +69,8 @@ BufferAssignment assign_buffers(const Schedule& schedule) {
         define(step.dst);
         break;
       case Step::Kind::kSynchronize:
+        for (size_t b : unsynchronized_reads[step.target]) values[b].last_use = std::max(values[b].last_use, at);
+        unsynchronized_reads[step.target].clear();
         break;
     }
   }
@@ -73,11 +78,13 @@ BufferAssignment assign_buffers(const Schedule& schedule) {
   output_slots(schedule.output, outputs);
   for (size_t s : outputs)
     if (auto b = buffer_of(s)) values[*b].last_use = PlannedValue::kLiveToEnd;
+  // Read on a stream no step synchronizes later: only the run's end waits for it.
+  for (const auto& [stream, reads] : unsynchronized_reads)
+    for (size_t b : reads) values[b].last_use = PlannedValue::kLiveToEnd;
   // An arena per (owner, writing stream), numbered in order of first use.
   std::map<std::pair<int, int>, int> arena_of;
   BufferAssignment assignment;
   for (size_t b = 0; b < n; ++b) {
-    if (read_elsewhere[b]) values[b].last_use = PlannedValue::kLiveToEnd;
     auto key = std::make_pair(schedule.run_buffers[b].target, writer[b]);
     auto [it, fresh] = arena_of.try_emplace(key, static_cast<int>(arena_of.size()));
     if (fresh) assignment.allocations.push_back({key.first, 0});

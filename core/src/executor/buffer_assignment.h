@@ -29,8 +29,10 @@ struct BufferAssignment {
 /// One arena per memory owner and the stream that writes into it, run
 /// buffers at offsets plan_memory gives from their lifetimes in the steps, in
 /// place where a launch's inplace_arg dies there. A buffer read on another
-/// stream than the one that wrote it lives to the end of the run: nothing
-/// orders that read before a later write on the writer's stream.
+/// stream than the one that wrote it lives until the reading stream's next
+/// synchronize step (to the end of the run when none comes): only the host's
+/// wait for the reader orders that read before a later write on the writer's
+/// stream.
 BufferAssignment assign_buffers(const Schedule& schedule);
 
 }  // namespace weft::executor
