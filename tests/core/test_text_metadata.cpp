@@ -173,11 +173,6 @@ TEST_F(TextMetadataTest, BadReferencesSayWhatTheSectionHolds) {
             "`#[metadata]` at the end");
   EXPECT_EQ(testing::parse_error("def @main(%x) {\n  test.add(%x, meta[relay.Function][0])\n}\n"),
             "m.relay:2:16: unsupported meta reference `meta[relay.Function][0]`; expected meta[relay.Constant][N]");
-  // How TVM prints a call whose attrs are not its op's attrs type (with show_meta_data).
-  EXPECT_EQ(testing::parse_error("def @main(%x) {\n  test.add(%x, meta[relay.attrs.Conv2DAttrs][0])\n}\n"),
-            "m.relay:2:16: `meta[relay.attrs.Conv2DAttrs][0]`: call attributes held in the metadata section are not "
-            "supported (TVM prints them so when a call's attrs type is not its op's); expected the attributes inline, "
-            "as key=value");
 }
 
 }  // namespace

@@ -66,6 +66,11 @@ class MetadataReader {
       out.constants.push_back(constant(tensor(index_of(member(attrs, "data"), "relay.Constant data"))));
     }
     for (const json* box : entries(root, "runtime.BoxInt")) out.boxed_ints.push_back(boxed_int(*box));
+    for (const std::string& key : map_keys(root)) {
+      if (key == "relay.Constant" || key == "runtime.BoxInt") continue;
+      out.listed[key] = entry_indices(root, key);
+    }
+    for (const json& n : nodes) out.nodes.push_back(meta_node(n));
     return out;
   }
 
@@ -114,19 +119,26 @@ class MetadataReader {
     return n["data"];
   }
 
-  // The nodes of type `key` listed under `key` in the root map (none when
-  // the map has no such key).
-  std::vector<const json*> entries(const json& root, const std::string& key) const {
-    std::vector<const json*> out;
+  // The indices of the nodes of type `key` listed under `key` in the root map
+  // (none when the map has no such key).
+  std::vector<size_t> entry_indices(const json& root, const std::string& key) const {
+    std::vector<size_t> out;
     std::optional<size_t> list = map_value(root, key);
     if (!list) return out;
     const json& array = node(*list);
     if (type_key(array) != "Array") fail("metadata " + key + " entry is a " + type_key(array) + ", expected an Array");
     for (const json& item : data_of(array)) {
-      const json& n = node(index_of(item, "Array element"));
+      size_t index = index_of(item, "Array element");
+      const json& n = node(index);
       if (type_key(n) != key) fail("metadata " + key + " list holds a " + type_key(n) + ", expected " + key);
-      out.push_back(&n);
+      out.push_back(index);
     }
+    return out;
+  }
+
+  std::vector<const json*> entries(const json& root, const std::string& key) const {
+    std::vector<const json*> out;
+    for (size_t index : entry_indices(root, key)) out.push_back(&node(index));
     return out;
   }
 
@@ -141,6 +153,36 @@ class MetadataReader {
     if (text.empty() || ec != std::errc() || end != text.data() + text.size())
       fail("metadata runtime.BoxInt value \"" + text + "\" is not a 64-bit integer");
     return value;
+  }
+
+  // The string keys of the root map (TVM >= 0.8 writes no other).
+  std::vector<std::string> map_keys(const json& map) const {
+    std::vector<std::string> out;
+    if (map.contains("keys") && map["keys"].is_array())
+      for (const json& k : map["keys"])
+        if (k.is_string()) out.push_back(k.get<std::string>());
+    return out;
+  }
+
+  // A node as it is, its fields unread: malformed parts are left for the
+  // reader of the reference to report (a field that is not a string keeps its
+  // JSON text; an element that is no index points past the nodes).
+  MetaNode meta_node(const json& n) const {
+    MetaNode out;
+    if (!n.is_object()) return out;
+    if (n.contains("type_key") && n["type_key"].is_string()) out.type_key = n["type_key"].get<std::string>();
+    if (n.contains("repr_str") && n["repr_str"].is_string()) out.repr = n["repr_str"].get<std::string>();
+    if (n.contains("repr_b64") && n["repr_b64"].is_string()) {
+      std::vector<unsigned char> bytes = base64_decode(n["repr_b64"].get<std::string>());
+      out.repr.assign(bytes.begin(), bytes.end());
+    }
+    if (n.contains("attrs") && n["attrs"].is_object())
+      for (const auto& [key, value] : n["attrs"].items())
+        out.attrs[key] = value.is_string() ? value.get<std::string>() : value.dump();
+    if (n.contains("data") && n["data"].is_array())
+      for (const json& item : n["data"])
+        out.data.push_back(item.is_number_unsigned() ? item.get<uint64_t>() : nodes_->size());
+    return out;
   }
 
   // The node index stored under `key` in the root map: string keys in "keys"

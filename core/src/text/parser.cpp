@@ -12,6 +12,7 @@
 #include <unordered_set>
 
 #include "boxed_ints.h"
+#include "meta_attrs.h"
 #include "metadata.h"
 #include "token.h"
 #include "weft/op.h"
@@ -250,6 +251,12 @@ class Parser {
         expect(TokenKind::kRParen, "`,` or `)`");
         break;
       }
+      if (starts_meta_attrs()) {
+        attrs = meta_call_attrs(callee, next());
+        accept(TokenKind::kComma);
+        expect(TokenKind::kRParen, "`)` after the call's attributes");
+        break;
+      }
       args.push_back(parse_expr());
       if (!accept(TokenKind::kComma)) {
         expect(TokenKind::kRParen, "`,` or `)`");
@@ -324,12 +331,26 @@ class Parser {
     return def->expr();
   }
 
+  // meta[relay.attrs.X][N]: a call's attrs, which TVM's printer puts in the
+  // metadata section when their type is not the one the op registers.
+  bool starts_meta_attrs() const {
+    return peek().kind == TokenKind::kMetaRef && peek().text.starts_with("relay.attrs.");
+  }
+
+  std::vector<std::pair<std::string, AttrValue>> meta_call_attrs(const Expr& callee, const Token& t) const {
+    if (callee->kind != ExprKind::kOp) fail_at(t, describe(t) + ": only operator calls take attributes");
+    const std::string& op = downcast<OpNode>(callee)->name();
+    if (!has_metadata_)
+      throw Error(describe(t) + " refers to a metadata section the text does not have")
+          .op(op)
+          .expected("`#[metadata]` at the end (astext(show_meta_data=True))")
+          .at(loc(t));
+    return read_meta_call_attrs(meta_, t.text, t.int_value, op, loc(t));
+  }
+
   Expr meta_constant(const Token& t) {
-    // TVM's printer puts a call's attrs in the metadata section when their type
-    // is not the op's own attrs type (RelayTextPrinter::PrintCallAttrs).
     if (t.text.starts_with("relay.attrs."))
-      fail_at(t, describe(t) + ": call attributes held in the metadata section are not supported (TVM prints them so "
-                               "when a call's attrs type is not its op's); expected the attributes inline, as key=value");
+      fail_at(t, describe(t) + " is a call's attributes; expected it as the last argument of an operator call");
     if (t.text != "relay.Constant")
       fail_at(t, "unsupported meta reference " + describe(t) + "; expected meta[relay.Constant][N]");
     if (!has_metadata_)
