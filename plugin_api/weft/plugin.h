@@ -59,8 +59,9 @@ extern "C" {
  * 1.3: ops' named rewrites, module_run_pass, ops' layout hooks; 1.4: the target
  * interface (weft_target_interface_t, register_target_interface), which
  * replaces the flat weft_target_desc_t, and ops' is_reshape; 1.5: the
- * OUT_OF_MEMORY status */
-#define WEFT_PLUGIN_ABI_MINOR 5
+ * OUT_OF_MEMORY status; 1.6: the PassContext given to passes
+ * (weft_pass_desc_t.run_in_context, the pass_context_* functions) */
+#define WEFT_PLUGIN_ABI_MINOR 6
 
 /* ---- Status -------------------------------------------------------------- */
 
@@ -88,6 +89,11 @@ typedef struct weft_module_s weft_module_t;         /* an IRModule */
 typedef struct weft_te_tensor_s weft_te_tensor_t;
 /* Passed to init; identifies the plugin being loaded. Valid only during init. */
 typedef struct weft_registrar_s weft_registrar_t;
+/* ABI 1.6: the PassContext a pass runs under (opt level, required and
+ * disabled passes, config values, statistics). Not reference-counted:
+ * borrowed for the duration of the run_in_context call that received it, and
+ * of the host calls made during it; never kept. */
+typedef struct weft_pass_context_s weft_pass_context_t;
 
 typedef enum weft_type_kind_e {
   WEFT_TYPE_TENSOR = 0,
@@ -357,9 +363,20 @@ typedef struct weft_pass_desc_t {
   size_t num_required;
   void* user_data;
   weft_destroy_fn destroy_user_data;
-  /* *out_module is a new reference. Required. */
+  /* *out_module is a new reference. Required unless run_in_context is set. */
   weft_status_t (*run)(void* user_data, weft_module_t* module, weft_module_t** out_module);
+  /* ABI 1.6: run under the caller's PassContext (read it with the
+   * pass_context_* host functions). When set, the host calls it instead of
+   * run, which may then be NULL. */
+  weft_status_t (*run_in_context)(void* user_data, weft_module_t* module, const weft_pass_context_t* context,
+                                  weft_module_t** out_module);
 } weft_pass_desc_t;
+
+/* The pass lists of a PassContext (pass_context_passes). */
+typedef enum weft_pass_list_e {
+  WEFT_PASS_LIST_REQUIRED = 0, /* run whatever their opt level */
+  WEFT_PASS_LIST_DISABLED = 1, /* never run by a sequence */
+} weft_pass_list_t;
 
 /* The flat target descriptor of ABI 1.0-1.3. Hosts of ABI 1.4 and later
  * refuse it (register_target returns UNSUPPORTED): targets register through
@@ -744,6 +761,33 @@ typedef struct weft_host_api_t {
    * above). The descriptor and its strings and option fields are copied
    * during the call; user_data is the host's from then on. */
   weft_status_t (*register_target_interface)(weft_registrar_t* registrar, const weft_target_interface_t* desc);
+
+  /* -- ABI 1.6: the PassContext a run_in_context pass was given (borrowed; see
+   * weft_pass_context_t). INVALID_ARGUMENT for a NULL context. -- */
+  /* The opt level a sequence gates passes by (2 unless the caller set it). */
+  weft_status_t (*pass_context_opt_level)(const weft_pass_context_t* context, int* out_level);
+  /* The names in one of the context's pass lists, as a new WEFT_ATTR_LIST
+   * value of strings (empty when none). */
+  weft_status_t (*pass_context_passes)(const weft_pass_context_t* context, weft_pass_list_t list,
+                                       weft_attr_value_t** out_names);
+  /* Whether a sequence under this context runs a pass named `name` of opt
+   * level `opt_level`: never when disabled, always when required, else when
+   * opt_level <= the context's; a composite pass gates its members by it. */
+  weft_status_t (*pass_context_pass_enabled)(const weft_pass_context_t* context, const char* name, int opt_level,
+                                             int* out_enabled);
+  /* The config value set for `key` ("relay.FuseOps.max_depth"), or its
+   * registered default (new reference); NOT_FOUND naming the registered keys
+   * for a key nobody registered. */
+  weft_status_t (*pass_context_get_config)(const weft_pass_context_t* context, const char* key,
+                                           weft_attr_value_t** out_value);
+  /* Adds delta to the counter `key` of pass `pass` in the statistics table
+   * the caller of the pass reads (`weft opt --stats`). */
+  weft_status_t (*pass_context_add_statistic)(const weft_pass_context_t* context, const char* pass,
+                                              const char* key, int64_t delta);
+  /* module_run_pass under `context` instead of the host's current one: its
+   * instruments fire around the pass and its statistics table records. */
+  weft_status_t (*module_run_pass_in_context)(weft_module_t* module, const char* name,
+                                              const weft_pass_context_t* context, weft_module_t** out_module);
 } weft_host_api_t;
 
 /* ---- Entry ---------------------------------------------------------------- */

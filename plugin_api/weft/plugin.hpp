@@ -27,7 +27,8 @@
 // (handles, builders, tensor views), sdk/walk.hpp (visiting every node of a
 // graph), sdk/layers.hpp (layer helpers for model builders),
 // sdk/registration.hpp (builders for each registration kind; targets' in
-// sdk/target.hpp), sdk/relations.hpp (shared type relations).
+// sdk/target.hpp), sdk/pass_context.hpp (the PassContext a pass runs
+// under), sdk/relations.hpp (shared type relations).
 #pragma once
 
 #include <weft/plugin.h>

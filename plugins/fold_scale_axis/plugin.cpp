@@ -1,6 +1,8 @@
 // The fold_scale_axis plugin: Relay's BackwardFoldScaleAxis and
 // ForwardFoldScaleAxis (opt level 3, after InferType), and FoldScaleAxis,
 // which runs both and then FoldConstant, as Relay's Sequential does.
+#include <algorithm>
+
 #include "graph.h"
 #include "passes.h"
 
@@ -39,9 +41,16 @@ WEFT_PLUGIN(reg) {
   // CreateFunctionPass(..., 3, "BackwardFoldScaleAxis", {"InferType"}) and its forward twin.
   reg.pass("BackwardFoldScaleAxis").opt_level(3).requires_pass("InferType").run(backward);
   reg.pass("ForwardFoldScaleAxis").opt_level(3).requires_pass("InferType").run(forward);
-  // Sequential({Backward, Forward, FoldConstant}, "FoldScaleAxis"): a Sequential's opt level is 0,
-  // its members' 3 gate them; here the whole runs at 3.
-  reg.pass("FoldScaleAxis").opt_level(3).requires_pass("InferType").run([](const Module& mod) {
-    return forward(backward(mod)).run_pass("FoldConstant");
-  });
+  // Sequential({Backward, Forward, FoldConstant}, "FoldScaleAxis"): each member runs as a pass
+  // under the caller's context (its instruments and statistics see it) unless the context disables
+  // it. Relay's Sequential also gates members by their opt level; here the composite's own gate
+  // (level 3, or required) stands for theirs, so a required FoldScaleAxis folds at -O2 too.
+  reg.pass("FoldScaleAxis").opt_level(3).requires_pass("InferType").run(
+      [](const Module& mod, const weft::sdk::PassContext& ctx) {
+        std::vector<std::string> disabled = ctx.disabled_passes();
+        Module out = mod;
+        for (const char* member : {"BackwardFoldScaleAxis", "ForwardFoldScaleAxis", "FoldConstant"})
+          if (std::find(disabled.begin(), disabled.end(), member) == disabled.end()) out = ctx.run_pass(out, member);
+        return out;
+      });
 }

@@ -15,6 +15,7 @@
 #include "weft/initializer.h"
 #include "weft/model.h"
 #include "weft/op.h"
+#include "weft/pass.h"
 #include "weft/plugin_loader.h"
 #include "weft/target.h"
 
@@ -79,6 +80,7 @@ class PluginTest : public ::testing::Test {
         for (const auto& n : kind(r, ProvidedKind::kOp)) OpRegistry::global().remove(n);
         for (const auto& n : kind(r, ProvidedKind::kModel)) ModelRegistry::global().remove(n);
         for (const auto& n : kind(r, ProvidedKind::kInitializer)) InitializerRegistry::global().remove(n);
+        for (const auto& n : kind(r, ProvidedKind::kPass)) PassRegistry::global().remove(n);
         for (const auto& n : kind(r, ProvidedKind::kTarget)) TargetRegistry::global().remove(n);
         for (const auto& n : kind(r, ProvidedKind::kFrontend)) FrontendRegistry::global().remove(n);
       }

@@ -30,6 +30,21 @@ TEST_F(AbiCompatTest, OlderDescriptorLayoutRegistersWithoutItsMissingFields) {
   EXPECT_EQ(call(op->expr(), {var("x")}, nullptr, AttrDefaults::kText)->attrs->at("scale"), AttrValue(3));
 }
 
+TEST_F(AbiCompatTest, APassPluginBuiltAgainstAbi15LoadsAndRunsWithoutTheContext) {
+  // Built against 1.5: no run_in_context (garbage bytes there), so the host calls its run.
+  add_plugin(root(), "oldpass", "old_pass", "", "  passes: [old.TagMain]\n");
+  loader().load("oldpass");
+  const PassDef* def = PassRegistry::global().find_loaded("old.TagMain");
+  ASSERT_NE(def, nullptr);
+  Var x = var("x", tensor_type({2}));
+  PassContext ctx;
+  ctx.opt_level = 3;
+  IRModule out = sequential({def->create()})(IRModule::from_function(function({x}, x)), ctx);
+  const auto* tuple = out.main()->body.as<TupleNode>();
+  ASSERT_NE(tuple, nullptr);
+  EXPECT_TRUE(tuple->fields[0] == Expr(x));
+}
+
 TEST_F(AbiCompatTest, SearchPathsComeFromConfigThenEnvironmentThenBuildTree) {
   const char* old = std::getenv("WEFT_PLUGIN_PATH");
   std::string saved = old ? old : "";

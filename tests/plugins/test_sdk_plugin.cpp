@@ -22,7 +22,7 @@ class SdkPluginTest : public ::testing::Test {
     dir_ = std::make_unique<TempDir>();
     std::string text =
         "name: sdk\nversion: 0.2.0\nabi: 1\nkind: ops\nlibrary: libsdk_plugin.so\nprovides:\n"
-        "  ops: [sdk.axpy, sdk.throw]\n  models: [sdk.tiny]\n  initializers: [sdk.counter]\n  passes: [sdk.RenameMain]\n"
+        "  ops: [sdk.axpy, sdk.throw]\n  models: [sdk.tiny]\n  initializers: [sdk.counter]\n  passes: [sdk.RenameMain, sdk.ContextProbe, sdk.ReadUnknownConfig]\n"
         "  frontends: [sdk.len]\n";
     copy_test_library("sdk_plugin", dir_->path() / "sdk");
     write_file(dir_->path() / "sdk" / "weft-plugin.yaml", text);
@@ -278,6 +278,48 @@ TEST_F(SdkPluginTest, PassRunsOnModules) {
   EXPECT_EQ(PassRegistry::global().create("sdk.RenameMain").info().opt_level, 1);
   // A plugin's pass is a definition like its ops: it names the plugin that registered it.
   EXPECT_EQ(PassRegistry::global().get("sdk.RenameMain").plugin, "sdk");
+}
+
+TEST_F(SdkPluginTest, APassReadsThePassContextItRunsUnder) {
+  Var x = var("x", tensor_type({1}));
+  IRModule mod = IRModule::from_function(function({x}, x));
+  PassContext ctx;
+  ctx.opt_level = 0;
+  ctx.set_config("relay.FuseOps.max_depth", 7);
+  ctx.required_passes = {"sdk.ContextProbe"};
+  ctx.disabled_passes = {"FuseOps", "FoldConstant"};
+  // opt level 0 < sdk.RenameMain's 1: the probe leaves main alone.
+  IRModule out = sequential({PassRegistry::global().create("sdk.ContextProbe")})(mod, ctx);
+  EXPECT_FALSE(out.contains("renamed"));
+  std::map<std::string, int64_t> expected = {{"opt level", 0},       {"max depth", 7},
+                                             {"required sdk.ContextProbe", 1}, {"disabled FuseOps", 1},
+                                             {"disabled FoldConstant", 1}};
+  EXPECT_EQ(ctx.statistics()["sdk.ContextProbe"], expected);
+
+  // At opt level 1 it runs sdk.RenameMain under the same context: the context's instruments see it.
+  PassContext level1;
+  level1.opt_level = 1;
+  auto timing = std::make_shared<TimingInstrument>();
+  level1.instruments = {timing};
+  out = PassRegistry::global().create("sdk.ContextProbe")(mod, level1);
+  EXPECT_TRUE(out.contains("renamed"));
+  ASSERT_EQ(timing->entries().size(), 2u);
+  EXPECT_EQ(timing->entries()[1].pass, "sdk.RenameMain");
+  EXPECT_EQ(timing->entries()[1].depth, 1);
+  EXPECT_EQ(level1.statistics()["sdk.ContextProbe"]["max depth"], 256);  // the registered default
+}
+
+TEST_F(SdkPluginTest, AnUnknownConfigKeyIsAnErrorNamingThePassAndTheKey) {
+  Var x = var("x", tensor_type({1}));
+  IRModule mod = IRModule::from_function(function({x}, x));
+  std::string msg;
+  try {
+    PassRegistry::global().create("sdk.ReadUnknownConfig")(mod, PassContext());
+  } catch (const Error& e) {
+    msg = e.what();
+  }
+  EXPECT_THAT(msg, HasSubstr("pass sdk.ReadUnknownConfig: unknown pass config 'sdk.no_such_key'"));
+  EXPECT_THAT(msg, HasSubstr("relay.FuseOps.max_depth"));  // the registered keys are listed
 }
 
 TEST_F(SdkPluginTest, FrontendImportsFiles) {

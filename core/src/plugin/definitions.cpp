@@ -256,16 +256,18 @@ InitializerDef initializer_definition(const weft_initializer_desc_t& d, const st
 PassDef pass_definition(const weft_pass_desc_t& d, const std::string& plugin) {
   auto ud = own_user_data(d.user_data, d.destroy_user_data);
   std::string name = str(d.name);
-  require(d.run, "pass '" + name + "': run");
+  if (!d.run_in_context) require(d.run, "pass '" + name + "': run (or run_in_context)");
   PassInfo info{name, d.opt_level, {}};
   for (size_t i = 0; i < d.num_required; ++i) info.required.push_back(str(d.required[i]));
   auto run = d.run;
-  Pass::ModuleFn fn = [run, ud, name](IRModule mod, const PassContext&) -> IRModule {
+  auto run_in_context = d.run_in_context;
+  Pass::ModuleFn fn = [run, run_in_context, ud, name](IRModule mod, const PassContext& ctx) -> IRModule {
     Ref<const ModuleBox> in = make_ref<ModuleBox>(std::move(mod));
     weft_module_t* out = nullptr;
-    if (auto err = take_error(run(ud.get(), borrow_handle<weft_module_t>(in), &out))) {
-      throw in_context("pass " + name, *err);
-    }
+    weft_module_t* module = borrow_handle<weft_module_t>(in);
+    weft_status_t status = run_in_context ? run_in_context(ud.get(), module, borrow_pass_context(ctx), &out)
+                                          : run(ud.get(), module, &out);
+    if (auto err = take_error(status)) throw in_context("pass " + name, *err);
     if (!out) throw Error("pass " + name + ": returned no module");
     return adopt<ModuleBox>(out, "a module")->module;
   };

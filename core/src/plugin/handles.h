@@ -25,6 +25,10 @@ struct weft_status_s {
   std::string message;
 };
 
+namespace weft {
+class PassContext;
+}
+
 namespace weft::plugin_host {
 
 class AttrValueBox : public Object {
@@ -145,6 +149,18 @@ inline weft_attr_value_t* new_value_handle(AttrValue v) {
 }
 inline weft_module_t* new_module_handle(IRModule m) {
   return new_handle<weft_module_t>(make_ref<ModuleBox>(std::move(m)));
+}
+
+/// Requires a string argument to be non-NULL; `what` names it in the error.
+inline const char* require_string(const char* s, const char* what) {
+  if (!s) throw StatusError{WEFT_STATUS_INVALID_ARGUMENT, std::string(what) + " is NULL"};
+  return s;
+}
+
+/// A PassContext as the borrowed handle a run_in_context pass receives: the
+/// context itself, valid while the pass runs.
+inline const weft_pass_context_t* borrow_pass_context(const PassContext& ctx) {
+  return reinterpret_cast<const weft_pass_context_t*>(&ctx);
 }
 
 /// Requires an out-parameter to be non-NULL.

@@ -12,6 +12,7 @@ const weft_host_api_t* host_api() {
     fill_value_api(a);
     fill_expr_api(a);
     fill_registration_api(a);
+    fill_pass_context_api(a);
     return a;
   }();
   return &api;

@@ -20,11 +20,6 @@ std::vector<Expr> exprs_of(weft_expr_t* const* handles, size_t n) {
 
 Var var_of(weft_expr_t* h) { return from_handle<VarNode>(h, "a Var"); }
 
-const char* require_string(const char* s, const char* what) {
-  if (!s) throw StatusError{WEFT_STATUS_INVALID_ARGUMENT, std::string(what) + " is NULL"};
-  return s;
-}
-
 void set_expr(weft_expr_t** out, Expr e) { *out_param(out, "out_expr") = new_handle<weft_expr_t>(std::move(e)); }
 
 void check_index(size_t i, size_t n, const char* what) {

@@ -6,6 +6,7 @@
 #include <weft/sdk/attr_schema.hpp>
 #include <weft/sdk/ir.hpp>
 #include <weft/sdk/layout_inference.hpp>
+#include <weft/sdk/pass_context.hpp>
 #include <weft/sdk/target.hpp>
 
 #include <cstdint>
@@ -380,14 +381,20 @@ class InitializerBuilder {
   std::unique_ptr<Impl> impl_ = std::make_unique<Impl>();
 };
 
-/// A module-to-module pass.
+/// A module-to-module pass: run(fn) with fn(module), or fn(module, context)
+/// to read the caller's PassContext (ABI 1.6's run_in_context).
 class PassBuilder {
  public:
   using Run = std::function<Module(const Module& module)>;
+  using RunInContext = std::function<Module(const Module& module, const PassContext& context)>;
   explicit PassBuilder(std::string name) : name_(std::move(name)) {}
   PassBuilder& opt_level(int level) { opt_level_ = level; return *this; }
   PassBuilder& requires_pass(std::string name) { required_.push_back(std::move(name)); return *this; }
-  PassBuilder& run(Run fn) { impl_->run = std::move(fn); return *this; }
+  PassBuilder& run(RunInContext fn) { impl_->run = std::move(fn); return *this; }
+  PassBuilder& run(Run fn) {
+    if (!fn) return run(RunInContext());
+    return run([fn = std::move(fn)](const Module& module, const PassContext&) { return fn(module); });
+  }
 
   void register_with(weft_registrar_t* registrar) {
     if (!impl_->run) throw Error("pass '" + name_ + "' has no run function");
@@ -399,8 +406,10 @@ class PassBuilder {
     d.opt_level = opt_level_;
     d.required = required.data();
     d.num_required = required.size();
-    d.run = [](void* ud, weft_module_t* in, weft_module_t** out) {
-      return guarded([&] { *out = static_cast<Impl*>(ud)->run(Handle<weft_module_t>::borrow(in)).release(); });
+    d.run_in_context = [](void* ud, weft_module_t* in, const weft_pass_context_t* context, weft_module_t** out) {
+      return guarded([&] {
+        *out = static_cast<Impl*>(ud)->run(Handle<weft_module_t>::borrow(in), PassContext(context)).release();
+      });
     };
     d.destroy_user_data = &detail::destroy<Impl>;
     d.user_data = impl_.release();
@@ -409,7 +418,7 @@ class PassBuilder {
 
  private:
   struct Impl {
-    Run run;
+    RunInContext run;
   };
   std::string name_;
   int opt_level_ = 0;

@@ -387,6 +387,41 @@ TEST(FoldScaleAxisPasses, RegisteredAtTheReferencesOptLevelAfterInferType) {
   }
 }
 
+TEST(FoldScaleAxisPasses, RunsItsMembersAsPassesUnderTheCallersContext) {
+  // Relay's FoldScaleAxis is Sequential({Backward, Forward, FoldConstant}): each member runs
+  // under the caller's context, so its instruments see them nested and its statistics table
+  // gets FoldConstant's count.
+  std::map<std::string, Tensor> constants = {{"in_scale", filled({4, 1, 1}, 0.5, 1, 1)},
+                                             {"weight", filled({2, 4, 3, 3}, -1, 1, 2)},
+                                             {"in_bias", filled({4, 1, 1}, -1, 1, 3)}};
+  PassContext ctx;
+  ctx.opt_level = 3;
+  auto timing = std::make_shared<TimingInstrument>();
+  ctx.instruments = {timing};
+  IRModule after = sequential({PassRegistry::global().create("FoldScaleAxis")})(program(kForwardConv, constants), ctx);
+  EXPECT_FALSE(calls_op(after, "multiply"));
+  std::vector<std::string> nested;
+  for (const auto& e : timing->entries())
+    if (e.depth == 2) nested.push_back(e.pass);
+  EXPECT_THAT(nested, ::testing::ElementsAre("BackwardFoldScaleAxis", "ForwardFoldScaleAxis", "FoldConstant"));
+  EXPECT_GT(ctx.statistics()["FoldConstant"]["folded calls"], 0);
+}
+
+TEST(FoldScaleAxisPasses, AMemberTheContextDisablesDoesNotRun) {
+  // disabled_pass=["ForwardFoldScaleAxis"]: the forward scale stays where it is.
+  std::map<std::string, Tensor> constants = {{"in_scale", filled({4, 1, 1}, 0.5, 1, 1)},
+                                             {"weight", filled({2, 4, 3, 3}, -1, 1, 2)},
+                                             {"in_bias", filled({4, 1, 1}, -1, 1, 3)}};
+  PassContext ctx;
+  ctx.opt_level = 3;
+  ctx.disabled_passes = {"ForwardFoldScaleAxis"};
+  IRModule in = program(kForwardConv, constants);
+  IRModule after = sequential({PassRegistry::global().create("FoldScaleAxis")})(in, ctx);
+  EXPECT_TRUE(calls_op(after, "multiply"));
+  ctx.disabled_passes = {};
+  EXPECT_FALSE(calls_op(sequential({PassRegistry::global().create("FoldScaleAxis")})(in, ctx), "multiply"));
+}
+
 TEST(FoldScaleAxisPasses, AnIllTypedProgramIsAnErrorNamingThePass) {
   // add of (2) and (3) does not type-check.
   IRModule bad = parse_module(R"(def @main(%a: Tensor[(2), float32], %b: Tensor[(3), float32]) { add(%a, %b) })");

@@ -1,6 +1,6 @@
 // A plugin written with weft/plugin.hpp that uses every registration kind:
 // an op (attrs with defaults, a normalizer, kernel, gradient, rewrites), a model, an
-// initializer, a pass and a frontend.
+// initializer, passes (one reading its PassContext) and a frontend.
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -137,6 +137,21 @@ WEFT_PLUGIN(reg) {
         fns.emplace_back("main", fns.front().second);
         return sdk::Module::make(fns);
       });
+
+  // Reads everything its PassContext holds into that context's statistics, and runs
+  // sdk.RenameMain under it when the context enables that pass at its level 1.
+  reg.pass("sdk.ContextProbe").run([](const sdk::Module& m, const sdk::PassContext& ctx) {
+    const std::string me = "sdk.ContextProbe";
+    ctx.add_statistic(me, "opt level", ctx.opt_level());
+    ctx.add_statistic(me, "max depth", ctx.config("relay.FuseOps.max_depth").as_int());
+    for (const std::string& name : ctx.required_passes()) ctx.add_statistic(me, "required " + name, 1);
+    for (const std::string& name : ctx.disabled_passes()) ctx.add_statistic(me, "disabled " + name, 1);
+    return ctx.pass_enabled("sdk.RenameMain", 1) ? ctx.run_pass(m, "sdk.RenameMain") : m;
+  });
+  reg.pass("sdk.ReadUnknownConfig").run([](const sdk::Module& m, const sdk::PassContext& ctx) {
+    ctx.config("sdk.no_such_key");
+    return m;
+  });
 
   reg.frontend("sdk.len")
       .describe("Reads a file holding one integer n: main(x: Tensor[(n), float32]) = x")
