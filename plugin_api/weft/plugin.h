@@ -60,7 +60,8 @@ extern "C" {
  * interface (weft_target_interface_t, register_target_interface), which
  * replaces the flat weft_target_desc_t, and ops' is_reshape; 1.5: the
  * OUT_OF_MEMORY status; 1.6: the PassContext given to passes
- * (weft_pass_desc_t.run_in_context, the pass_context_* functions) */
+ * (weft_pass_desc_t.run_in_context, the pass_context_* functions) and ops'
+ * is_layout_layer */
 #define WEFT_PLUGIN_ABI_MINOR 6
 
 /* ---- Status -------------------------------------------------------------- */
@@ -301,6 +302,10 @@ typedef struct weft_op_desc_t {
    * batch_flatten), so that the graph executor runs a fused group of only
    * such ops as a view of its input, without a kernel. */
   int is_reshape;
+  /* ABI 1.6: nonzero for the layers ConvertLayout's skip_layers counts
+   * (Relay's LayoutConfig: the calls of nn.conv2d and nn.deformable_conv2d
+   * it converts, numbered in program order). */
+  int is_layout_layer;
 } weft_op_desc_t;
 
 /* A named variant of a model family: `<family>-<suffix>` on the command line.

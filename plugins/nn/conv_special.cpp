@@ -370,7 +370,8 @@ void register_conv_special_ops(Registrar& reg) {
                       .input("offset", "Tensor", "The sampling offsets, (dy, dx) pairs per tap.")
                       .input("weight", "Tensor", "The kernel.")
                       .support_level(5)
-                      .pattern(WEFT_PATTERN_OUT_ELEMWISE_FUSABLE);
+                      .pattern(WEFT_PATTERN_OUT_ELEMWISE_FUSABLE)
+                      .is_layout_layer();
   window_attrs(dc, 2);
   dc.attr("deformable_groups", int64_t{1}, "The number of offset groups.", "an int >= 1")
       .attr("groups", int64_t{1}, "The number of groups (the reference computes 1).", "an int >= 1")

@@ -213,6 +213,7 @@ void register_convolution_ops(Registrar& reg) {
                 "in_channels/groups, kh, kw) in OIHW; out (batch, channels, out_height, out_width) with out_height = "
                 "(height + pad_top + pad_bottom - dilated_kh) / stride_h + 1. groups == in_channels is a depthwise "
                 "convolution. int8/uint8 inputs accumulate in out_dtype (e.g. int32).")
+      .is_layout_layer()
       .gradient(conv::conv_gradient);
   register_blocked_conv(reg, {"nn.contrib_conv2d_NCHWc", 2, "NCHW", "OIHW"}, true,
                         "conv2d on channel-blocked tensors, e.g. data NCHW8c (batch, C/8, H, W, 8) and weight "

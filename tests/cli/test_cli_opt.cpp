@@ -166,6 +166,41 @@ TEST_F(OptCommandTest, BadDesiredLayoutsAreErrorsNamingTheOption) {
   EXPECT_THAT(r.err, HasSubstr("which --passes InferType does not run"));
 }
 
+// Two NCHW convs, each followed by a relu.
+const char* const kTwoNchwConvs = R"(#[version = "0.0.5"]
+def @main(%x: Tensor[(1, 3, 6, 6), float32], %w1: Tensor[(4, 3, 3, 3), float32], %w2: Tensor[(4, 4, 3, 3), float32]) {
+  %0 = nn.relu(nn.conv2d(%x, %w1, padding=[1, 1], channels=4, kernel_size=[3, 3]));
+  nn.relu(nn.conv2d(%0, %w2, padding=[1, 1], channels=4, kernel_size=[3, 3]))
+}
+)";
+
+TEST_F(OptCommandTest, SkipLayersKeepsTheNumberedConvsInTheirLayout) {
+  const std::string program = write("convs.relay", kTwoNchwConvs);
+  // Layer 0 stays NCHW; layer 1 moves to NHWC, the first relu's output moved in front of it.
+  CliResult r = weft("opt --passes ConvertLayout --desired-layouts nn.conv2d=NHWC,default --skip-layers 0 " + program);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("%0 = nn.conv2d(%x, %w1, padding=[1, 1, 1, 1], channels=4, kernel_size=[3, 3]) /*"));
+  EXPECT_THAT(r.out, HasSubstr("%2 = layout_transform(%1, src_layout=\"NCHW\", dst_layout=\"NHWC\");"));
+  EXPECT_THAT(r.out, HasSubstr("data_layout=\"NHWC\", kernel_layout=\"HWIO\""));
+  r = weft("opt --passes ConvertLayout --desired-layouts nn.conv2d=NHWC,default --skip-layers 0,1 " + program);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, Not(HasSubstr("layout_transform")));
+}
+
+TEST_F(OptCommandTest, BadSkipLayersAreErrorsNamingTheOption) {
+  const std::string program = write("convs.relay", kTwoNchwConvs);
+  for (const char* list : {"0,,1", "0,-1", "one", "2x"}) {
+    CliResult r = weft("opt --passes ConvertLayout --desired-layouts nn.conv2d=NHWC,default --skip-layers " +
+                       std::string(list) + " " + program);
+    EXPECT_EQ(r.exit_code, 1) << list;
+    EXPECT_THAT(r.err, HasSubstr("--skip-layers " + std::string(list) + ": ")) << list;
+    EXPECT_THAT(r.err, HasSubstr("is not a layer number")) << list;
+  }
+  CliResult r = weft("opt --passes ConvertLayout --skip-layers 0 " + program);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("no --desired-layouts is given"));
+}
+
 TEST_F(OptCommandTest, APassWhosePreconditionFailsIsAnErrorNamingIt) {
   CliResult r = weft("opt -O3 " + data_file("type_error.relay"));
   EXPECT_EQ(r.exit_code, 1);

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "support/pass_test.h"
+#include "weft/op.h"
 
 namespace weft {
 namespace {
@@ -480,14 +481,96 @@ TEST(ConvertLayoutReference, BlockedDataLayoutsMakeContribConv2dNchwc) {
 }
 
 TEST(ConvertLayoutReference, HwncDataTakesHwoiKernelsByDefault) {
-  // test_convert_with_config's HWNC conversion (its LayoutConfig, skipping
-  // the first conv, is not in weft: both convs convert here).
+  // test_convert_with_config's HWNC conversion, with no layer skipped (the
+  // next case skips one).
   check({{"nn.conv2d", {"HWNC", "default"}}}, kNhwcParams, "nn.relu(" + kNhwcConv + ")",
         "%0 = layout_transform(%x, src_layout=\"NHWC\", dst_layout=\"HWNC\");\n"
         "  %1 = layout_transform(%w, src_layout=\"HWIO\", dst_layout=\"HWOI\");\n"
         "  %2 = nn.conv2d(%0, %1, padding=[1, 1], channels=4, kernel_size=[3, 3], data_layout=\"HWNC\", "
         "kernel_layout=\"HWOI\");\n"
         "  layout_transform(nn.relu(%2), src_layout=\"HWNC\", dst_layout=\"NHWC\")");
+}
+
+// Two NHWC convs, each followed by a relu (test_convert_with_config's program).
+const std::string kTwoNhwcConvsParams = kNhwcParams + ", %w2: Tensor[(3, 3, 4, 4), float32]";
+const std::string kTwoNhwcConvs =
+    "%0 = nn.relu(" + kNhwcConv + ");\n"
+    "  nn.relu(nn.conv2d(%0, %w2, padding=[1, 1], channels=4, kernel_size=[3, 3], data_layout=\"NHWC\", "
+    "kernel_layout=\"HWIO\"))";
+
+TEST(ConvertLayoutReference, ASkippedLayerKeepsItsLayoutAndTheNextOneConverts) {
+  // test_convert_with_config: LayoutConfig(skip_layers=[0]) keeps the first conv
+  // in NHWC; its relu follows it, and moves to HWNC for the second conv.
+  testing::check_main(ConvertLayout({{"nn.conv2d", {"HWNC", "default"}}}, {0}), kTwoNhwcConvsParams, kTwoNhwcConvs,
+                      "%0 = nn.conv2d(%x, %w, padding=[1, 1], channels=4, kernel_size=[3, 3], data_layout=\"NHWC\", "
+                      "kernel_layout=\"HWIO\");\n"
+                      "  %1 = nn.relu(%0);\n"
+                      "  %2 = layout_transform(%1, src_layout=\"NHWC\", dst_layout=\"HWNC\");\n"
+                      "  %3 = layout_transform(%w2, src_layout=\"HWIO\", dst_layout=\"HWOI\");\n"
+                      "  %4 = nn.conv2d(%2, %3, padding=[1, 1], channels=4, kernel_size=[3, 3], data_layout=\"HWNC\", "
+                      "kernel_layout=\"HWOI\");\n"
+                      "  layout_transform(nn.relu(%4), src_layout=\"HWNC\", dst_layout=\"NHWC\")");
+}
+
+TEST(ConvertLayoutReference, SkippingTheSecondLayerConvertsTheFirstAndMovesBackBeforeTheSecond) {
+  // skip_layers=[1]: the first conv converts, the second reads its relu back in NHWC.
+  testing::check_main(ConvertLayout({{"nn.conv2d", {"HWNC", "default"}}}, {1}), kTwoNhwcConvsParams, kTwoNhwcConvs,
+                      "%0 = layout_transform(%x, src_layout=\"NHWC\", dst_layout=\"HWNC\");\n"
+                      "  %1 = layout_transform(%w, src_layout=\"HWIO\", dst_layout=\"HWOI\");\n"
+                      "  %2 = nn.conv2d(%0, %1, padding=[1, 1], channels=4, kernel_size=[3, 3], data_layout=\"HWNC\", "
+                      "kernel_layout=\"HWOI\");\n"
+                      "  %3 = nn.relu(%2);\n"
+                      "  %4 = layout_transform(%3, src_layout=\"HWNC\", dst_layout=\"NHWC\");\n"
+                      "  nn.relu(nn.conv2d(%4, %w2, padding=[1, 1], channels=4, kernel_size=[3, 3], "
+                      "data_layout=\"NHWC\", kernel_layout=\"HWIO\"))");
+}
+
+TEST(ConvertLayoutReference, OnlyLayoutLayersTheDesiredLayoutsNameAreCounted) {
+  // The reference counts in conv2d's and deformable_conv2d's convert hooks, so
+  // a conv2d_transpose (not a layout layer) between two convs takes no number:
+  // skip_layers=[1] is the second conv2d.
+  const std::string params =
+      "%x: Tensor[(1, 4, 6, 6), float32], %w: Tensor[(4, 4, 3, 3), float32], %wt: Tensor[(4, 4, 3, 3), float32], "
+      "%w2: Tensor[(4, 4, 3, 3), float32]";
+  IRModule in = testing::typed_program("def @main(" + params + ") {\n"
+                                       "  %0 = nn.conv2d(%x, %w, padding=[1, 1], channels=4, kernel_size=[3, 3]);\n"
+                                       "  %1 = nn.conv2d_transpose(%0, %wt, padding=[1, 1], channels=4, kernel_size=[3, 3]);\n"
+                                       "  nn.conv2d(%1, %w2, padding=[1, 1], channels=4, kernel_size=[3, 3])\n}\n");
+  IRModule out = testing::run_checked(
+      ConvertLayout({{"nn.conv2d", {"NHWC", "default"}}, {"nn.conv2d_transpose", {"NHWC", "default"}}}, {1}), in);
+  testing::expect_same_outputs(in, out);
+  std::vector<const CallNode*> convs = testing::calls_of(out.main(), "nn.conv2d");
+  ASSERT_EQ(convs.size(), 2u);
+  int nhwc = 0;
+  for (const CallNode* c : convs) nhwc += c->attrs->at("data_layout").as_string() == "NHWC";
+  EXPECT_EQ(nhwc, 1);
+  EXPECT_EQ(testing::calls_of(out.main(), "nn.conv2d_transpose")[0]->attrs->at("data_layout").as_string(), "NHWC");
+  // The skipped conv is the last one, reading the transpose's output moved back to NCHW.
+  EXPECT_EQ(out.main()->body.as<CallNode>()->attrs->at("data_layout").as_string(), "NCHW");
+}
+
+TEST(ConvertLayoutReference, TheLayoutLayersAreConv2dAndDeformableConv2d) {
+  // The two ops whose convert hooks consult the reference's LayoutConfig.
+  for (const char* name : {"nn.conv2d", "nn.deformable_conv2d"})
+    EXPECT_TRUE(OpRegistry::global().get(name).is_layout_layer) << name;
+  for (const char* name : {"nn.conv1d", "nn.conv3d", "nn.conv2d_transpose", "nn.max_pool2d", "nn.relu"})
+    EXPECT_FALSE(OpRegistry::global().get(name).is_layout_layer) << name;
+}
+
+TEST(ConvertLayoutReference, SkipLayersComeFromThePassContextConfigAndMustBeLayerNumbers) {
+  PassContext ctx;
+  ctx.set_config("relay.ConvertLayout.desired_layouts", AttrValue(std::string(R"({"nn.conv2d": ["HWNC", "default"]})")));
+  ctx.set_config("relay.ConvertLayout.skip_layers", AttrValue(std::vector<int64_t>{0, 1, 7}));
+  IRModule in = testing::typed_program("def @main(" + kTwoNhwcConvsParams + ") {\n  " + kTwoNhwcConvs + "\n}\n");
+  IRModule out = PassRegistry::global().get("ConvertLayout").create()(in, ctx);
+  EXPECT_TRUE(testing::calls_of(out.main(), "layout_transform").empty());  // both skipped; 7 is past the last
+  try {
+    ConvertLayout(kToNchw, {0, -2})(in);
+    ADD_FAILURE() << "a negative skip layer passed";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("ConvertLayout: skip layer -2 is not a layer number"), std::string::npos)
+        << e.what();
+  }
 }
 
 TEST(ConvertLayoutReference, TheDesiredLayoutsComeFromThePassContextConfig) {

@@ -20,6 +20,7 @@ TEST_F(AbiCompatTest, OlderDescriptorLayoutRegistersWithoutItsMissingFields) {
   EXPECT_FALSE(op->te_compute.has_value());
   EXPECT_TRUE(op->rewrites.empty());  // nor as a 1.3 rewrites array
   EXPECT_FALSE(op->is_reshape);       // nor as a 1.4 flag
+  EXPECT_FALSE(op->is_layout_layer);  // nor as a 1.6 one
   EXPECT_EQ(op->support_level, 10);  // zero means "absent": the default level
   Call c = call(op->expr(), {var("x", tensor_type({2}))});
   EXPECT_EQ(c->op.as<OpNode>()->name(), "old.op");

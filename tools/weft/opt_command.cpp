@@ -1,5 +1,5 @@
 // `weft opt PROGRAM [-O N | --passes P1,P2,...] [--params F]
-// [--desired-layouts SPEC] [-o OUT] [--print-after-all] [--print-after-change]
+// [--desired-layouts SPEC [--skip-layers N,...]] [-o OUT] [--print-after-all] [--print-after-change]
 // [--time-passes] [--stats] [--config F] [--print-partition]`: runs the -O
 // pipeline (or the passes named) on a program, with named parameters bound to
 // constants first (and ConvertLayout to the desired layouts before the
@@ -8,6 +8,7 @@
 // --print-partition (the default config then), it builds the program for the
 // config's targets instead and writes the partitioned program, or which target
 // runs which group.
+#include <algorithm>
 #include <cctype>
 #include <fstream>
 #include <iostream>
@@ -32,7 +33,7 @@ namespace weft::cli {
 namespace {
 
 struct OptOptions {
-  std::string program, passes, params, desired_layouts, output, config;
+  std::string program, passes, params, desired_layouts, skip_layers, output, config;
   int opt_level = 2;  // relay.build's default PassContext
   bool opt_level_given = false;
   bool print_after_all = false, print_after_change = false, time_passes = false, stats = false;
@@ -66,6 +67,25 @@ std::vector<std::string> split_names(const std::string& list) {
 }
 
 constexpr const char* kDesiredLayoutsConfig = "relay.ConvertLayout.desired_layouts";
+constexpr const char* kSkipLayersConfig = "relay.ConvertLayout.skip_layers";
+
+/// --skip-layers N,N,...: the numbers of the layout layers ConvertLayout keeps.
+std::vector<int64_t> skip_layer_numbers(const std::string& list) {
+  auto bad = [&](const std::string& why) {
+    return Error("--skip-layers " + list + ": " + why)
+        .expected("layer numbers 0, 1, ... separated by commas, e.g. --skip-layers 0,3");
+  };
+  std::vector<int64_t> layers;
+  std::stringstream in(list);
+  for (std::string item; std::getline(in, item, ',');) {
+    if (item.empty() || item.size() > 18 ||
+        !std::all_of(item.begin(), item.end(), [](char ch) { return std::isdigit(static_cast<unsigned char>(ch)); }))
+      throw bad("'" + item + "' is not a layer number");
+    layers.push_back(std::stoll(item));
+  }
+  if (layers.empty()) throw bad("no layer given");
+  return layers;
+}
 
 /// --desired-layouts as the JSON that relay.ConvertLayout.desired_layouts
 /// holds: JSON as given, or OP=LAYOUT[,LAYOUT...][;OP=...] spelled out.
@@ -116,6 +136,12 @@ Pass chosen_passes(const OptOptions& o, PassContext& ctx) {
       throw e.note("reading --desired-layouts " + o.desired_layouts);
     }
     ctx.set_config(kDesiredLayoutsConfig, AttrValue(json));
+  }
+  if (!o.skip_layers.empty()) {
+    if (o.desired_layouts.empty())
+      throw Error("--skip-layers is for ConvertLayout's layers, and no --desired-layouts is given")
+          .expected("--desired-layouts SPEC with --skip-layers");
+    ctx.set_config(kSkipLayersConfig, AttrValue(skip_layer_numbers(o.skip_layers)));
   }
   if (o.passes.empty()) {
     ctx.opt_level = o.opt_level;
@@ -174,6 +200,7 @@ void write_output(const OptOptions& o, const std::string& text) {
 void build_for_config(const OptOptions& o) {
   const std::pair<bool, const char*> pipeline_flags[] = {
       {!o.passes.empty(), "--passes"},           {!o.desired_layouts.empty(), "--desired-layouts"},
+      {!o.skip_layers.empty(), "--skip-layers"},
       {o.print_after_all, "--print-after-all"},  {o.print_after_change, "--print-after-change"},
       {o.time_passes, "--time-passes"},          {o.stats, "--stats"}};
   for (const auto& [given, flag] : pipeline_flags)
@@ -236,6 +263,9 @@ void add_opt_command(CLI::App& app) {
   cmd->add_option("--desired-layouts", o->desired_layouts,
                   "Run ConvertLayout first with these layouts (OP=LAYOUT[,LAYOUT...][;OP=...], e.g. "
                   "nn.conv2d=NHWC,default, or the JSON of relay.ConvertLayout.desired_layouts)");
+  cmd->add_option("--skip-layers", o->skip_layers,
+                  "With --desired-layouts: the layout layers (nn.conv2d, nn.deformable_conv2d calls, numbered from 0 "
+                  "in program order) that keep their layouts, e.g. 0,3 (Relay's LayoutConfig(skip_layers=...))");
   cmd->add_option("-o,--output", o->output, "Write the program here instead of to stdout");
   cmd->add_flag("--print-after-all", o->print_after_all, "Print the program to stderr after every pass");
   cmd->add_flag("--print-after-change", o->print_after_change,

@@ -96,6 +96,9 @@ struct OpDef {
   /// The output is the first input's bytes under another shape (Relay's
   /// TReshapeOp): the graph executor runs a group of only such ops as a view.
   bool is_reshape = false;
+  /// A layer ConvertLayout's skip_layers counts (Relay's LayoutConfig, which
+  /// conv2d's and deformable_conv2d's convert hooks consult).
+  bool is_layout_layer = false;
   ReferenceKernel kernel;     // may be empty
   std::any te_compute;        // target-neutral compute description (TE layer)
   Gradient gradient;          // may be empty: the op is not differentiable

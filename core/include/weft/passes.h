@@ -193,13 +193,23 @@ DesiredLayouts parse_desired_layouts(std::string_view json);
 /// a layout_transform of a constant, which FoldConstant folds. An op name that
 /// is not registered or has no convert_layout hook, or a bad layout string, is
 /// a weft::Error naming it; an untyped function is an error naming the pass.
-Function convert_layout(const Function& fn, const DesiredLayouts& desired);
+///
+/// `skip_layers` is Relay's LayoutConfig(skip_layers=[...]): the calls of ops
+/// flagged is_layout_layer (nn.conv2d, nn.deformable_conv2d) that `desired`
+/// names are numbered 0, 1, ... in program order (the function's post-order,
+/// as its text lists them), and those numbered here keep their layouts (the
+/// ops around them then follow or get transforms as for any call kept). A
+/// negative number is a weft::Error; one past the last layer skips nothing.
+Function convert_layout(const Function& fn, const DesiredLayouts& desired,
+                        const std::vector<int64_t>& skip_layers = {});
 /// "ConvertLayout", opt_level 3 (needs InferType): convert_layout on every
-/// function with `desired`.
-Pass ConvertLayout(DesiredLayouts desired);
+/// function with `desired` and `skip_layers` (each function numbers its own
+/// layers from 0).
+Pass ConvertLayout(DesiredLayouts desired, std::vector<int64_t> skip_layers = {});
 /// The same, with the desired layouts read (as JSON) from the PassContext config
-/// "relay.ConvertLayout.desired_layouts" ("{}": nothing to convert); what the
-/// registry's "ConvertLayout" makes.
+/// "relay.ConvertLayout.desired_layouts" ("{}": nothing to convert) and the
+/// layers to skip from "relay.ConvertLayout.skip_layers" (an int list, default
+/// empty); what the registry's "ConvertLayout" makes.
 Pass ConvertLayout();
 
 /// A target's alter hook for one op (Relay's FTVMAlterOpLayout): the call

@@ -3,6 +3,7 @@
 // its infer_layout hook, and layout_transforms go only where layouts disagree.
 #include <nlohmann/json.hpp>
 
+#include <set>
 #include <string>
 
 #include "layout_rewriter.h"
@@ -13,8 +14,12 @@
 namespace weft {
 namespace {
 
-const bool kDesiredLayoutsConfigRegistered = [] {
-  PassContext::register_config("relay.ConvertLayout.desired_layouts", AttrType::kString, AttrValue("{}"));
+constexpr const char* kDesiredLayoutsKey = "relay.ConvertLayout.desired_layouts";
+constexpr const char* kSkipLayersKey = "relay.ConvertLayout.skip_layers";
+
+const bool kConfigRegistered = [] {
+  PassContext::register_config(kDesiredLayoutsKey, AttrType::kString, AttrValue("{}"));
+  PassContext::register_config(kSkipLayersKey, AttrType::kIntList, AttrValue(std::vector<int64_t>{}));
   return true;
 }();
 
@@ -58,27 +63,39 @@ DesiredLayouts parse_desired_layouts(std::string_view text) {
   return out;
 }
 
-Function convert_layout(const Function& fn, const DesiredLayouts& desired) {
+Function convert_layout(const Function& fn, const DesiredLayouts& desired, const std::vector<int64_t>& skip_layers) {
   check_desired(desired);
+  for (int64_t layer : skip_layers) {
+    if (layer < 0) {
+      throw Error("ConvertLayout: skip layer " + std::to_string(layer) + " is not a layer number")
+          .expected("layer numbers 0, 1, ... (the layout layers in program order)");
+    }
+  }
+  std::set<int64_t> skipped(skip_layers.begin(), skip_layers.end());
+  int64_t layer = 0;  // the rewrite meets the calls in program order
   auto rule = [&](const Call& ref) -> Expr {
     const OpDef& def = *ref->op.as<OpNode>()->def;
     auto it = desired.find(def.name);
-    return it == desired.end() ? Expr() : def.convert_layout(ref, it->second);
+    if (it == desired.end()) return Expr();
+    // Relay's LayoutConfig.check_skip, which conv2d's and deformable_conv2d's convert hooks call.
+    if (def.is_layout_layer && skipped.count(layer++)) return Expr();
+    return def.convert_layout(ref, it->second);
   };
   return layout_rewrite::rewrite_layouts(fn, rule, "ConvertLayout");
 }
 
-Pass ConvertLayout(DesiredLayouts desired) {
+Pass ConvertLayout(DesiredLayouts desired, std::vector<int64_t> skip_layers) {
   return create_function_pass({"ConvertLayout", 3, {"InferType"}},
-                              [desired](Function fn, const IRModule&, const PassContext&) {
-                                return convert_layout(fn, desired);
+                              [desired, skip_layers](Function fn, const IRModule&, const PassContext&) {
+                                return convert_layout(fn, desired, skip_layers);
                               });
 }
 
 Pass ConvertLayout() {
   return create_function_pass(
       {"ConvertLayout", 3, {"InferType"}}, [](Function fn, const IRModule&, const PassContext& ctx) {
-        return convert_layout(fn, parse_desired_layouts(ctx.get_config("relay.ConvertLayout.desired_layouts").as_string()));
+        return convert_layout(fn, parse_desired_layouts(ctx.get_config(kDesiredLayoutsKey).as_string()),
+                              ctx.get_config(kSkipLayersKey).as_int_list());
       });
 }
 

@@ -67,6 +67,7 @@ OpDef op_definition(const weft_op_desc_t& d, const std::string& plugin) {
   def.attrs = schema_of(d.attrs, d.num_attrs, "op '" + name + "'");
   def.pattern = static_cast<OpPattern>(d.pattern);
   def.is_reshape = d.is_reshape != 0;
+  def.is_layout_layer = d.is_layout_layer != 0;
   def.support_level = d.support_level > 0 ? d.support_level : 10;
   def.plugin = plugin;
 

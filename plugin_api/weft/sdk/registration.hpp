@@ -85,6 +85,8 @@ class OpBuilder {
   /// The output is the first input's bytes under another shape (Relay's
   /// TReshapeOp); the graph executor then runs it as a view, with no kernel.
   OpBuilder& is_reshape() { is_reshape_ = true; return *this; }
+  /// A layer ConvertLayout's skip_layers counts (ABI 1.6; Relay's LayoutConfig).
+  OpBuilder& is_layout_layer() { is_layout_layer_ = true; return *this; }
   OpBuilder& type_relation(TypeRelation fn) { callbacks_->relation = std::move(fn); return *this; }
   OpBuilder& kernel(Kernel fn) { callbacks_->kernel = std::move(fn); return *this; }
   OpBuilder& gradient(Gradient fn) { callbacks_->gradient = std::move(fn); return *this; }
@@ -127,6 +129,7 @@ class OpBuilder {
     d.num_attrs = fields.size();
     d.pattern = pattern_;
     d.is_reshape = is_reshape_ ? 1 : 0;
+    d.is_layout_layer = is_layout_layer_ ? 1 : 0;
     d.support_level = support_level_;
     d.type_relation = &relation_trampoline;
     d.kernel = callbacks_->kernel ? &kernel_trampoline : nullptr;
@@ -247,6 +250,7 @@ class OpBuilder {
   int support_level_ = 10;
   weft_op_pattern_t pattern_ = WEFT_PATTERN_OPAQUE;
   bool is_reshape_ = false;
+  bool is_layout_layer_ = false;
   std::unique_ptr<Callbacks> callbacks_ = std::make_unique<Callbacks>();
 };
 
