@@ -178,6 +178,36 @@ Type deformable_relation(const std::vector<Type>& args, const Attrs& attrs) {
   return p.a.output_type(p.out, args[0]);
 }
 
+/// Relay's DeformableConvInferCorrectLayout: data and offset in data_layout,
+/// the weight in kernel_layout, the output in out_layout (else data_layout).
+InferredLayouts deformable_layouts(const Attrs& attrs, const std::vector<weft::sdk::Layout>&,
+                                   const std::vector<weft::sdk::Layout>&, const std::vector<Type>&) {
+  weft::sdk::Layout data(attrs.get_string("data_layout")), kernel(attrs.get_string("kernel_layout"));
+  std::string out = attrs.get_string("out_layout");
+  return {{data, data, kernel}, {out.empty() ? data : weft::sdk::Layout(out)}, Attrs()};
+}
+
+/// The reference's convert_deformable_conv2d: the desired data layout, and the
+/// kernel layout given or, for "default", OIHW with NCHW data and HWIO with NHWC.
+Expr convert_deformable(const Expr& c, const std::vector<std::string>& desired) {
+  if (desired.empty() || desired.size() > 2) {
+    throw Error("nn.deformable_conv2d: ConvertLayout takes a data layout and a kernel layout, not " +
+                std::to_string(desired.size()) + " layouts");
+  }
+  const std::string& data = desired[0];
+  if (data == "default") throw Error("nn.deformable_conv2d: ConvertLayout needs a data layout, not default");
+  std::string kernel = desired.size() > 1 ? desired[1] : "default";
+  if (kernel == "default") {
+    if (data != "NCHW" && data != "NHWC") {
+      throw Error("nn.deformable_conv2d: ConvertLayout has no default kernel layout for data layout " + data +
+                  " (NCHW takes OIHW, NHWC HWIO); give one");
+    }
+    kernel = data == "NCHW" ? "OIHW" : "HWIO";
+  }
+  return weft::sdk::call("nn.deformable_conv2d", c.args(),
+                         weft::sdk::layouts::entries_with(c.attrs(), {{"data_layout", data}, {"kernel_layout", kernel}}));
+}
+
 /// TOPI's sample: zero outside [0, H) x [0, W); otherwise bilinear, with
 /// corners beyond the last row or column counting as zero. A NaN coordinate
 /// is outside too (its floor has no integer value).
@@ -384,7 +414,10 @@ void register_conv_special_ops(Registrar& reg) {
       .text_default(Value::none());
   layout_attrs(dc, "NCHW", "OIHW");
   out_dtype_attr(dc);
-  dc.type_relation(deformable_relation).kernel(deformable_kernel);
+  dc.type_relation(deformable_relation)
+      .kernel(deformable_kernel)
+      .infer_layout(deformable_layouts)
+      .convert_layout(convert_deformable);
 
   reg.op("nn.correlation")
       .describe("FlowNet's correlation of two feature maps: out[n, q, i, j] compares the k x k patch of data1 at "

@@ -119,22 +119,68 @@ void run_resize(const KernelArgs& k, const std::vector<size_t>& axes, Method met
   throw Error("the reference kernel takes float32 or float64 data, got " + dtype_name(in.dtype()));
 }
 
-/// Spatial axes of a layout: "NCHW" -> {2, 3}, "NDHWC" -> {1, 2, 3}.
+/// Spatial axes of a layout: "NCHW" -> {2, 3}, "NDHWC" -> {1, 2, 3}, "NCHW16c" -> {2, 3}.
 std::vector<size_t> spatial_axes(const std::string& layout) {
   std::vector<size_t> axes;
-  for (size_t i = 0; i < layout.size(); ++i) {
-    if (layout[i] == 'D' || layout[i] == 'H' || layout[i] == 'W') axes.push_back(i);
+  Layout l(layout);
+  for (size_t i = 0; i < l.ndim(); ++i) {
+    if (l[i].name == 'D' || l[i].name == 'H' || l[i].name == 'W') axes.push_back(i);
   }
   return axes;
+}
+
+/// The layout attr of a resize of `canonical`'s spatial axes ("NCHW": H, W):
+/// a layout of its axes with the spatial ones in that order and unsplit
+/// (NCHW, NHWC, NCHW16c, ...), which Relay's relation takes (any layout
+/// convertible to NCHW) and the separable kernel computes.
+Normalizer spatial_layout(std::string canonical, std::string channels_last) {
+  return [canonical, channels_last](const Value& v) {
+    std::string s = v.as_string();
+    auto bad = [&] {
+      return Error("layout is '" + s + "'; expected the axes of " + canonical + " with " + canonical.substr(2) +
+                   " in that order and unsplit, such as " + canonical + ", " + channels_last + " or " + canonical +
+                   "16c");
+    };
+    Layout l;
+    try {
+      l = Layout(s);
+    } catch (const LayoutError&) {
+      throw bad();
+    }
+    if (!l.convertible_to(Layout(canonical))) throw bad();
+    int last = -1;
+    for (char axis : canonical.substr(2)) {
+      if (l.index_of(axis) <= last || l.factor_of(axis) > 0) throw bad();
+      last = l.index_of(axis);
+    }
+    return v;
+  };
+}
+
+/// Relay's UpsamplingInferCorrectLayout: the op follows a new input layout
+/// that keeps the D, H and W axes where its own layout has them, unsplit
+/// (NCHW into NCHW16c); otherwise its input goes back to its own layout.
+InferredLayouts upsampling_layouts(const Attrs& attrs, const std::vector<Layout>& new_in,
+                                   const std::vector<Layout>&, const std::vector<Type>&) {
+  Layout own(attrs.get_string("layout"));
+  if (!new_in.empty() && new_in[0].defined()) {
+    const Layout& in = new_in[0];
+    bool follows = true;
+    for (char axis : {'D', 'H', 'W'})
+      follows = follows && in.index_of(axis) == own.index_of(axis) && in.factor_of(axis) <= 0;
+    if (follows) return {{in}, {in}, layouts::with(attrs, {{"layout", in.name()}})};
+  }
+  return {{own}, {own}, Attrs()};
 }
 
 /// Output type: each spatial axis scaled by its factor and rounded half to
 /// even (TVM's round on a constant).
 Type scaled_type(const Type& data, const std::string& layout, const std::vector<double>& scales) {
   std::vector<int64_t> shape = data.shape();
-  if (shape.size() != layout.size()) {
+  const size_t rank = Layout(layout).ndim();
+  if (shape.size() != rank) {
     throw Error("data " + data.str() + " has " + std::to_string(shape.size()) + " dimensions; layout " + layout +
-                " expects " + std::to_string(layout.size()));
+                " expects " + std::to_string(rank));
   }
   std::vector<size_t> axes = spatial_axes(layout);
   static const char* names[] = {"scale_d", "scale_h", "scale_w"};
@@ -181,16 +227,17 @@ void register_upsampling_ops(Registrar& reg) {
           "Upsamples the H and W axes of 4-D data by scale_h and scale_w (out = round(in * scale)) with "
           "nearest_neighbor, bilinear or bicubic interpolation. Without align_corners, output index x maps to "
           "source coordinate x * in / out (TOPI's 'asymmetric'); with it, to x * (in - 1) / (out - 1).")
-      .input("data", "Tensor", "4-D data in NCHW or NHWC layout.")
+      .input("data", "Tensor", "4-D data in NCHW or NHWC layout (or NCHW<n>c).")
       .attr("scale_h", 1.0, "The scale factor of the height axis.")
       .attr("scale_w", 1.0, "The scale factor of the width axis.")
-      .attr("layout", "NCHW", "The data layout.", "NCHW or NHWC")
-      .normalize(transform::one_of("layout", {"NCHW", "NHWC"}))
+      .attr("layout", "NCHW", "The data layout.", "NCHW, NHWC, NCHW16c, ...: NCHW's axes, H before W, unsplit")
+      .normalize(spatial_layout("NCHW", "NHWC"))
       .attr("method", "nearest_neighbor", "The interpolation.", "nearest_neighbor, bilinear or bicubic")
       .normalize(transform::one_of("method", {"nearest_neighbor", "bilinear", "bicubic"}))
       .attr("align_corners", false, "Keep the corner pixels in place.")
       .support_level(2)
       .pattern(WEFT_PATTERN_INJECTIVE)
+      .infer_layout(upsampling_layouts)
       .type_relation([](const std::vector<Type>& args, const Attrs& attrs) {
         return scaled_type(transform::tensor_arg(args, 0, "data"), attrs.get_string("layout"),
                            {attrs.get_float("scale_h"), attrs.get_float("scale_w")});
@@ -213,12 +260,13 @@ void register_upsampling_ops(Registrar& reg) {
           "Upsamples the D, H and W axes of 5-D data by scale_d, scale_h and scale_w (out = round(in * scale)) "
           "with nearest_neighbor or trilinear interpolation; coordinate_transformation_mode maps output to "
           "source coordinates as in ONNX Resize.")
-      .input("data", "Tensor", "5-D data in NCDHW or NDHWC layout.")
+      .input("data", "Tensor", "5-D data in NCDHW or NDHWC layout (or NCDHW<n>c).")
       .attr("scale_d", 1.0, "The scale factor of the depth axis.")
       .attr("scale_h", 1.0, "The scale factor of the height axis.")
       .attr("scale_w", 1.0, "The scale factor of the width axis.")
-      .attr("layout", "NCDHW", "The data layout.", "NCDHW or NDHWC")
-      .normalize(transform::one_of("layout", {"NCDHW", "NDHWC"}))
+      .attr("layout", "NCDHW", "The data layout.",
+            "NCDHW, NDHWC, NCDHW16c, ...: NCDHW's axes, D, H and W in that order, unsplit")
+      .normalize(spatial_layout("NCDHW", "NDHWC"))
       .attr("method", "nearest_neighbor", "The interpolation.", "nearest_neighbor or trilinear")
       .normalize(transform::one_of("method", {"nearest_neighbor", "trilinear"}))
       .attr("coordinate_transformation_mode", "half_pixel", "How output indices map to source coordinates.",
@@ -226,6 +274,7 @@ void register_upsampling_ops(Registrar& reg) {
       .normalize(transform::one_of("coordinate_transformation_mode", {"half_pixel", "align_corners", "asymmetric"}))
       .support_level(2)
       .pattern(WEFT_PATTERN_INJECTIVE)
+      .infer_layout(upsampling_layouts)
       .type_relation([](const std::vector<Type>& args, const Attrs& attrs) {
         return scaled_type(transform::tensor_arg(args, 0, "data"), attrs.get_string("layout"),
                            {attrs.get_float("scale_d"), attrs.get_float("scale_h"), attrs.get_float("scale_w")});

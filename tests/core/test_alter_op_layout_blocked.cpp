@@ -63,6 +63,58 @@ TEST(AlterOpLayoutBlocked, AResnetBlockInNchw16cGivesTheNchwOutputs) {
   testing::expect_same_outputs(in, out);
 }
 
+TEST(AlterOpLayoutBlocked, UpsamplingAndAPoolFollowTheBlockedConv) {
+  // test_alter_layout_nchw_upsamping_op: the conv's data alone moves to
+  // NCHW16c; upsampling keeps H and W in place, so it follows, as the pool does.
+  auto nchw16c_data = [](const Call& c) -> Expr {
+    std::vector<std::pair<std::string, AttrValue>> attrs = c->attrs->entries;
+    for (auto& [key, value] : attrs)
+      if (key == "data_layout") value = AttrValue("NCHW16c");
+    return call(downcast<OpNode>(c->op), c->args, make_attrs(attrs));
+  };
+  const std::string params = "%x: Tensor[(1, 32, 4, 4), float32], %weight: Tensor[(32, 32, 3, 3), float32]";
+  IRModule in = testing::typed_program("def @main(" + params + R"() {
+  %0 = nn.conv2d(%x, %weight, padding=[1, 1], channels=32, kernel_size=[3, 3]);
+  %1 = nn.upsampling(%0, scale_h=2f, scale_w=2f);
+  nn.avg_pool2d(%1, pool_size=[2, 2], strides=[2, 2])
+}
+)");
+  IRModule out = testing::run_checked(AlterOpLayout({{"nn.conv2d", nchw16c_data}}), in);
+  testing::expect_program(out, "def @main(" + params + R"() {
+  %0 = layout_transform(%x, src_layout="NCHW", dst_layout="NCHW16c");
+  %1 = nn.conv2d(%0, %weight, padding=[1, 1], channels=32, kernel_size=[3, 3], data_layout="NCHW16c");
+  %2 = nn.upsampling(%1, scale_h=2f, scale_w=2f, layout="NCHW16c");
+  %3 = nn.avg_pool2d(%2, pool_size=[2, 2], strides=[2, 2], layout="NCHW16c");
+  layout_transform(%3, src_layout="NCHW16c", dst_layout="NCHW")
+}
+)");
+  testing::expect_same_outputs(in, out);
+}
+
+TEST(AlterOpLayoutBlocked, Upsampling3dFollowsABlockedLayoutButNotAChannelsLastOne) {
+  // UpsamplingInferCorrectLayout on 3-d data: NCDHW16c keeps D, H and W in place, NDHWC does not.
+  auto data_layout = [](const std::string& layout) {
+    return [layout](const Call& c) -> Expr {
+      std::vector<std::pair<std::string, AttrValue>> attrs = c->attrs->entries;
+      for (auto& [key, value] : attrs) {
+        if (key == "data_layout") value = AttrValue(layout);
+        if (key == "kernel_layout" && layout == "NDHWC") value = AttrValue("DHWIO");
+      }
+      return call(downcast<OpNode>(c->op), c->args, make_attrs(attrs));
+    };
+  };
+  IRModule in = testing::typed_program(R"(def @main(%x: Tensor[(1, 16, 2, 2, 2), float32], %w: Tensor[(16, 16, 1, 1, 1), float32]) {
+  nn.upsampling3d(nn.conv3d(%x, %w, channels=16, kernel_size=[1, 1, 1]), scale_d=2f, scale_h=2f, scale_w=2f)
+}
+)");
+  IRModule blocked = testing::run_checked(AlterOpLayout({{"nn.conv3d", data_layout("NCDHW16c")}}), in);
+  EXPECT_EQ(calls_of(blocked.main(), "nn.upsampling3d")[0]->attrs->at("layout").as_string(), "NCDHW16c");
+  testing::expect_same_outputs(in, blocked);
+  IRModule last = testing::run_checked(AlterOpLayout({{"nn.conv3d", data_layout("NDHWC")}}), in);
+  EXPECT_EQ(calls_of(last.main(), "nn.upsampling3d")[0]->attrs->at("layout").as_string(), "NCDHW");
+  testing::expect_same_outputs(in, last);
+}
+
 TEST(AlterOpLayoutBlocked, AChannelsLastBiasReachesTheBlocksThroughExpandDims) {
   // A (C) bias broadcast against an NHWC conv moved to NCHW16c: Relay's
   // TransformHelper expands it to (1, 1, 1, C) in NHWC, then blocks it.

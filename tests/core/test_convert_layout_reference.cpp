@@ -491,6 +491,93 @@ TEST(ConvertLayoutReference, HwncDataTakesHwoiKernelsByDefault) {
         "  layout_transform(nn.relu(%2), src_layout=\"HWNC\", dst_layout=\"NHWC\")");
 }
 
+// A deformable conv with a bias, relu, pool and cast (test_deformable_conv_bias_pool_convert_layout).
+const std::string kDeformableNhwcParams =
+    "%data: Tensor[(1, 6, 6, 3), float32], %offset: Tensor[(1, 4, 4, 18), float32], "
+    "%weight: Tensor[(3, 3, 3, 4), float32], %bias: Tensor[(4), float32]";
+const std::string kDeformableNchwParams =
+    "%data: Tensor[(1, 3, 6, 6), float32], %offset: Tensor[(1, 18, 4, 4), float32], "
+    "%weight: Tensor[(4, 3, 3, 3), float32], %bias: Tensor[(4), float32]";
+
+TEST(ConvertLayoutReference, DeformableConvNhwcToNchwMovesDataOffsetAndWeight) {
+  // The offset travels in the data layout; "default" gives OIHW for NCHW data.
+  check({{"nn.deformable_conv2d", {"NCHW", "default"}}}, kDeformableNhwcParams,
+        "%0 = nn.deformable_conv2d(%data, %offset, %weight, channels=4, kernel_size=[3, 3], data_layout=\"NHWC\", "
+        "kernel_layout=\"HWIO\");\n"
+        "  %1 = nn.relu(nn.bias_add(%0, %bias, axis=3));\n"
+        "  %2 = nn.max_pool2d(%1, pool_size=[2, 2], layout=\"NHWC\");\n"
+        "  nn.batch_flatten(cast(%2, dtype=\"int32\"))",
+        "%0 = layout_transform(%data, src_layout=\"NHWC\", dst_layout=\"NCHW\");\n"
+        "  %1 = layout_transform(%offset, src_layout=\"NHWC\", dst_layout=\"NCHW\");\n"
+        "  %2 = layout_transform(%weight, src_layout=\"HWIO\", dst_layout=\"OIHW\");\n"
+        "  %3 = nn.deformable_conv2d(%0, %1, %2, channels=4, kernel_size=[3, 3]);\n"
+        "  %4 = nn.relu(nn.bias_add(%3, %bias, axis=1));\n"
+        "  %5 = cast(nn.max_pool2d(%4, pool_size=[2, 2]), dtype=\"int32\");\n"
+        "  nn.batch_flatten(layout_transform(%5, src_layout=\"NCHW\", dst_layout=\"NHWC\"))");
+}
+
+TEST(ConvertLayoutReference, DeformableConvNchwToNhwcTakesHwioByDefault) {
+  check({{"nn.deformable_conv2d", {"NHWC", "default"}}}, kDeformableNchwParams,
+        "%0 = nn.deformable_conv2d(%data, %offset, %weight, channels=4, kernel_size=[3, 3]);\n"
+        "  nn.relu(nn.bias_add(%0, %bias, axis=1))",
+        "%0 = layout_transform(%data, src_layout=\"NCHW\", dst_layout=\"NHWC\");\n"
+        "  %1 = layout_transform(%offset, src_layout=\"NCHW\", dst_layout=\"NHWC\");\n"
+        "  %2 = layout_transform(%weight, src_layout=\"OIHW\", dst_layout=\"HWIO\");\n"
+        "  %3 = nn.deformable_conv2d(%0, %1, %2, channels=4, kernel_size=[3, 3], data_layout=\"NHWC\", "
+        "kernel_layout=\"HWIO\");\n"
+        "  %4 = nn.relu(nn.bias_add(%3, %bias, axis=3));\n"
+        "  layout_transform(%4, src_layout=\"NHWC\", dst_layout=\"NCHW\")");
+}
+
+TEST(ConvertLayoutReference, DeformableConvAndPoolEachTakeTheLayoutAskedFor) {
+  // test_deformable_conv_bias_pool_uses_specified_convert_layout: the pool's own
+  // desired layout wins over the one its producer leaves it in.
+  IRModule out = converted({{"nn.deformable_conv2d", {"NHWC", "default"}}, {"nn.max_pool2d", {"NCHW"}}},
+                           kDeformableNchwParams,
+                           "%0 = nn.deformable_conv2d(%data, %offset, %weight, channels=4, kernel_size=[3, 3]);\n"
+                           "  nn.max_pool2d(nn.relu(%0), pool_size=[2, 2])");
+  EXPECT_EQ(testing::calls_of(out.main(), "nn.deformable_conv2d")[0]->attrs->at("data_layout").as_string(), "NHWC");
+  EXPECT_EQ(testing::calls_of(out.main(), "nn.max_pool2d")[0]->attrs->at("layout").as_string(), "NCHW");
+}
+
+TEST(ConvertLayoutReference, ADeformableConvOfAnotherDataLayoutNeedsItsKernelLayout) {
+  IRModule in = testing::typed_program("def @main(" + kDeformableNchwParams + ") {\n"
+                                       "  nn.deformable_conv2d(%data, %offset, %weight, channels=4, kernel_size=[3, 3])\n}\n");
+  try {
+    ConvertLayout({{"nn.deformable_conv2d", {"HWNC", "default"}}})(in);
+    ADD_FAILURE() << "HWNC with a default kernel layout converted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("no default kernel layout for data layout HWNC"), std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(ConvertLayoutReference, UpsamplingDoesNotFollowAChannelsLastLayout) {
+  // Relay's UpsamplingInferCorrectLayout follows only layouts that keep H and
+  // W in place: after an NHWC conv the upsampling reads its input back in NCHW.
+  check(kToNhwc, "%x: Tensor[(1, 4, 6, 6), float32], %w: Tensor[(4, 4, 3, 3), float32]",
+        "nn.upsampling(nn.relu(nn.conv2d(%x, %w, padding=[1, 1], channels=4, kernel_size=[3, 3])), scale_h=2f, "
+        "scale_w=2f)",
+        "%0 = layout_transform(%x, src_layout=\"NCHW\", dst_layout=\"NHWC\");\n"
+        "  %1 = layout_transform(%w, src_layout=\"OIHW\", dst_layout=\"HWIO\");\n"
+        "  %2 = nn.conv2d(%0, %1, padding=[1, 1], channels=4, kernel_size=[3, 3], data_layout=\"NHWC\", "
+        "kernel_layout=\"HWIO\");\n"
+        "  %3 = layout_transform(nn.relu(%2), src_layout=\"NHWC\", dst_layout=\"NCHW\");\n"
+        "  nn.upsampling(%3, scale_h=2f, scale_w=2f)");
+}
+
+TEST(ConvertLayoutReference, ASkippedDeformableConvKeepsItsLayout) {
+  // deformable_conv2d is a layout layer too: layer 0 here, the conv2d after it layer 1.
+  IRModule in = testing::typed_program("def @main(" + kDeformableNchwParams + ", %w2: Tensor[(4, 4, 3, 3), float32]) {\n"
+                                       "  %0 = nn.deformable_conv2d(%data, %offset, %weight, channels=4, kernel_size=[3, 3]);\n"
+                                       "  nn.conv2d(%0, %w2, padding=[1, 1], channels=4, kernel_size=[3, 3])\n}\n");
+  IRModule out = testing::run_checked(
+      ConvertLayout({{"nn.deformable_conv2d", {"NHWC", "default"}}, {"nn.conv2d", {"NHWC", "default"}}}, {0}), in);
+  testing::expect_same_outputs(in, out);
+  EXPECT_EQ(testing::calls_of(out.main(), "nn.deformable_conv2d")[0]->attrs->at("data_layout").as_string(), "NCHW");
+  EXPECT_EQ(testing::calls_of(out.main(), "nn.conv2d")[0]->attrs->at("data_layout").as_string(), "NHWC");
+}
+
 // Two NHWC convs, each followed by a relu (test_convert_with_config's program).
 const std::string kTwoNhwcConvsParams = kNhwcParams + ", %w2: Tensor[(3, 3, 4, 4), float32]";
 const std::string kTwoNhwcConvs =

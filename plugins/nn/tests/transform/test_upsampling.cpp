@@ -48,9 +48,22 @@ TEST(NnUpsampling, Errors) {
   EXPECT_THAT(type_error("nn.upsampling", {tensor_type({1, 2, 3, 3}, f32)}, {{"scale_h", -2.0}}),
               AllOf(HasSubstr("nn.upsampling"), HasSubstr("scale_h"), HasSubstr("expected > 0")));
   EXPECT_THAT(type_error("nn.upsampling", {tensor_type({1, 2, 3, 3}, f32)}, {{"layout", "NCWH"}}),
-              AllOf(HasSubstr("nn.upsampling"), HasSubstr("\"NCWH\""), HasSubstr("NCHW or NHWC")));
+              AllOf(HasSubstr("nn.upsampling"), HasSubstr("\"NCWH\""),
+                    HasSubstr("the axes of NCHW with HW in that order and unsplit, such as NCHW, NHWC or NCHW16c")));
+  EXPECT_THAT(type_error("nn.upsampling", {tensor_type({1, 2, 3, 3, 2}, f32)}, {{"layout", "NCHW2h"}}),
+              HasSubstr("unsplit"));
   EXPECT_THAT(run_error("nn.upsampling", {tensor_of({1, 2}, {1, 1, 1, 2}, DataType::Int(32))}),
               AllOf(HasSubstr("nn.upsampling"), HasSubstr("int32")));
+}
+
+TEST(NnUpsampling, AChannelBlockedLayoutResizesTheSameSpatialAxes) {
+  // NCHW2c (1, 1, 1, 2, 2): channel c0 = (1, 2), c1 = (3, 4) along W; nearest
+  // repeats each along W, blocks untouched: out[..., w, c] = in[..., w / 2, c].
+  EXPECT_EQ(infer_op_type("nn.upsampling", {tensor_type({1, 2, 3, 5, 4}, f32)},
+                          {{"scale_h", 2.0}, {"scale_w", 2.0}, {"layout", "NCHW4c"}}),
+            "Tensor[(1, 2, 6, 10, 4), float32]");
+  Value out = run_op("nn.upsampling", {tensor_of({1, 3, 2, 4}, {1, 1, 1, 2, 2})}, {{"scale_w", 2.0}, {"layout", "NCHW2c"}});
+  EXPECT_THAT(elements(out.tensor()), ElementsAre(1, 3, 1, 3, 2, 4, 2, 4));
 }
 
 TEST(NnUpsampling3d, AllModesAndLayoutsMatchTopiResize) {
