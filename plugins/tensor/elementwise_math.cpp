@@ -283,20 +283,24 @@ Expr rsqrt_divisor(const Expr& c) {
 }  // namespace
 
 void register_elementwise_math_ops(Registrar& reg) {
+  // "simplify_expr_post_alter_op": the reference's SimplifyExprPostAlterOp keeps EliminateIdentityRewrite.
   binary(reg, "add", "Elementwise lhs + rhs, with broadcasting.", 1,
          first_of({identity_elimination(0, true), doubling, adjacent_constants, binomial_factored}))
+      .rewrite("simplify_expr_post_alter_op", identity_elimination(0, true))
       .kernel(broadcast_kernel("add", Dtypes::kNumber, [](auto a, auto b) { return wrapping_add(a, b); }))
       .gradient([](const Expr& c, const Expr& g) {
         return Grads{ad::collapse_sum_like(g, c.arg(0)), ad::collapse_sum_like(g, c.arg(1))};
       });
   binary(reg, "subtract", "Elementwise lhs - rhs, with broadcasting.", 1,
          identity_elimination(0, false))
+      .rewrite("simplify_expr_post_alter_op", identity_elimination(0, false))
       .kernel(broadcast_kernel("subtract", Dtypes::kNumber, [](auto a, auto b) { return wrapping_sub(a, b); }))
       .gradient([](const Expr& c, const Expr& g) {
         return Grads{ad::collapse_sum_like(g, c.arg(0)), ad::collapse_sum_like(ad::neg(g), c.arg(1))};
       });
   binary(reg, "multiply", "Elementwise lhs * rhs, with broadcasting.", 1,
          first_of({identity_elimination(1, true), multiply_before_add, adjacent_constants}))
+      .rewrite("simplify_expr_post_alter_op", identity_elimination(1, true))
       .kernel(broadcast_kernel("multiply", Dtypes::kNumber, [](auto a, auto b) { return wrapping_mul(a, b); }))
       .gradient([](const Expr& c, const Expr& g) {
         Expr x = c.arg(0), y = c.arg(1);
@@ -304,6 +308,7 @@ void register_elementwise_math_ops(Registrar& reg) {
       });
   binary(reg, "divide", "Elementwise lhs / rhs, with broadcasting (IEEE for floats, truncating for ints).", 1,
          first_of({identity_elimination(1, false), rsqrt_divisor}))
+      .rewrite("simplify_expr_post_alter_op", identity_elimination(1, false))
       .kernel(broadcast_kernel("divide", Dtypes::kNumber, [](auto a, auto b) { return trunc_div(a, b); }))
       .gradient([](const Expr& c, const Expr& g) {
         // d(x / y)/dy = -(x / y) / y: reuse the quotient.
@@ -413,6 +418,7 @@ void register_elementwise_math_ops(Registrar& reg) {
       .attr_required("a_max", WEFT_ATTR_FLOAT, "The upper bound.", "a number")
       .kernel(clip_kernel)
       .rewrite("simplify_expr", clip_of_what_fits)
+      .rewrite("simplify_expr_post_alter_op", clip_of_what_fits)
       .gradient([](const Expr& c, const Expr& g) {
         // Zero where the clamp is active, as Relay.
         Expr x = c.arg(0);

@@ -189,7 +189,8 @@ void register_init_cast_ops(Registrar& reg) {
       .infer_layout(layouts::elementwise)
       .kernel([](const KernelArgs& k) { convert(k.inputs.at(0), k.outputs.at(0), "cast", false); })
       .gradient([](const Expr& c, const Expr& g) { return std::vector<Expr>{grad::cast_like(g, c.arg(0))}; })
-      .rewrite("simplify_expr", simplified_cast);
+      .rewrite("simplify_expr", simplified_cast)
+      .rewrite("simplify_expr_post_alter_op", simplified_cast);
 }
 
 }  // namespace weft_tensor

@@ -379,7 +379,8 @@ void register_shape_ops(Registrar& reg) {
       .type_relation(reshape_relation)
       .kernel(copy_kernel)
       .gradient(reshape_back)
-      .rewrite("simplify_expr", reshape_of_reshape);
+      .rewrite("simplify_expr", reshape_of_reshape)
+      .rewrite("simplify_expr_post_alter_op", reshape_of_reshape);
   reg.op("reshape_like")
       .describe(
           "data reshaped so that its dims [lhs_begin, lhs_end) become shape_like's dims [rhs_begin, rhs_end).")

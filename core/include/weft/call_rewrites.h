@@ -1,6 +1,7 @@
 // The driver behind the passes that apply ops' named rewrites (OpDef::rewrites):
 // SimplifyInference applies each op's "simplify_inference", CanonicalizeOps its
-// "canonicalize", SimplifyExpr its "simplify_expr". The driver knows no op; an
+// "canonicalize", SimplifyExpr its "simplify_expr", SimplifyExprPostAlterOp its
+// "simplify_expr_post_alter_op". The driver knows no op; an
 // op that has no rewrite of that name is left alone.
 #pragma once
 

@@ -152,6 +152,16 @@ Pass CanonicalizeOps();
 /// first (rewrite_calls), as the reference's rewrites run to a fixed point.
 /// Needs a typed program (an error naming the pass otherwise); leaves it typed.
 Pass SimplifyExpr();
+/// "SimplifyExprPostAlterOp", opt_level 0, requires InferType, as Relay's: the
+/// clean-up relay.build runs after AlterOpLayout, with only the rewrites the
+/// reference keeps there (each op's "simplify_expr_post_alter_op"):
+/// EliminateIdentityRewrite (add, subtract, multiply, divide), SimplifyReshape,
+/// SimplifySameCast, SimplifyConsecutiveCast, SimplifyClipAndConsecutiveCast
+/// and SimplifyClip, as SimplifyExpr applies them. Transposes and
+/// layout_transforms are left as they are (the reference's list has no
+/// SimplifyTranspose). Needs a typed program (an error naming the pass
+/// otherwise); leaves it typed.
+Pass SimplifyExprPostAlterOp();
 
 /// "RemoveUnusedFunctions", opt_level 1, as Relay's: keeps the functions named
 /// in entry_functions and every function they reach through a global

@@ -22,6 +22,7 @@ void register_core_passes(PassRegistry& registry) {
       {"ConvertLayout", [] { return ConvertLayout(); }},
       {"AlterOpLayout", [] { return AlterOpLayout(); }},
       {"SimplifyExpr", SimplifyExpr},
+      {"SimplifyExprPostAlterOp", SimplifyExprPostAlterOp},
       {"CanonicalizeOps", CanonicalizeOps},
       {"ToANormalForm", ToANormalForm},
       {"ToGraphNormalForm", ToGraphNormalForm},

@@ -11,12 +11,12 @@ const std::vector<std::string>& optimization_pass_names() {
   // The reference's order, with its passes weft has. Left out, as weft has no
   // such pass (yet): ToBasicBlockNormalForm, qnn and target Legalize,
   // CombineParallelConv2D/Dense/BatchMatmul, CanonicalizeCast,
-  // FlattenAtrousConv, SimplifyExprPostAlterOp, FastMath, PlanDevices.
+  // FlattenAtrousConv, FastMath, PlanDevices.
   // A new pass goes here, at its place in the reference's order, when it lands
   // and is registered (the pipeline test checks every name resolves):
   // RemoveUnusedFunctions, SimplifyInference, EliminateCommonSubexpr,
   // FoldConstant, FoldScaleAxis, SimplifyExpr, CanonicalizeOps, InferType,
-  // AlterOpLayout, FoldConstant, FuseOps.
+  // AlterOpLayout, SimplifyExprPostAlterOp, FoldConstant, FuseOps.
   static const std::vector<std::string> names = {
       "RemoveUnusedFunctions",
       "SimplifyInference",
@@ -27,6 +27,7 @@ const std::vector<std::string>& optimization_pass_names() {
       "CanonicalizeOps",
       "InferType",
       "AlterOpLayout",
+      "SimplifyExprPostAlterOp",
       "FoldConstant",
       "FuseOps",
   };
