@@ -105,6 +105,28 @@ Expr ExprMutator::visit_if(const If& i) {
   return with_span(Ref<IfNode>(new IfNode(cond, then_branch, else_branch)), *i);
 }
 
+namespace {
+
+class VarSubstituter : public ExprMutator {
+ public:
+  explicit VarSubstituter(std::unordered_map<const VarNode*, Expr> replacement) : replacement_(std::move(replacement)) {}
+
+ protected:
+  Expr visit_var(const Var& v) override {
+    auto it = replacement_.find(v.get());
+    return it == replacement_.end() ? Expr(v) : it->second;
+  }
+
+ private:
+  std::unordered_map<const VarNode*, Expr> replacement_;
+};
+
+}  // namespace
+
+Expr substitute_vars(const Expr& e, std::unordered_map<const VarNode*, Expr> replacement) {
+  return VarSubstituter(std::move(replacement)).mutate(e);
+}
+
 Expr TypedExprMutator::typed(Expr rebuilt, const Expr& original) const {
   Type t = type_of(original);
   if (!t) return rebuilt;

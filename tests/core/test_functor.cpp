@@ -5,6 +5,7 @@
 #include "test_ops.h"
 #include "weft/functor.h"
 #include "weft/structural.h"
+#include "weft/tensor.h"
 
 namespace weft {
 namespace {
@@ -145,6 +146,23 @@ TEST_F(FunctorTest, MutatorCanRenameBindingVars) {
   auto out = downcast<LetNode>(m.mutate(l));
   EXPECT_TRUE(out->var.same_as(x2));
   EXPECT_TRUE(downcast<CallNode>(out->body)->args[0].same_as(x2));
+}
+
+TEST_F(FunctorTest, SubstituteVarsReplacesUsesAndKeepsTheRestShared) {
+  // Relay's Bind: x becomes a constant, y another var; z and the subgraph over it stay.
+  Var x = var("x"), y = var("y"), z = var("z"), y2 = var("y2");
+  Expr untouched = call("test.relu", {z});
+  Expr e = tuple({call("test.add", {x, y}), untouched, x});
+  Tensor one = Tensor::empty({1}, DataType::Float(32));
+  one.data_as<float>()[0] = 1;
+  Constant c = constant(one);
+  auto out = downcast<TupleNode>(substitute_vars(e, {{x.get(), c}, {y.get(), y2}}));
+  auto add = downcast<CallNode>(out->fields[0]);
+  EXPECT_TRUE(add->args[0].same_as(c));
+  EXPECT_TRUE(add->args[1].same_as(y2));
+  EXPECT_TRUE(out->fields[1].same_as(untouched));
+  EXPECT_TRUE(out->fields[2].same_as(c));  // every use, once
+  EXPECT_TRUE(substitute_vars(e, {}).same_as(e));
 }
 
 TEST_F(FunctorTest, MappingABindingVarToANonVarIsABug) {

@@ -215,6 +215,11 @@ class ExprMutator : public ExprFunctor<Expr> {
   Var visit_binding(const Var& v);
 };
 
+/// `e` with every use of a variable in `replacement` replaced by its value
+/// (Relay's Bind of an expression); untouched subgraphs stay shared. A variable
+/// that a let or function inside `e` binds may only be replaced by a Var.
+Expr substitute_vars(const Expr& e, std::unordered_map<const VarNode*, Expr> replacement);
+
 /// An ExprMutator whose copies are typed: each call, function, tuple,
 /// projection, let and if it rebuilds gets type_of(the node it replaces), for
 /// passes that keep types (call rewrites) and for InferType itself. A node left

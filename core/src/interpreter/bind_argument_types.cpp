@@ -21,21 +21,6 @@ Type argument_type(const Value& v, const Type& declared) {
   return declared;
 }
 
-/// Replaces the uses of some variables by others.
-class SubstituteVars : public ExprMutator {
- public:
-  explicit SubstituteVars(std::unordered_map<const VarNode*, Var> replacement) : replacement_(std::move(replacement)) {}
-
- protected:
-  Expr visit_var(const Var& v) override {
-    auto it = replacement_.find(v.get());
-    return it == replacement_.end() ? Expr(v) : Expr(it->second);
-  }
-
- private:
-  std::unordered_map<const VarNode*, Var> replacement_;
-};
-
 }  // namespace
 
 bool has_dynamic_extent(const Type& t) {
@@ -53,7 +38,7 @@ namespace weft {
 
 IRModule bind_argument_types(const IRModule& mod, const std::string& name, const std::vector<Value>& args) {
   Function fn = mod.lookup(name);
-  std::unordered_map<const VarNode*, Var> replacement;
+  std::unordered_map<const VarNode*, Expr> replacement;
   std::vector<Var> params;
   for (size_t i = 0; i < fn->params.size(); ++i) {
     const Var& p = fn->params[i];
@@ -66,7 +51,7 @@ IRModule bind_argument_types(const IRModule& mod, const std::string& name, const
     replacement.emplace(p.get(), bound);
     params.push_back(bound);
   }
-  Expr body = interpreter::SubstituteVars(std::move(replacement)).mutate(fn->body);
+  Expr body = substitute_vars(fn->body, std::move(replacement));
   Type ret = fn->ret_type && !interpreter::has_dynamic_extent(fn->ret_type) ? fn->ret_type : Type();
   IRModule bound = mod;
   bound.add(mod.global_var(name), function(std::move(params), std::move(body), std::move(ret), fn->attrs));

@@ -2,6 +2,7 @@
 // does through bind_params_by_name, with every mismatch an error up front.
 #include <map>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -13,21 +14,6 @@
 namespace weft {
 
 namespace {
-
-// Replaces each bound parameter by its constant.
-class SubstituteParams : public ExprMutator {
- public:
-  explicit SubstituteParams(std::map<const VarNode*, Constant> values) : values_(std::move(values)) {}
-
- protected:
-  Expr visit_var(const Var& v) override {
-    auto it = values_.find(v.get());
-    return it == values_.end() ? Expr(v) : Expr(it->second);
-  }
-
- private:
-  std::map<const VarNode*, Constant> values_;
-};
 
 std::string name_list(const std::vector<std::string>& names) {
   std::string out;
@@ -56,7 +42,7 @@ Function bind_params(const Function& fn, const std::map<std::string, Tensor>& pa
   const std::vector<std::string> names = param_names(fn);
   std::map<std::string, size_t> index_of;
   for (size_t i = 0; i < names.size(); ++i) index_of.emplace(names[i], i);
-  std::map<const VarNode*, Constant> values;
+  std::unordered_map<const VarNode*, Expr> values;
   std::vector<bool> bound(names.size(), false);
   for (const auto& [name, tensor] : params) {
     auto it = index_of.find(name);
@@ -69,7 +55,7 @@ Function bind_params(const Function& fn, const std::map<std::string, Tensor>& pa
   std::vector<Var> kept;
   for (size_t i = 0; i < fn->params.size(); ++i)
     if (!bound[i]) kept.push_back(fn->params[i]);
-  return function(std::move(kept), SubstituteParams(std::move(values)).mutate(fn->body), fn->ret_type, fn->attrs);
+  return function(std::move(kept), substitute_vars(fn->body, std::move(values)), fn->ret_type, fn->attrs);
 }
 
 IRModule bind_params(const IRModule& mod, const std::map<std::string, Tensor>& params) {
