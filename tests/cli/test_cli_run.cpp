@@ -37,6 +37,17 @@ TEST_F(RunCommandTest, MissingInputsAreDrawnLikeNumPyAndNamed) {
   expect_tensor_files_near(scratch("out2.npz"), data_file("add_relu_y_only_expected.npz"));
 }
 
+TEST_F(RunCommandTest, ManyParametersDrawnAreNamedOnOneLine) {
+  // The lstm's twelve per-step inputs: the first eight named, the rest counted.
+  CliResult r = weft("run lstm:iterations=12,num_hidden=8");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::string line = "weft: 12 parameters not given: filled with random data (seed 0):";
+  for (const char* name : {"data", "data1", "data2", "data3", "data4", "data5", "data6", "data7"})
+    line += std::string(" '") + name + "' Tensor[(1, 8), float32],";
+  EXPECT_THAT(r.err, HasSubstr(line + " and 4 more\n"));
+  EXPECT_THAT(r.err, ::testing::Not(HasSubstr("' not given")));
+}
+
 TEST_F(RunCommandTest, IntBoolAndHalfInputsAreDrawnAsDocumented) {
   CliResult r = weft("run " + data_file("mixed_dtypes.relay") + " --seed 5 --output " + scratch("out.npz"));
   ASSERT_EQ(r.exit_code, 0) << r.err;

@@ -17,6 +17,9 @@ namespace weft::cli {
 
 namespace {
 
+// Parameters filled at random are named one line each up to this many.
+constexpr size_t kDrawnOneByOne = 8;
+
 Type param_type(const Var& p) { return p->type_annotation.defined() ? p->type_annotation : p->checked_type(); }
 
 const TensorTypeNode* as_tensor_type(const Type& t) {
@@ -104,6 +107,7 @@ std::vector<Value> bind_main_arguments(const Function& main, const std::vector<N
 
   sdk::NumpyRandomState state(seed);
   std::vector<Value> args;
+  std::vector<std::pair<std::string, std::string>> drawn;  // name and type of each parameter filled at random
   for (size_t i = 0; i < main->params.size(); ++i) {
     if (given[i]) {
       args.emplace_back(*given[i]);
@@ -116,9 +120,17 @@ std::vector<Value> bind_main_arguments(const Function& main, const std::vector<N
       throw Error("parameter '" + names[i] + "' of type " + type_to_text(type) +
                   " is not given and cannot be drawn at random")
           .expected("it in --inputs or --params (random data needs a tensor type with a static shape)");
-    notes << "weft: '" << names[i] << "' not given: filled with random " << type_to_text(type) << " (seed " << seed
-          << ")\n";
+    drawn.emplace_back(names[i], type_to_text(type));
     args.emplace_back(draw(*tensor_type, state));
+  }
+  // A line each, but one line for many (the lstm's per-step inputs).
+  if (drawn.size() <= kDrawnOneByOne) {
+    for (const auto& [name, type] : drawn)
+      notes << "weft: '" << name << "' not given: filled with random " << type << " (seed " << seed << ")\n";
+  } else {
+    notes << "weft: " << drawn.size() << " parameters not given: filled with random data (seed " << seed << "):";
+    for (size_t i = 0; i < kDrawnOneByOne; ++i) notes << " '" << drawn[i].first << "' " << drawn[i].second << ",";
+    notes << " and " << drawn.size() - kDrawnOneByOne << " more\n";
   }
   return args;
 }
