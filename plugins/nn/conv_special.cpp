@@ -5,6 +5,8 @@
 #include <cmath>
 #include <type_traits>
 
+#include <weft/sdk/gradient.hpp>
+
 #include "conv_common.h"
 #include "conv_gradient.h"
 
@@ -272,6 +274,106 @@ void deformable_kernel(const KernelArgs& k) {
   });
 }
 
+/// The gradient, in canonical NCHW / OIHW. A sample at (py, px) is
+/// sum over (y, x) of ky(y) kx(x) data[y, x] with ky(y) = max(0, 1 - |py - y|)
+/// while 0 <= py < H (zero outside, as the kernel's bilinear), likewise kx:
+/// separable, so one batched matmul over the rows interpolates every channel
+/// and the data's gradient is the transposed one. The offsets' gradient uses
+/// each weight's slope in its position, +1 on the row above floor(py) and -1
+/// on floor(py)'s (the right derivative at a row, as torchvision's).
+std::vector<Expr> deformable_gradient(const Expr& c, const Expr& g) {
+  const Attrs attrs = c.attrs();
+  const DeformablePlan p = plan_deformable(grad::static_shape(c.arg(0), "nn.deformable_conv2d's data"),
+                                           grad::static_shape(c.arg(1), "nn.deformable_conv2d's offset"),
+                                           grad::static_shape(c.arg(2), "nn.deformable_conv2d's weight"), attrs);
+  if (p.a.groups != 1) {
+    throw Error("the gradient of nn.deformable_conv2d takes groups=1 (as its reference kernel), got groups=" +
+                std::to_string(p.a.groups));
+  }
+  const Expr data = c.arg(0);
+  const DLDataType dt = data.type().dtype();
+  const int64_t n = p.data[0], channels = p.data[1], h = p.data[2], w = p.data[3];
+  const int64_t out_channels = p.weight[0], kh = p.weight[2], kw = p.weight[3], oh = p.out[2], ow = p.out[3];
+  const int64_t dg = p.deformable_groups, per_group = channels / dg, taps = kh * kw, pixels = oh * ow;
+  const int64_t b = n * dg, samples = taps * pixels;  // (batch, offset group) pairs; (tap, pixel) pairs
+  using Shape = std::vector<int64_t>;
+  auto reshaped = [](const Expr& e, const Shape& shape) { return call("reshape", {e}, {{"newshape", shape}}); };
+  auto transposed = [](const Expr& e, const Shape& axes) { return call("transpose", {e}, {{"axes", axes}}); };
+  auto bmm = [](const Expr& a, const Expr& m, bool transpose_a) {
+    return call("nn.batch_matmul", {a, m}, {{"transpose_a", transpose_a}, {"transpose_b", false}});
+  };
+  auto relayout = [](const Expr& e, const std::string& from, const std::string& to) {
+    return from == to ? e : call("layout_transform", {e}, {{"src_layout", from}, {"dst_layout", to}});
+  };
+  const std::string data_layout = p.a.data_layout.name(), kernel_layout = p.a.kernel_layout.name(),
+                    out_layout = p.a.out_layout.name();
+  Expr x = relayout(data, data_layout, "NCHW"), offset = relayout(c.arg(1), data_layout, "NCHW");
+  Expr weight = relayout(c.arg(2), kernel_layout, "OIHW");
+  Expr dy = relayout(c.type().dtype() == dt ? g : grad::cast_like(g, data), out_layout, "NCHW");
+
+  // Each sample's kernels along one axis (0: rows, 1: columns): (b, samples, extent).
+  struct Kernels {
+    Expr weights, slopes;
+  };
+  Expr offsets = reshaped(offset, {b, taps, 2, pixels});
+  auto kernels = [&](size_t axis, int64_t extent) {
+    std::vector<double> base(static_cast<size_t>(samples)), range(static_cast<size_t>(extent));
+    for (int64_t t = 0; t < taps; ++t) {
+      for (int64_t q = 0; q < pixels; ++q) {
+        const int64_t tap = axis == 0 ? t / kw : t % kw, at = axis == 0 ? q / ow : q % ow;
+        base[static_cast<size_t>(t * pixels + q)] =
+            static_cast<double>(at * p.a.strides[axis] - p.a.padding[axis] + tap * p.a.dilation[axis]);
+      }
+    }
+    for (int64_t i = 0; i < extent; ++i) range[static_cast<size_t>(i)] = static_cast<double>(i);
+    Expr shift = call("strided_slice", {offsets}, {{"begin", Shape{static_cast<int64_t>(axis)}},
+                                                    {"end", Shape{static_cast<int64_t>(axis) + 1}},
+                                                    {"axes", Shape{2}}});
+    Expr pos = grad::add(reshaped(shift, {b, samples, 1}), grad::constant_of({1, samples, 1}, dt, base));
+    Expr at = grad::constant_of({1, 1, extent}, dt, range), zero = grad::scalar_like(data, 0.0);
+    Expr inside = call("logical_and", {call("greater_equal", {pos, zero}),
+                                       call("less", {pos, grad::scalar_like(data, static_cast<double>(extent))})});
+    Expr tent = call("maximum", {zero, grad::sub(grad::scalar_like(data, 1.0), call("abs", {grad::sub(pos, at)}))});
+    Expr row = call("floor", {pos});
+    Expr slope = grad::sub(grad::cast_like(call("equal", {at, grad::add(row, grad::scalar_like(data, 1.0))}), data),
+                           grad::cast_like(call("equal", {at, row}), data));
+    return Kernels{grad::where(inside, tent, zero), grad::where(inside, slope, zero)};
+  };
+  const Kernels ky = kernels(0, h), kx = kernels(1, w);
+
+  // The data as (b, H, per_group * W): rows first, for the row kernels.
+  Expr planes = reshaped(transposed(reshaped(x, {b, per_group, h, w}), {0, 2, 1, 3}), {b, h, per_group * w});
+  Expr rows = reshaped(bmm(ky.weights, planes, false), {b, samples, per_group, w});
+  Expr kx4 = reshaped(kx.weights, {b, samples, 1, w});
+  Expr sampled = call("sum", {grad::mul(rows, kx4)}, {{"axis", Shape{3}}});  // (b, samples, per_group)
+  Expr columns = reshaped(transposed(reshaped(sampled, {n, dg, taps, pixels, per_group}), {0, 1, 4, 2, 3}),
+                          {n, channels * taps, pixels});
+
+  // out[n, o, q] = sum over (c, tap) of weight[o, c, tap] columns[n, (c, tap), q].
+  Expr dy_by_channel = reshaped(transposed(reshaped(dy, {n, out_channels, pixels}), {1, 0, 2}),
+                                {out_channels, n * pixels});
+  Expr d_weight = reshaped(call("nn.dense", {dy_by_channel, reshaped(transposed(columns, {1, 0, 2}),
+                                                                       {channels * taps, n * pixels})}),
+                           p.weight);
+  Expr d_columns = call("nn.matmul", {reshaped(weight, {out_channels, channels * taps}), dy_by_channel},
+                        {{"transpose_a", true}, {"transpose_b", false}});
+  Expr d_sampled = reshaped(transposed(reshaped(d_columns, {dg, per_group, taps, n, pixels}), {3, 0, 2, 4, 1}),
+                            {b, samples, per_group, 1});
+
+  Expr spread = reshaped(grad::mul(d_sampled, kx4), {b, samples, per_group * w});
+  Expr d_data = reshaped(transposed(reshaped(bmm(ky.weights, spread, true), {b, h, per_group, w}), {0, 2, 1, 3}),
+                         p.data);
+  Expr d_row = call("sum", {grad::mul(spread, bmm(ky.slopes, planes, false))}, {{"axis", Shape{2}}});
+  Expr d_col = call("sum", {grad::mul(grad::mul(d_sampled, reshaped(kx.slopes, {b, samples, 1, w})), rows)},
+                    {{"axis", Shape{2, 3}}});
+  Expr d_offset = reshaped(call("concatenate", {tuple({reshaped(d_row, {b, taps, 1, pixels}),
+                                                       reshaped(d_col, {b, taps, 1, pixels})})},
+                                {{"axis", int64_t{2}}}),
+                           p.offset);
+  return {relayout(d_data, "NCHW", data_layout), relayout(d_offset, "NCHW", data_layout),
+          relayout(d_weight, "OIHW", kernel_layout)};
+}
+
 // ---- correlation ------------------------------------------------------------------
 
 struct CorrelationPlan {
@@ -417,7 +519,8 @@ void register_conv_special_ops(Registrar& reg) {
   dc.type_relation(deformable_relation)
       .kernel(deformable_kernel)
       .infer_layout(deformable_layouts)
-      .convert_layout(convert_deformable);
+      .convert_layout(convert_deformable)
+      .gradient(deformable_gradient);
 
   reg.op("nn.correlation")
       .describe("FlowNet's correlation of two feature maps: out[n, q, i, j] compares the k x k patch of data1 at "

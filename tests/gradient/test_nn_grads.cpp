@@ -492,6 +492,13 @@ std::vector<GradCase> nn_cases() {
                   {{"kernel_size", 3}, {"layout", "NCHW"}}),
       sparse_case("sparse_conv2d_3x3_nhwc", "nn.sparse_conv2d", {1, 3, 3, 2}, {{3, 1, 2}, {0, 8, 4}, {0, 2, 3}},
                   {{"kernel_size", 3}}),
+      {"deformable_conv2d",
+       seeded_op_fn("nn.deformable_conv2d", {{1, 2, 5, 4}, {1, 18, 5, 4}, {3, 2, 3, 3}}, {{"padding", 1}}), spread},
+      {"deformable_conv2d_groups_strided_dilated_nhwc",
+       seeded_op_fn("nn.deformable_conv2d", {{1, 6, 5, 4}, {1, 3, 3, 16}, {2, 2, 4, 3}},
+                    {{"kernel_size", Shape{2, 2}}, {"strides", 2}, {"padding", 1}, {"dilation", 2},
+                     {"deformable_groups", 2}, {"data_layout", "NHWC"}, {"kernel_layout", "HWIO"}}),
+       spread},
   };
 }
 
@@ -506,6 +513,22 @@ TEST_P(NnOpGradient, MatchesCentralDifferencesHigherOrder) {
 
 INSTANTIATE_TEST_SUITE_P(NnOps, NnOpGradient, ::testing::ValuesIn(nn_cases()),
                          [](const auto& info) { return info.param.name; });
+
+TEST(NnGradientErrors, DeformableConv2dWithGroupsIsRefusedNamingTheAttr) {
+  OpCall c = op_call("nn.deformable_conv2d", {{1, 4, 5, 5}, {1, 18, 3, 3}, {2, 2, 3, 3}}, {{"groups", 2}});
+  Function fn = function(c.params, c.call);
+  for (GradientMode mode : {GradientMode::kFirstOrder, GradientMode::kHigherOrder}) {
+    try {
+      gradient(fn, {}, mode);
+      FAIL() << "no error in " << gradient_mode_name(mode);
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("nn.deformable_conv2d takes groups=1 (as its reference kernel), got "
+                                           "groups=2"),
+                std::string::npos)
+          << e.what();
+    }
+  }
+}
 
 }  // namespace
 }  // namespace weft::testing
