@@ -1,8 +1,8 @@
 # Test helpers shared by tests/ and by plugins' own tests/ folders.
 #
-# weft_add_test_suite(<name> <dir> [libs...]): one GoogleTest executable from
-#   <dir>/*.cpp, linked with the core, registered with CTest (label = name),
-#   and built by the target weft_test_suites.
+# weft_add_test_suite(<name> <dir> [INSTRUMENTED] [libs...]): one GoogleTest
+#   executable from <dir>/*.cpp, linked with the core, registered with CTest
+#   (label = name), and built by the target weft_test_suites.
 # weft_add_plugin_tests(<plugin> [DEPENDS plugins...]): the suite in the calling
 #   plugin's tests/ folder, run against the built plugin folder.
 set(WEFT_TESTS_DIR ${CMAKE_SOURCE_DIR}/tests)
@@ -27,23 +27,44 @@ set(WEFT_SANITIZED_BUILD_SKIPS
 add_library(weft_test_pch OBJECT ${WEFT_TESTS_DIR}/support/precompiled.cpp)
 target_link_libraries(weft_test_pch PRIVATE GTest::gtest GTest::gmock nlohmann_json::nlohmann_json)
 set_target_properties(weft_test_pch PROPERTIES POSITION_INDEPENDENT_CODE OFF)
-target_compile_options(weft_test_pch PRIVATE -O1 -fPIE)
 target_precompile_headers(weft_test_pch PRIVATE ${WEFT_TESTS_DIR}/support/precompiled.h)
 
+# A suite's own code is built for compile speed (the bulk of CI's build time):
+# -O1, and in the sanitized tree -O0 without the sanitizers' instrumentation,
+# which made a test file's compile five times slower (gtest's assertions are
+# mostly template code) for checks of code that is not under test. The code
+# under test (the core, plugins, targets, weft) keeps the tree's optimisation
+# and instrumentation, and the suites link the sanitizers' runtimes. A suite
+# whose code under test is header-only (the SDK's) passes INSTRUMENTED to keep
+# the instrumentation, and builds without the shared precompiled header.
+function(weft_suite_code_options target)
+  if(WEFT_SANITIZE)
+    get_target_property(options ${target} COMPILE_OPTIONS)
+    list(REMOVE_ITEM options ${WEFT_INSTRUMENTATION})
+    set_property(TARGET ${target} PROPERTY COMPILE_OPTIONS ${options} -O0)
+  else()
+    target_compile_options(${target} PRIVATE -O1)
+  endif()
+endfunction()
+weft_suite_code_options(weft_test_pch)
+target_compile_options(weft_test_pch PRIVATE -fPIE)
+
 function(weft_add_test_suite name dir)
+  cmake_parse_arguments(S "INSTRUMENTED" "" "" ${ARGN})
   file(GLOB sources CONFIGURE_DEPENDS ${dir}/*.cpp)
   if(NOT sources)
     return()
   endif()
   add_executable(${name} ${sources})
-  target_link_libraries(${name} PRIVATE weft::core GTest::gtest GTest::gmock GTest::gtest_main ${ARGN})
+  target_link_libraries(${name} PRIVATE weft::core GTest::gtest GTest::gmock GTest::gtest_main ${S_UNPARSED_ARGUMENTS})
   target_include_directories(${name} PRIVATE ${WEFT_TESTS_DIR} ${dir})
-  # Test code is built for compile speed (the bulk of CI's build time): -O1,
-  # and the shared precompiled header. The code under test keeps the build
-  # type's optimisation. -Winvalid-pch: GCC would otherwise fall back to parsing
-  # the headers silently if the shared header stopped matching.
-  target_compile_options(${name} PRIVATE -O1 -Winvalid-pch)
-  target_precompile_headers(${name} REUSE_FROM weft_test_pch)
+  # -Winvalid-pch: GCC would otherwise fall back to parsing the headers
+  # silently if the shared header stopped matching.
+  if(NOT (S_INSTRUMENTED AND WEFT_SANITIZE))
+    weft_suite_code_options(${name})
+    target_compile_options(${name} PRIVATE -Winvalid-pch)
+    target_precompile_headers(${name} REUSE_FROM weft_test_pch)
+  endif()
   target_compile_definitions(${name} PRIVATE
     WEFT_GOLDEN_DIR="${WEFT_TESTS_DIR}/golden"
     WEFT_TEST_BUILD_PLUGIN_DIR="${WEFT_PLUGIN_BUILD_DIR}")
@@ -57,6 +78,7 @@ function(weft_add_test_suite name dir)
   # reading a thread's TLS, in the suite or in a `weft` it runs (the default
   # config runs onednn, which runs on libgomp).
   if(WEFT_SANITIZE)
+    target_compile_definitions(${name} PRIVATE WEFT_TEST_UNDER_SANITIZERS)
     add_test(NAME ${name} COMMAND ${name} --gtest_filter=-${WEFT_SANITIZED_BUILD_SKIPS})
     set_tests_properties(${name} PROPERTIES LABELS ${name} ENVIRONMENT OMP_NUM_THREADS=1)
   else()
