@@ -690,8 +690,10 @@ class GroupBuilder {
         } else {
           step.bindings.push_back({DNNL_ARG_SRC, p.src, p.anchor.src});
         }
-        if (p.constant_weights) {
-          // Reorder the weight once into the layout the primitive chose.
+        if (p.constant_weights && p.pd.weights_desc() != p.anchor.weights) {
+          // Reorder the weight once into the layout the primitive chose; one
+          // already in it (AlterOpLayout asked for it) is read where it lies,
+          // not held twice.
           memory user(p.anchor.weights, engine_, const_cast<float*>(compile_data_.at(p.src1)));
           memory packed(p.pd.weights_desc(), engine_);
           dnnl::stream stream(engine_);

@@ -216,5 +216,68 @@ TEST_F(FoldConstantTest, RegisteredByNameAtTheReferencesOptLevel) {
   EXPECT_TRUE(p.info().required.empty());
 }
 
+
+// PassContext::reuse_constant_storage: an elementwise fold is written over a
+// constant argument only where nothing else can read that argument.
+class FoldConstantStorageTest : public FoldConstantTest {
+ protected:
+  static PassContext reusing() {
+    PassContext ctx;
+    ctx.reuse_constant_storage = true;
+    return ctx;
+  }
+  // The folded body of main, folded with or without the leave.
+  static const Tensor& folded(const Function& fn, bool reuse) {
+    static IRModule kept;  // keeps the result alive for the caller
+    kept = fold(IRModule::from_function(fn), reuse ? reusing() : PassContext());
+    return constant_data(kept.main()->body);
+  }
+};
+
+TEST_F(FoldConstantStorageTest, AScaledWeightIsWrittenOverTheWeightItReplaces) {
+  // [[1, 2], [3, 4]] * [[10], [100]] = [[10, 20], [300, 400]], computed into
+  // the weight's own storage: no second copy of the weight exists.
+  Expr weight = constant(tensor_of({1, 2, 3, 4}, {2, 2}));
+  const void* weight_bytes = weight.as<ConstantNode>()->data.data();
+  const Tensor& out = folded(function({}, call("multiply", {weight, constant(tensor_of({10, 100}, {2, 1}))})), true);
+  EXPECT_EQ(out.data(), weight_bytes);
+  EXPECT_THAT(elements(out), ElementsAre(10, 20, 300, 400));
+}
+
+TEST_F(FoldConstantStorageTest, WithoutTheLeaveTheWeightIsLeftAsItWas) {
+  Expr weight = constant(tensor_of({1, 2, 3, 4}, {2, 2}));
+  const Tensor& out = folded(function({}, call("multiply", {weight, constant(tensor_of({10, 100}, {2, 1}))})), false);
+  EXPECT_NE(out.data(), weight.as<ConstantNode>()->data.data());
+  EXPECT_THAT(elements(out), ElementsAre(10, 20, 300, 400));
+  EXPECT_THAT(elements(weight.as<ConstantNode>()->data), ElementsAre(1, 2, 3, 4));
+}
+
+TEST_F(FoldConstantStorageTest, ATensorTheCallerStillHoldsIsNeverWritten) {
+  Tensor held = tensor_of({1, 2}, {2});
+  const Tensor& out = folded(function({}, call("multiply", {constant(held), constant(Tensor::scalar(3, f32))})), true);
+  EXPECT_THAT(elements(out), ElementsAre(3, 6));
+  EXPECT_THAT(elements(held), ElementsAre(1, 2));
+}
+
+TEST_F(FoldConstantStorageTest, AConstantReadTwiceIsNotWritten) {
+  // w * 10 + w = [11, 22]: the product may not overwrite the w the sum reads,
+  // whether w is used twice directly or through a let that is inlined.
+  Expr w = constant(tensor_of({1, 2}, {2}));
+  Expr ten = constant(Tensor::scalar(10, f32));
+  EXPECT_THAT(elements(folded(function({}, call("add", {call("multiply", {w, ten}), w})), true)), ElementsAre(11, 22));
+  Var bound = var("w", tensor_type({2}));
+  Expr let_body = call("add", {call("multiply", {bound, ten}), bound});
+  Expr fresh = constant(tensor_of({1, 2}, {2}));
+  EXPECT_THAT(elements(folded(function({}, let(bound, fresh, let_body)), true)), ElementsAre(11, 22));
+}
+
+TEST_F(FoldConstantStorageTest, AnOpThatMovesElementsNeverRunsInPlace) {
+  // transpose([[1, 2], [3, 4]]) has the weight's type, but its kernel reads
+  // elements it has already written if run in place.
+  Expr weight = constant(tensor_of({1, 2, 3, 4}, {2, 2}));
+  const Tensor& out = folded(function({}, call("transpose", {weight})), true);
+  EXPECT_THAT(elements(out), ElementsAre(1, 3, 2, 4));
+}
+
 }  // namespace
 }  // namespace weft

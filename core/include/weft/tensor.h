@@ -40,6 +40,9 @@ class Tensor {
   static Tensor from_dlpack(const DLTensor& view, std::shared_ptr<void> keep_alive);
 
   bool defined() const { return storage_ != nullptr; }
+  /// How many handles share this tensor's storage (copies, views, DLPack
+  /// exports): with 1, nothing else can read a write into it.
+  long use_count() const { return storage_.use_count(); }
   DataType dtype() const { return dtype_; }
   const std::vector<int64_t>& shape() const { return shape_; }
   int ndim() const { return static_cast<int>(shape_.size()); }

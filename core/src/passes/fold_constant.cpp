@@ -5,6 +5,8 @@
 // Each foldable call is evaluated on its own, directly on the constants'
 // tensors, with its output type from the op's relation: no module is re-typed
 // and no constant is copied, so binding 25 M parameters costs nothing here.
+#include <optional>
+#include <span>
 #include <unordered_map>
 #include <unordered_set>
 #include <utility>
@@ -38,7 +40,9 @@ Expr to_expr(const Value& v) {
 
 class ConstantFolder : public ExprMutator {
  public:
-  explicit ConstantFolder(const Function& fn) { survey(fn); }
+  ConstantFolder(const Function& fn, bool reuse_constant_storage) : reuse_storage_(reuse_constant_storage) {
+    survey(fn);
+  }
 
   /// How many op calls were replaced by their values.
   int64_t folded_calls() const { return folded_calls_; }
@@ -108,6 +112,9 @@ class ConstantFolder : public ExprMutator {
     std::vector<Function> primitives;
     post_order_visit(fn, [&](const Expr& e) {
       if (auto* l = e.as<LetNode>()) let_values_.emplace(l->value.get(), l->var.get());
+      for_each_child(*e, [&](const Expr& c) {
+        if (c->kind == ExprKind::kConstant) ++constant_uses_[c.get()];
+      });
       if (auto* f = e.as<FunctionNode>(); f && is_primitive(*f)) primitives.push_back(downcast<FunctionNode>(e));
     });
     for (const Function& p : primitives)
@@ -151,9 +158,44 @@ class ConstantFolder : public ExprMutator {
     }
     // An output the interpreter cannot allocate (a `?` extent) stays a call.
     if (!out || !all_static(out)) return call;
+    values.clear();  // the arguments' tensors: only the call's constants hold them now
+    types.clear();
+    if (std::optional<Tensor> reused = fold_into_argument(call, def, out)) {
+      ++folded_calls_;
+      return constant(*reused);
+    }
+    for (const Expr& a : call->args) constant_value(a, values, types);
     Value result = run_op(call, values, out);
     ++folded_calls_;
     return to_expr(result);
+  }
+
+  // With the build's leave (PassContext::reuse_constant_storage), an
+  // elementwise or broadcast call writes its value over a constant argument
+  // of the output's type that is used only here and whose tensor nothing else
+  // holds (a weight scaled by folded batch norm): the old and the new weights
+  // are then never both in memory. The reference kernels of these patterns
+  // run in place, as the executor runs them.
+  std::optional<Tensor> fold_into_argument(const Call& call, const OpDef& def, const Type& out) {
+    if (!reuse_storage_ || (def.pattern != OpPattern::kElemWise && def.pattern != OpPattern::kBroadcast))
+      return std::nullopt;
+    auto* out_type = out.as<TensorTypeNode>();
+    std::vector<Tensor> inputs;
+    for (const Expr& a : call->args) {
+      auto* c = a.as<ConstantNode>();
+      if (!c) return std::nullopt;  // a tuple of constants
+      inputs.push_back(c->data);
+    }
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      const Tensor& candidate = inputs[i];
+      // The call's own handle (inputs[i]) and the constant's.
+      if (candidate.use_count() != 2 || constant_uses_[call->args[i].get()] != 1) continue;
+      if (!out_type || out_type->shape != candidate.shape() || out_type->dtype != candidate.dtype()) continue;
+      Tensor target = candidate;
+      run_kernel(call, inputs, std::span<const Tensor>(&target, 1));
+      return target;
+    }
+    return std::nullopt;
   }
 
   static bool all_static(const Type& t) {
@@ -178,6 +220,7 @@ class ConstantFolder : public ExprMutator {
       for (auto it = begin; it != end; ++it) {
         const VarNode* v = it->second;
         if (frozen_.count(v) || !substitutes_.emplace(v, result).second) continue;
+        constant_uses_[result.get()] += 2;  // read wherever the variable is: never folded into
         // The variable was visited before its value (as the let's binding):
         // its uses, visited after, see the constant.
         if (auto m = memo_.find(v); m != memo_.end()) m->second = result;
@@ -187,6 +230,9 @@ class ConstantFolder : public ExprMutator {
     return result;
   }
 
+  const bool reuse_storage_;
+  // How many edges of the function lead to each constant node.
+  std::unordered_map<const ExprNode*, int> constant_uses_;
   std::unordered_multimap<const ExprNode*, const VarNode*> let_values_;
   std::unordered_set<const ExprNode*> frozen_;
   std::unordered_map<const VarNode*, Expr> substitutes_;
@@ -198,7 +244,7 @@ class ConstantFolder : public ExprMutator {
 
 Pass FoldConstant() {
   return create_function_pass({"FoldConstant", 2, {}}, [](Function fn, const IRModule&, const PassContext& ctx) {
-    ConstantFolder folder(fn);
+    ConstantFolder folder(fn, ctx.reuse_constant_storage);
     Function folded = downcast<FunctionNode>(folder.mutate(fn));
     ctx.add_statistic("FoldConstant", "folded calls", folder.folded_calls());
     return folded;
