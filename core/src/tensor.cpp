@@ -181,6 +181,8 @@ Tensor Tensor::from_dlpack(const DLTensor& view, std::shared_ptr<void> keep_aliv
   return t;
 }
 
+bool Tensor::owns_memory() const { return storage_ && !static_cast<const Storage*>(storage_.get())->keep_alive; }
+
 int64_t Tensor::numel() const {
   // The shape was checked when the tensor was made; see TensorTypeNode::numel.
   if (std::find(shape_.begin(), shape_.end(), 0) != shape_.end()) return 0;

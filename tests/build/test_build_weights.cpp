@@ -99,6 +99,34 @@ TEST(BuildWeights, ABuildGivenTheOnlyHandleLetsAFoldedWeightGoBeforeItReturns) {
   EXPECT_EQ(compiled_constants(*compiled).at(0).element_as_double(7), 0.5);
 }
 
+TEST(BuildWeights, ABuildGivenTheOnlyHandleFoldsAWeightWeftAllocatedIntoItsOwnBytes) {
+  Tensor weight = Tensor::zeros({512, 512}, DataType::Float(32));
+  weight.data_as<float>()[7] = 0.25f;
+  const void* bytes = weight.data();
+  IRModule mod = dense_module(call("multiply", {constant(weight), constant(Tensor::scalar(2.0, DataType::Float(32)))}));
+  weight = Tensor();
+  auto compiled = build(std::move(mod), RunConfig{});
+  std::vector<Tensor> constants = compiled_constants(*compiled);
+  ASSERT_EQ(constants.size(), 1u);
+  EXPECT_EQ(constants[0].data(), bytes);  // 2 * weight computed where the weight was
+  EXPECT_EQ(constants[0].element_as_double(7), 0.5);
+}
+
+TEST(BuildWeights, ABuildGivenTheOnlyHandleNeverWritesMemoryLentThroughDLPack) {
+  // The lender's bytes, kept alive here without a handle on the wrapping tensor.
+  Tensor lent = Tensor::zeros({512, 512}, DataType::Float(32));
+  lent.data_as<float>()[7] = 0.25f;
+  Tensor wrapped = Tensor::from_dlpack(lent.dlpack_view(), std::make_shared<Tensor>(lent));
+  IRModule mod = dense_module(call("multiply", {constant(wrapped), constant(Tensor::scalar(2.0, DataType::Float(32)))}));
+  wrapped = Tensor();
+  auto compiled = build(std::move(mod), RunConfig{});
+  std::vector<Tensor> constants = compiled_constants(*compiled);
+  ASSERT_EQ(constants.size(), 1u);
+  EXPECT_NE(constants[0].data(), lent.data());
+  EXPECT_EQ(constants[0].element_as_double(7), 0.5);
+  EXPECT_EQ(lent.element_as_double(7), 0.25);  // read, never written
+}
+
 TEST(BuildWeights, ASequentialLetsAFoldedWeightGoWhenTheFoldingPassReturns) {
   TrackedWeight weight;
   IRModule mod = doubled_weight_module(weight);

@@ -259,6 +259,15 @@ TEST_F(FoldConstantStorageTest, ATensorTheCallerStillHoldsIsNeverWritten) {
   EXPECT_THAT(elements(held), ElementsAre(1, 2));
 }
 
+TEST_F(FoldConstantStorageTest, MemoryLentThroughDLPackIsNeverWritten) {
+  Tensor lent = tensor_of({1, 2}, {2});
+  Expr wrapped = constant(Tensor::from_dlpack(lent.dlpack_view(), std::make_shared<Tensor>(lent)));
+  const Tensor& out = folded(function({}, call("multiply", {wrapped, constant(Tensor::scalar(3, f32))})), true);
+  EXPECT_NE(out.data(), lent.data());
+  EXPECT_THAT(elements(out), ElementsAre(3, 6));
+  EXPECT_THAT(elements(lent), ElementsAre(1, 2));
+}
+
 TEST_F(FoldConstantStorageTest, AConstantReadTwiceIsNotWritten) {
   // w * 10 + w = [11, 22]: the product may not overwrite the w the sum reads,
   // whether w is used twice directly or through a let that is inlined.

@@ -181,6 +181,16 @@ TEST(Tensor, FromDlpackRoundTripSharesMemoryAndKeepsTheOwnerAlive) {
   EXPECT_TRUE(released);
 }
 
+TEST(Tensor, OnlyMemoryWeftAllocatedIsItsOwn) {
+  Tensor own = Tensor::zeros({2}, DataType::Float(32));
+  EXPECT_TRUE(own.owns_memory());
+  EXPECT_TRUE(own.clone().owns_memory());
+  EXPECT_TRUE(Tensor::scalar(1, DataType::Int(32)).owns_memory());
+  EXPECT_FALSE(Tensor::from_dlpack(own.dlpack_view(), std::make_shared<Tensor>(own)).owns_memory());
+  EXPECT_FALSE(Tensor::from_dlpack(own.dlpack_view(), nullptr).owns_memory());
+  EXPECT_FALSE(Tensor().owns_memory());
+}
+
 TEST(Tensor, FromDlpackHonoursByteOffsetAndCompactStrides) {
   alignas(64) float buffer[8] = {0, 1, 2, 3, 4, 5, 6, 7};
   int64_t shape[] = {2, 3};

@@ -57,7 +57,11 @@ struct CompiledModule {
 /// The module is taken by value: a caller that moves in the only handle to it
 /// lets each constant go as soon as a pass has replaced it (the bound weights
 /// once FoldScaleAxis has folded batch norm into them), instead of holding
-/// every original until the build returns.
+/// every original until the build returns. Such a caller also lets constant
+/// folding write a folded weight over the one it replaces when weft allocated
+/// it (see PassContext::reuse_constant_storage): it must then hold no other
+/// handle to the program's expressions. Tensors it still holds, and memory it
+/// lent through DLPack, are never written.
 std::shared_ptr<const CompiledModule> build(IRModule mod, const RunConfig& config);
 
 /// Which target runs which group, one line per group in execution order (what

@@ -115,13 +115,13 @@ class PassContext {
   /// The targets a build compiles for, in priority order (weft::build sets
   /// them): AlterOpLayout asks them for their preferred layouts.
   std::vector<std::shared_ptr<const Target>> targets;
-  /// For a caller that hands the program over (no other handle to it, its
-  /// tensors weft's own, not memory wrapped from DLPack, which weft::build
-  /// cannot tell apart yet, so it leaves this off): FoldConstant may compute an
-  /// elementwise fold into the storage of the constant it replaces when that
-  /// constant is used once and its tensor has no other handle. Then weights
-  /// are not held twice while the pass runs; the module the pass was given is
-  /// left with the folded values in those constants.
+  /// Set by weft::build when the caller handed the program over (no other
+  /// handle to its functions): FoldConstant may compute an elementwise fold
+  /// into the storage of the constant it replaces when that constant is used
+  /// once, its tensor has no other handle and weft allocated it
+  /// (Tensor::owns_memory; DLPack memory is the caller's). Then weights are not
+  /// held twice while the pass runs; the module the pass was given is left
+  /// with the folded values in those constants.
   bool reuse_constant_storage = false;
 
   /// The innermost context in scope, or a default one.

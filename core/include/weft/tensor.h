@@ -43,6 +43,10 @@ class Tensor {
   /// How many handles share this tensor's storage (copies, views, DLPack
   /// exports): with 1, nothing else can read a write into it.
   long use_count() const { return storage_.use_count(); }
+  /// Whether weft allocated this storage (empty, zeros, from_bytes, clone):
+  /// memory wrapped from DLPack is the caller's, maybe read-only, and is never
+  /// written behind its back.
+  bool owns_memory() const;
   DataType dtype() const { return dtype_; }
   const std::vector<int64_t>& shape() const { return shape_; }
   int ndim() const { return static_cast<int>(shape_.size()); }

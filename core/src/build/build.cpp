@@ -2,6 +2,7 @@
 // falls back to `ref`.
 #include "weft/build.h"
 
+#include <algorithm>
 #include <chrono>
 #include <iostream>
 
@@ -136,6 +137,8 @@ std::shared_ptr<const CompiledModule> build(IRModule mod, const RunConfig& confi
   ctx.opt_level = config.opt_level;
   ctx.required_passes = config.required_passes;
   ctx.disabled_passes = config.disabled_passes;
+  ctx.reuse_constant_storage = std::all_of(mod.functions().begin(), mod.functions().end(),
+                                           [](const auto& def) { return def.second->use_count() == 1; });
   for (const BuildTarget& t : targets) ctx.targets.push_back(t.target);  // AlterOpLayout asks their layouts
   IRModule optimized;
   {

@@ -172,8 +172,9 @@ class ConstantFolder : public ExprMutator {
 
   // With the build's leave (PassContext::reuse_constant_storage), an
   // elementwise or broadcast call writes its value over a constant argument
-  // of the output's type that is used only here and whose tensor nothing else
-  // holds (a weight scaled by folded batch norm): the old and the new weights
+  // of the output's type that is used only here, whose tensor nothing else
+  // holds (a weight scaled by folded batch norm) and whose memory weft
+  // allocated (never a caller's DLPack memory): the old and the new weights
   // are then never both in memory. The reference kernels of these patterns
   // run in place, as the executor runs them.
   std::optional<Tensor> fold_into_argument(const Call& call, const OpDef& def, const Type& out) {
@@ -189,7 +190,8 @@ class ConstantFolder : public ExprMutator {
     for (size_t i = 0; i < inputs.size(); ++i) {
       const Tensor& candidate = inputs[i];
       // The call's own handle (inputs[i]) and the constant's.
-      if (candidate.use_count() != 2 || constant_uses_[call->args[i].get()] != 1) continue;
+      if (!candidate.owns_memory() || candidate.use_count() != 2 || constant_uses_[call->args[i].get()] != 1)
+        continue;
       if (!out_type || out_type->shape != candidate.shape() || out_type->dtype != candidate.dtype()) continue;
       Tensor target = candidate;
       run_kernel(call, inputs, std::span<const Tensor>(&target, 1));
