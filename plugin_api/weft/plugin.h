@@ -61,8 +61,8 @@ extern "C" {
  * replaces the flat weft_target_desc_t, and ops' is_reshape; 1.5: the
  * OUT_OF_MEMORY status; 1.6: the PassContext given to passes
  * (weft_pass_desc_t.run_in_context, the pass_context_* functions) and ops'
- * is_layout_layer */
-#define WEFT_PLUGIN_ABI_MINOR 6
+ * is_layout_layer; 1.7: targets' packed_constants */
+#define WEFT_PLUGIN_ABI_MINOR 7
 
 /* ---- Status -------------------------------------------------------------- */
 
@@ -559,6 +559,20 @@ typedef struct weft_target_interface_t {
   /* Waits for everything enqueued on `stream`; a failure of work enqueued
    * earlier surfaces here. */
   weft_status_t (*synchronize)(void* instance, void* stream);
+
+  /* ABI 1.7. Which of `kernel`'s parameters are constants it copied at
+   * compile (weights packed into its own layout) and never reads at launch:
+   * out_packed has num_params entries, zeroed by the host; set those to 1.
+   * Only a parameter compile was given a constant for may be marked.
+   * *out_bytes (0 on entry) takes the bytes the kernel holds for its packed
+   * copies (a Winograd weight is larger than the graph's), which the memory
+   * report counts as parameter bytes; left 0, the graph's sizes are counted.
+   * The host then lets the constant go once no other kernel reads it, and
+   * launch gets such an argument with data NULL (shape and dtype as
+   * always), so the weights are not held twice. May be NULL: every
+   * argument is read at launch. */
+  weft_status_t (*packed_constants)(void* instance, void* kernel, int* out_packed, size_t num_params,
+                                    size_t* out_bytes);
 } weft_target_interface_t;
 
 /* A frontend reading models from files of another format. */

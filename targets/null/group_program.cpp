@@ -70,7 +70,14 @@ size_t GroupProgram::add_value(Source source, size_t index, Shape shape) {
   return values_.size() - 1;
 }
 
-GroupProgram GroupProgram::compile(const sdk::Expr& primitive) {
+size_t GroupProgram::add_constant(const DLTensor& data, const Shape& shape) {
+  const float* first = reinterpret_cast<const float*>(static_cast<const char*>(data.data) + data.byte_offset);
+  constants_.emplace_back(first, first + numel_of(shape));
+  return add_value(Source::kConstant, constants_.size() - 1, shape);
+}
+
+GroupProgram GroupProgram::compile(const sdk::Expr& primitive,
+                                   const std::vector<std::optional<sdk::TensorView>>& constants) {
   GroupProgram program;
   std::unordered_map<const weft_expr_t*, size_t> value_of;  // node -> value id
   std::vector<sdk::Expr> params = primitive.params();
@@ -79,7 +86,14 @@ GroupProgram GroupProgram::compile(const sdk::Expr& primitive) {
     if (!is_static_f32(type)) {
       throw sdk::Unsupported("parameter " + params[i].name() + " is a " + type.str() + ", not a float32 tensor");
     }
-    value_of[params[i].get()] = program.add_value(Source::kParam, i, type.shape());
+    // A parameter bound to a constant (a weight) is copied here, once, as a
+    // real target packs its weights; launches do not read it.
+    if (i < constants.size() && constants[i]) {
+      value_of[params[i].get()] = program.add_constant(constants[i]->dl(), type.shape());
+      program.packed_params_.push_back(i);
+    } else {
+      value_of[params[i].get()] = program.add_value(Source::kParam, i, type.shape());
+    }
     program.params_.push_back(value_of[params[i].get()]);
   }
   sdk::Expr body = primitive.body();
@@ -93,10 +107,7 @@ GroupProgram GroupProgram::compile(const sdk::Expr& primitive) {
       case WEFT_EXPR_CONSTANT: {
         sdk::Type type = node.type();
         if (!is_static_f32(type)) throw sdk::Unsupported("a constant " + type.str() + " is not float32");
-        DLTensor data = node.data();
-        const float* first = reinterpret_cast<const float*>(static_cast<const char*>(data.data) + data.byte_offset);
-        program.constants_.emplace_back(first, first + numel_of(type.shape()));
-        value_of[node.get()] = program.add_value(Source::kConstant, program.constants_.size() - 1, type.shape());
+        value_of[node.get()] = program.add_constant(node.data(), type.shape());
         return;
       }
       case WEFT_EXPR_CALL: {

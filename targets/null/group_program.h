@@ -22,10 +22,16 @@ std::optional<NullOp> runnable_op(const weft::sdk::Expr& call);
 
 class GroupProgram {
  public:
-  /// Compiles a typed Primitive function. Throws sdk::Unsupported, naming
-  /// what it met, for anything but its parameters, float32 constants,
+  /// Compiles a typed Primitive function; `constants` holds, per parameter,
+  /// the tensor it is bound to (copied), if any. Throws sdk::Unsupported,
+  /// naming what it met, for anything but its parameters, float32 constants,
   /// runnable calls and a tuple of outputs at the root.
-  static GroupProgram compile(const weft::sdk::Expr& primitive);
+  static GroupProgram compile(const weft::sdk::Expr& primitive,
+                              const std::vector<std::optional<weft::sdk::TensorView>>& constants);
+
+  /// The parameters bound to constants, which compile copied: a launch
+  /// passes them with data null and run does not read them.
+  const std::vector<size_t>& packed_params() const { return packed_params_; }
 
   /// Runs the group: `args` are its parameters, then its outputs, in host
   /// memory. Thread-safe (scratch memory is per run).
@@ -49,10 +55,12 @@ class GroupProgram {
   };
 
   size_t add_value(Source source, size_t index, Shape shape);
+  size_t add_constant(const DLTensor& data, const Shape& shape);
 
   std::vector<Value> values_;
   std::vector<Step> steps_;
   std::vector<size_t> params_, outputs_;  // value ids
+  std::vector<size_t> packed_params_;
   std::vector<std::vector<float>> constants_;
   size_t num_intermediates_ = 0;
 };

@@ -945,6 +945,28 @@ void GroupKernel::run(const dnnl::engine& engine, const std::vector<sdk::TensorV
   }
 }
 
+std::vector<bool> GroupKernel::params_read_at_launch() const {
+  std::vector<bool> read(num_params_, false);
+  auto reads = [&](size_t value) {
+    if (values_[value].source == Source::kParam) read[values_[value].index] = true;
+  };
+  for (const Step& step : steps_) {
+    for (const Binding& b : step.bindings) reads(b.value);
+    for (const Relayout& r : step.input_relayouts) reads(r.value);
+    if (step.sum_addend) reads(*step.sum_addend);
+  }
+  for (size_t o : outputs_) reads(o);  // a parameter returned as it is
+  return read;
+}
+
+size_t GroupKernel::constant_bytes() const {
+  size_t bytes = 0;
+  for (const Step& step : steps_)
+    for (const auto& [arg, memory] : step.packed) bytes += memory.get_desc().get_size();
+  for (const std::vector<float>& c : constants_) bytes += c.size() * sizeof(float);
+  return bytes;
+}
+
 size_t GroupKernel::num_relayouts() const {
   size_t n = 0;
   for (const Step& step : steps_) n += step.input_relayouts.size() + (step.dst_relayout ? 1 : 0);

@@ -57,6 +57,14 @@ class GroupKernel {
 
   size_t num_primitives() const { return steps_.size(); }
 
+  /// Per parameter: whether a launch reads its argument. A constant one it
+  /// does not read was packed (reordered weights, folded bias) or is unused.
+  std::vector<bool> params_read_at_launch() const;
+
+  /// The bytes of what it holds from constants: reordered weights, folded
+  /// biases and the constants of its body.
+  size_t constant_bytes() const;
+
   /// The tensors reordered around the primitives at each run (a src, a
   /// run-time weight or a dst in another layout than oneDNN's kernel reads).
   size_t num_relayouts() const;

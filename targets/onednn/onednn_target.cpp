@@ -185,8 +185,14 @@ WEFT_PLUGIN(reg) {
           }
         }
         const dnnl::engine engine = state.engine;
-        return [kernel, engine, threads](const sdk::LaunchArgs& launch) {
+        sdk::CompiledKernel compiled = [kernel, engine, threads](const sdk::LaunchArgs& launch) {
           with_threads(threads, [&] { kernel->run(engine, launch.args); });
         };
+        // The weights it reordered into its own memory: the build lets the graph's copies go.
+        std::vector<bool> read = kernel->params_read_at_launch();
+        std::vector<size_t> packed;
+        for (size_t p = 0; p < read.size(); ++p)
+          if (!read[p] && group.constants.at(p)) packed.push_back(p);
+        return compiled.packed_constants(std::move(packed), kernel->constant_bytes());
       });
 }

@@ -234,6 +234,39 @@ TEST(Build, ATargetDecliningACompilePassesTheGroupOn) {
             "  nn.softmax(axis=1) x 1\n");
 }
 
+/// A reference kernel claiming to have packed the parameters in `packed`.
+class ClaimingKernel : public TargetKernel {
+ public:
+  ClaimingKernel(std::unique_ptr<TargetKernel> kernel, std::vector<bool> packed)
+      : kernel_(std::move(kernel)), packed_(std::move(packed)) {}
+  void launch(StreamHandle stream, std::span<const DLTensor> args) const override { kernel_->launch(stream, args); }
+  std::vector<bool> packed_constants() const override { return packed_; }
+
+ private:
+  std::unique_ptr<TargetKernel> kernel_;
+  std::vector<bool> packed_;
+};
+
+TEST(Build, AKernelClaimingToHavePackedARunTimeArgumentFailsTheBuild) {
+  auto ref = TargetRegistry::global().get(kReferenceTarget).create(empty_attrs());
+  auto claiming = [&](std::vector<bool> packed) {
+    return [ref, packed](const Function& fn, std::span<const Tensor> constants) -> std::unique_ptr<TargetKernel> {
+      return std::make_unique<ClaimingKernel>(ref->compile(fn, constants), packed);
+    };
+  };
+  for (auto [packed, message] : std::vector<std::pair<std::vector<bool>, std::string>>{
+           {{true, false}, "its kernel marks parameter 0 packed, but it is computed at run time"},
+           {{true}, "its kernel marks 1 packed constants for a group of 2 parameters"}}) {
+    ScopedFakeTarget fake({.ops = {"add", "nn.relu"}, .compile = claiming(packed)});
+    try {
+      build_text(kElementwiseProgram, config_with({"fake"}));
+      ADD_FAILURE() << "expected an error";
+    } catch (const Error& e) {
+      EXPECT_EQ(std::string(e.what()), "target 'fake' failed to compile the group of add, nn.relu: " + message);
+    }
+  }
+}
+
 TEST(Build, ATargetFailingACompileFailsTheBuildNamingTheTargetAndTheOps) {
   ScopedFakeTarget fake({.ops = {"add", "nn.relu"}, .compile = [](const Function&, std::span<const Tensor>) -> std::unique_ptr<TargetKernel> {
     throw Error("out of registers");

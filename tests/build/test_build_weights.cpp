@@ -127,6 +127,33 @@ TEST(BuildWeights, ABuildGivenTheOnlyHandleNeverWritesMemoryLentThroughDLPack) {
   EXPECT_EQ(lent.element_as_double(7), 0.25);  // read, never written
 }
 
+TEST(BuildWeights, AWeightTheKernelPackedIsLetGoByTheBuildAndNotPassedAtLaunch) {
+  // The null target copies a constant dense weight at compile and marks it
+  // packed: the build drops the graph's copy before it returns, main's call
+  // of the group omits it, and the result is still x . W^T.
+  TrackedWeight weight;
+  IRModule mod = dense_module(constant(weight.tensor));
+  weight.tensor = Tensor();
+  RunConfig config;
+  config.targets = {"null"};
+  auto compiled = build(std::move(mod), config);
+  EXPECT_TRUE(*weight.released);
+  ASSERT_EQ(compiled->groups.size(), 1u);
+  EXPECT_EQ(compiled->groups[0].target, "null");
+  EXPECT_EQ(compiled->groups[0].packed_params, (std::vector<bool>{false, true}));
+  EXPECT_EQ(compiled->groups[0].packed_bytes, 512u * 512u * 4u);
+  EXPECT_TRUE(compiled_constants(*compiled).empty());
+
+  GraphExecutor executor(compiled);
+  EXPECT_EQ(executor.memory().param_bytes, 512u * 512u * 4u);  // held by the kernel now
+  Tensor x = Tensor::zeros({1, 512}, DataType::Float(32));
+  x.data_as<float>()[7] = 2.0f;
+  Tensor out = executor.run({Value(x)}).tensor();
+  // Row 0 of W is 0.25 at column 7 and 0 elsewhere; the other rows are 0.
+  EXPECT_EQ(out.element_as_double(0), 0.5);
+  EXPECT_EQ(out.element_as_double(1), 0.0);
+}
+
 TEST(BuildWeights, ASequentialLetsAFoldedWeightGoWhenTheFoldingPassReturns) {
   TrackedWeight weight;
   IRModule mod = doubled_weight_module(weight);

@@ -25,6 +25,13 @@ struct CompiledGroup {
   std::string target;  // the TargetDef's name
   std::shared_ptr<const TargetKernel> kernel;
   std::vector<std::string> ops;  // the ops it calls, in evaluation order
+  /// Per parameter, whether the kernel packed the constant bound there
+  /// (TargetKernel::packed_constants): main's call of the group omits those
+  /// arguments, and a launch passes them with data null. Empty: none.
+  std::vector<bool> packed_params;
+  /// What the kernel holds for them (TargetKernel::packed_bytes), or their
+  /// sizes in the graph where it does not say.
+  size_t packed_bytes = 0;
 };
 
 /// An op that runs on `ref` because no listed target supports it, as the
@@ -38,7 +45,10 @@ struct FallbackOp {
 /// The result of build: immutable, shared by every executor and thread.
 struct CompiledModule {
   /// `main` after the pipeline: its body calls only Primitive functions (each
-  /// one group), with tuples, projections, its parameters and constants.
+  /// one group), with tuples, projections, its parameters and constants. A
+  /// call of a group whose kernel packed constants omits those arguments
+  /// (CompiledGroup::packed_params), so the weights are held once, by the
+  /// kernel.
   Function main;
   std::vector<CompiledGroup> groups;
   /// Which group each Primitive function node of `main` is.

@@ -19,7 +19,7 @@ namespace weft {
 /// What the memory plan of a compiled module takes.
 struct MemoryStats {
   size_t arena_bytes = 0;         // all devices' arenas together, per run
-  size_t param_bytes = 0;         // constants uploaded once at build
+  size_t param_bytes = 0;         // the constants it holds, and those the kernels packed
   size_t intermediate_bytes = 0;  // every intermediate tensor's size, summed
   std::map<std::string, size_t> arena_bytes_by_target;
 };

@@ -49,6 +49,15 @@ class TargetKernel {
   /// `byte_offset` the tensor's place in it. Outputs never alias inputs
   /// unless the plan made an elementwise kernel work in place.
   virtual void launch(StreamHandle stream, std::span<const DLTensor> args) const = 0;
+  /// Per parameter: whether the kernel holds its own copy of the constant
+  /// compile gave it there (weights packed into its layout) and never reads
+  /// that argument at launch, where it then comes with data null; the build
+  /// lets such a constant go once no other kernel reads it. Empty (the
+  /// default): every argument is read.
+  virtual std::vector<bool> packed_constants() const { return {}; }
+  /// The bytes the kernel holds for those packed copies (counted as the
+  /// module's parameter bytes); 0: the graph's sizes of them are counted.
+  virtual size_t packed_bytes() const { return 0; }
 };
 
 /// A target instance, created with its options for one build.

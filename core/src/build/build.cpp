@@ -6,6 +6,7 @@
 #include <chrono>
 #include <iostream>
 
+#include "group_constants.h"
 #include "partition.h"
 #include "weft/group_storage.h"
 #include "weft/op.h"
@@ -62,24 +63,36 @@ std::string group_text(const GroupPlan& group) {
   return group.calls.empty() ? std::string("a group without op calls") : "the group of " + join(op_names(group.calls));
 }
 
-/// The constant each parameter of the group is bound to at its call site.
-std::vector<Tensor> constant_arguments(const GroupPlan& group) {
-  std::vector<Tensor> constants;
-  for (const Expr& a : group.site->args) {
-    auto c = a.as<ConstantNode>();
-    constants.push_back(c ? c->data : Tensor());
-  }
-  return constants;
+/// The kernel's packed constants (TargetKernel::packed_constants), checked:
+/// one mark per parameter, and only where compile was given a constant.
+std::vector<bool> packed_constants(const TargetKernel& kernel, const std::vector<Tensor>& constants) {
+  std::vector<bool> packed = kernel.packed_constants();
+  if (packed.empty()) return packed;
+  if (packed.size() != constants.size())
+    throw Error("its kernel marks " + std::to_string(packed.size()) + " packed constants for a group of " +
+                std::to_string(constants.size()) + " parameters");
+  for (size_t i = 0; i < packed.size(); ++i)
+    if (packed[i] && !constants[i].defined())
+      throw Error("its kernel marks parameter " + std::to_string(i) + " packed, but it is computed at run time");
+  return packed;
 }
 
 /// Compiles `group` on the first of its takers that does not decline it.
-CompiledGroup compile_group(const GroupPlan& group, const std::vector<BuildTarget>& targets) {
-  std::vector<Tensor> constants = constant_arguments(group);
+CompiledGroup compile_group(const GroupPlan& group, const std::vector<BuildTarget>& targets,
+                            build_detail::GroupConstants& group_constants) {
+  std::vector<Tensor> constants = group_constants.arguments(group.site);
   for (size_t t : group.takers) {
     const BuildTarget& target = targets[t];
     try {
       std::shared_ptr<const TargetKernel> kernel = target.target->compile(group.primitive, constants);
-      return {group.primitive, target.name, std::move(kernel), op_names(group.calls)};
+      CompiledGroup compiled{group.primitive, target.name, kernel, op_names(group.calls)};
+      compiled.packed_params = packed_constants(*kernel, constants);
+      size_t graph_bytes = 0;
+      for (size_t i = 0; i < compiled.packed_params.size(); ++i)
+        if (compiled.packed_params[i]) graph_bytes += constants[i].nbytes();
+      compiled.packed_bytes = kernel->packed_bytes() ? kernel->packed_bytes() : graph_bytes;
+      group_constants.packed(group.site, compiled.packed_params);
+      return compiled;
     } catch (const Error& e) {
       if (e.status() == StatusCode::kUnsupported) continue;  // declined: the next target may take it
       throw Error("target '" + target.name + "' failed to compile " + group_text(group) + ": " + e.what())
@@ -148,15 +161,19 @@ std::shared_ptr<const CompiledModule> build(IRModule mod, const RunConfig& confi
     optimized = optimization_pipeline()(std::move(typed), ctx);
   }
   build_detail::Partition partition = build_detail::partition(optimized.main(), targets);
+  optimized = IRModule();
+  // The constants are held apart from main while the groups compile, so a
+  // weight a kernel packs is let go before the next group packs its own.
+  build_detail::GroupConstants group_constants(partition);
 
   auto compiled = std::make_shared<CompiledModule>();
-  compiled->main = partition.main;
   compiled->config = config;
   for (const BuildTarget& t : targets) compiled->targets.emplace(t.name, t.target);
   for (const GroupPlan& group : partition.groups) {
     compiled->group_of.emplace(group.primitive.get(), compiled->groups.size());
-    compiled->groups.push_back(compile_group(group, targets));
+    compiled->groups.push_back(compile_group(group, targets, group_constants));
   }
+  compiled->main = group_constants.restore(partition.main);
 
   // With no target before ref (`targets: []` or `[ref]`) ref is what the
   // config asks for, not a fallback.

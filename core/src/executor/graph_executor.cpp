@@ -64,6 +64,7 @@ struct GraphExecutor::Impl {
     for (const Tensor& c : schedule.constants) memory.param_bytes += c.nbytes();
     for (const executor::DeviceConstant& dc : schedule.device_constants)
       memory.param_bytes += schedule.constants[dc.constant].nbytes();
+    for (const CompiledGroup& g : compiled->groups) memory.param_bytes += g.packed_bytes;
     memory.intermediate_bytes = schedule.intermediate_bytes;
     memory.arena_bytes = buffers.total_bytes();
     for (const executor::BufferAssignment::Allocation& a : buffers.allocations)
@@ -95,6 +96,7 @@ struct GraphExecutor::Impl {
         case Slot::Source::kInput: handle[s] = flat_inputs[slot.index].data(); break;
         case Slot::Source::kConstant: handle[s] = schedule.constants[slot.index].data(); break;
         case Slot::Source::kDeviceConstant: handle[s] = device_constants[slot.index]; break;
+        case Slot::Source::kPacked: handle[s] = nullptr; break;
         case Slot::Source::kRunBuffer: {
           const executor::BufferAssignment::Place& place = buffers.places[slot.index];
           handle[s] = run.allocation(place.allocation);

@@ -157,16 +157,15 @@ class ScheduleBuilder {
     if (group_it == compiled_.group_of.end()) return inline_call(*fn, call, scope);
     const size_t group = group_it->second;
     const Function& primitive = compiled_.groups.at(group).primitive;
-    // Parameters one tensor each: argument i is parameter i.
-    const bool tensor_params = std::all_of(call.args.begin(), call.args.end(), [&](const Expr& a) {
-      return scope.trees.at(a.get()).slot.has_value();
-    });
-    if (auto p = reshaped_parameter(primitive); p && tensor_params)
-      return view(call, *scope.trees.at(call.args[*p].get()).slot);
     const int target = target_index(group);
+    std::vector<SlotTree> params = parameters(call, group, target, scope);
+    // Parameters one tensor each: argument i is parameter i.
+    const bool tensor_params =
+        std::all_of(params.begin(), params.end(), [](const SlotTree& p) { return p.slot.has_value(); });
+    if (auto p = reshaped_parameter(primitive); p && tensor_params) return view(call, *params[*p].slot);
     Step launch{.kind = Step::Kind::kLaunch, .target = target, .group = group, .first_arg = s_.arg_slots.size()};
     std::vector<size_t> reads;
-    for (const Expr& a : call.args) flatten(scope.trees.at(a.get()), reads);
+    for (const SlotTree& p : params) flatten(p, reads);
     for (size_t& s : reads) s = readable_by(s, target);
     synchronize_writers(reads, target);
     s_.arg_slots.insert(s_.arg_slots.end(), reads.begin(), reads.end());
@@ -185,6 +184,28 @@ class ScheduleBuilder {
     s_.steps.push_back(launch);
     ++s_.num_launches;
     return out;
+  }
+
+  /// The value of each parameter of `group` at `call`: the call's next
+  /// argument, or, for a constant the kernel packed (which main's call
+  /// omits), a slot the launch passes with data null.
+  std::vector<SlotTree> parameters(const CallNode& call, size_t group, int target, const Scope& scope) {
+    const CompiledGroup& g = compiled_.groups.at(group);
+    std::vector<SlotTree> params;
+    size_t next = 0;
+    for (size_t i = 0; i < g.primitive->params.size(); ++i) {
+      if (i < g.packed_params.size() && g.packed_params[i]) {
+        auto* t = g.primitive->params[i]->checked_type().as<TensorTypeNode>();
+        if (!t) throw Error("group " + std::to_string(group) + "'s packed parameter " + std::to_string(i) + " is not a tensor");
+        params.push_back(SlotTree{add_slot(Slot::Source::kPacked, 0, target, *t)});
+      } else if (next < call.args.size()) {
+        params.push_back(scope.trees.at(call.args[next++].get()));
+      }
+    }
+    if (next != call.args.size() || params.size() != g.primitive->params.size())
+      throw Error("group " + std::to_string(group) + " takes " + std::to_string(g.primitive->params.size()) +
+                  " parameters, but main calls it with " + std::to_string(call.args.size()) + " arguments");
+    return params;
   }
 
   /// A group of only reshapes (relay.reshape_only): its result is slot `of`'s

@@ -36,6 +36,7 @@ struct Slot {
     kConstant,        // Schedule::constants[index], in host memory
     kDeviceConstant,  // Schedule::device_constants[index], uploaded once by the executor
     kRunBuffer,       // Schedule::run_buffers[index]
+    kPacked,          // a constant its kernel packed: passed with data null, never read
   };
   Source source = Source::kInput;
   size_t index = 0;

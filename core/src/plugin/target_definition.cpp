@@ -43,9 +43,19 @@ class PluginKernel final : public TargetKernel {
     t.check(t.table.launch(instance_->handle, kernel_, stream, args.data(), args.size()), "launch");
   }
 
+  std::vector<bool> packed_constants() const override { return packed_; }
+  size_t packed_bytes() const override { return packed_bytes_; }
+  /// Set once, by compile, before the kernel is handed out.
+  void set_packed_constants(std::vector<bool> packed, size_t bytes) {
+    packed_ = std::move(packed);
+    packed_bytes_ = bytes;
+  }
+
  private:
   std::shared_ptr<const Instance> instance_;
   void* kernel_;
+  std::vector<bool> packed_;
+  size_t packed_bytes_ = 0;
 };
 
 class PluginTarget final : public Target {
@@ -77,7 +87,22 @@ class PluginTarget final : public Target {
     void* kernel = nullptr;
     t_.check(fn_.compile(h_, borrow_handle<weft_expr_t>(primitive), pointers.data(), pointers.size(), &kernel),
              "compile");
-    return std::make_unique<PluginKernel>(instance_, kernel);
+    // Owned from here, so a failure below releases it.
+    auto owned = std::make_unique<PluginKernel>(instance_, kernel);
+    if (!fn_.packed_constants) return owned;
+    std::vector<int> marks(constants.size(), 0);
+    size_t bytes = 0;
+    t_.check(fn_.packed_constants(h_, kernel, marks.data(), marks.size(), &bytes), "packed_constants");
+    std::vector<bool> packed(constants.size());
+    for (size_t i = 0; i < marks.size(); ++i) {
+      if (marks[i] && !constants[i].defined())
+        throw Error("target " + t_.name + ": packed_constants marks parameter " + std::to_string(i) +
+                    ", which compile was given no constant for")
+            .status(StatusCode::kInternal);
+      packed[i] = marks[i] != 0;
+    }
+    owned->set_packed_constants(std::move(packed), bytes);
+    return owned;
   }
 
   std::vector<TargetDevice> devices() const override {

@@ -26,6 +26,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -72,9 +73,38 @@ struct LaunchArgs {
   std::vector<TensorView> args;
 };
 
-/// A compiled group. Immutable once made: it may run on several threads at
-/// once, on different arguments.
-using CompiledKernel = std::function<void(const LaunchArgs& launch)>;
+/// A compiled group: what a launch runs, made from any callable taking
+/// LaunchArgs. Immutable once made: it may run on several threads at once, on
+/// different arguments.
+class CompiledKernel {
+ public:
+  using Run = std::function<void(const LaunchArgs& launch)>;
+  CompiledKernel() = default;
+  template <typename F>
+    requires std::is_invocable_v<const F&, const LaunchArgs&>
+  CompiledKernel(F run) : run_(std::move(run)) {}
+
+  /// The parameters whose constants the kernel copied at compile (weights
+  /// packed into its own layout) and never reads at launch: the host lets
+  /// those weights go, and their launch arguments come with data null. Only
+  /// parameters CompileArgs::constants holds a tensor for. `bytes`: what the
+  /// kernel holds for its copies (0: count the graph's sizes).
+  CompiledKernel& packed_constants(std::vector<size_t> params, size_t bytes = 0) {
+    packed_ = std::move(params);
+    packed_bytes_ = bytes;
+    return *this;
+  }
+  const std::vector<size_t>& packed_constants() const { return packed_; }
+  size_t packed_bytes() const { return packed_bytes_; }
+
+  explicit operator bool() const { return static_cast<bool>(run_); }
+  void operator()(const LaunchArgs& launch) const { run_(launch); }
+
+ private:
+  Run run_;
+  std::vector<size_t> packed_;
+  size_t packed_bytes_ = 0;
+};
 
 /// Where a target's buffers live and how its streams run. host_memory() is
 /// the CPU's; a GPU target fills every member for its device.
@@ -222,6 +252,19 @@ class TargetBuilder {
     d.launch = &launch_trampoline;
     d.synchronize = [](void* instance, void* stream) {
       return on(instance, [&](Instance& i) { i.impl->memory.synchronize(i.target, stream); });
+    };
+    d.packed_constants = [](void* instance, void* kernel, int* out, size_t num_params, size_t* out_bytes) {
+      return on(instance, [&](Instance&) {
+        const CompiledKernel& k = *static_cast<const CompiledKernel*>(kernel);
+        *out_bytes = k.packed_bytes();
+        for (size_t p : k.packed_constants()) {
+          if (p >= num_params) {
+            throw Error("packed_constants names parameter " + std::to_string(p) + " of a group of " +
+                        std::to_string(num_params));
+          }
+          out[p] = 1;
+        }
+      });
     };
     d.destroy_user_data = &detail::destroy<Impl>;
     d.user_data = impl_.release();

@@ -161,6 +161,35 @@ TEST(NullTarget, RunsADenseGroupWithAConstantBias) {
   EXPECT_THAT(out[0], ElementsAre(8, 24, 8, 33));
 }
 
+TEST(NullTarget, PacksAConstantWeightAtCompileAndNeverReadsItsArgument) {
+  auto target = create_null();
+  Var data = f32_var("data", {1, 3}), weight = f32_var("weight", {2, 3});
+  Tensor w = Tensor::empty({2, 3}, DataType::Float(32));
+  const float w_values[] = {1, 0, -1, 2, 1, 0};
+  std::copy(std::begin(w_values), std::end(w_values), w.data_as<float>());
+  auto kernel = target->compile(primitive({data, weight}, call("nn.dense", {data, weight})), std::vector<Tensor>{Tensor(), w});
+  EXPECT_EQ(kernel->packed_constants(), (std::vector<bool>{false, true}));
+  // The weight was copied: changing the caller's tensor after compile changes nothing.
+  w.data_as<float>()[0] = 100;
+
+  // The launch passes the packed weight with data null, as the executor does.
+  float x[] = {1, 2, 3}, out[2] = {};
+  Shape x_shape = {1, 3}, w_shape = {2, 3}, out_shape = {1, 2};
+  auto tensor = [](void* data, Shape& shape) {
+    DLTensor t{};
+    t.data = data;
+    t.device = DLDevice{kDLCPU, 0};
+    t.ndim = static_cast<int32_t>(shape.size());
+    t.dtype = DLDataType{kDLFloat, 32, 1};
+    t.shape = shape.data();
+    return t;
+  };
+  std::vector<DLTensor> args = {tensor(x, x_shape), tensor(nullptr, w_shape), tensor(out, out_shape)};
+  kernel->launch(nullptr, args);
+  // [1 - 3, 2 + 2]
+  EXPECT_THAT(out, ElementsAre(-2, 4));
+}
+
 TEST(NullTarget, RunsEmptyAndZeroRankTensors) {
   auto target = create_null();
   // A dense over an empty reduction axis sums nothing: zeros.
