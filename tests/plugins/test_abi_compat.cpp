@@ -4,6 +4,7 @@
 #include <gmock/gmock.h>
 
 #include "plugin_test_util.h"
+#include "weft/passes.h"
 
 namespace weft::testing {
 namespace {
@@ -44,6 +45,24 @@ TEST_F(AbiCompatTest, APassPluginBuiltAgainstAbi15LoadsAndRunsWithoutTheContext)
   const auto* tuple = out.main()->body.as<TupleNode>();
   ASSERT_NE(tuple, nullptr);
   EXPECT_TRUE(tuple->fields[0] == Expr(x));
+}
+
+TEST_F(AbiCompatTest, ATargetBuiltAgainstAbi16LoadsAndItsKernelsReadEveryArgument) {
+  // Built against 1.6: no packed_constants (garbage bytes there), so no
+  // kernel of it packs anything, even one compiled with a constant.
+  add_plugin(root(), "oldinterface", "old_interface_target", "", "  targets: [oldinterface]\n");
+  loader().load("oldinterface");
+  const TargetDef* def = TargetRegistry::global().find_loaded("oldinterface");
+  ASSERT_NE(def, nullptr);
+  std::shared_ptr<Target> target = def->create(empty_attrs());
+  Var x = var("x", tensor_type({2})), w = var("w", tensor_type({2}));
+  Function group = infer_type(IRModule::from_function(
+                                  function({x, w}, x, nullptr, make_attrs({{"Primitive", 1}}))))
+                       .main();
+  std::unique_ptr<TargetKernel> kernel =
+      target->compile(group, std::vector<Tensor>{Tensor(), Tensor::zeros({2}, DataType::Float(32))});
+  EXPECT_TRUE(kernel->packed_constants().empty());
+  EXPECT_EQ(kernel->packed_bytes(), 0u);
 }
 
 TEST_F(AbiCompatTest, SearchPathsComeFromConfigThenEnvironmentThenBuildTree) {
