@@ -127,7 +127,7 @@ void expect_same_as_inline(const std::string& with_meta, const std::string& with
 }
 
 /// A section listing one attrs node of `type_key` with `fields`, and the
-/// `objects` its fields refer to, numbered from 3 (TVM's layout: the null
+/// `objects` its fields refer to, numbered from 4 (TVM's layout: the null
 /// node, the root Map, the Array of the key, the attrs node).
 std::string attrs_section(const std::string& type_key, const std::string& fields,
                           const std::vector<std::string>& objects = {}) {
@@ -199,6 +199,68 @@ TEST(TextMetaAttrs, BoxedIntsNestedArraysAndStringsRead) {
                             {array("5, 6"), array("7, 7"), array("8, 9"), int_imm(0, "int32"), int_imm(1, "int32"),
                              int_imm(2, "int32"), string_obj("reflect")})),
       program(x + ", %v: float32", "nn.pad(%x, %v, pad_width=[[0, 0], [1, 2]], pad_mode=\"reflect\")"));
+}
+
+std::string float_imm(const std::string& value, const std::string& dtype = "float32") {
+  return "{\"type_key\": \"FloatImm\", \"attrs\": {\"dtype\": \"" + dtype + "\", \"span\": \"0\", \"value\": \"" +
+         value + "\"}}";
+}
+/// A DictAttrs node whose `__dict__` is the Map at node 4 with `keys` and
+/// `values` (node indices), followed by the `objects` from node 5.
+std::string dict_attrs_section(const std::string& keys, const std::string& values,
+                               const std::vector<std::string>& objects = {}) {
+  std::vector<std::string> nodes = {"{\"type_key\": \"Map\", \"keys\": [" + keys + "], \"data\": [" + values + "]}"};
+  nodes.insert(nodes.end(), objects.begin(), objects.end());
+  return attrs_section("DictAttrs", "\"__dict__\": \"4\"", nodes);
+}
+
+// Attrs built as a dictionary (tvm.ir.make_node("DictAttrs", ...), the attrs
+// of a call to an op that registers no attrs type) print as meta[DictAttrs][N];
+// each entry is the attribute of its name.
+TEST(TextMetaAttrs, DictAttrsEntriesReadAsTheAttributesTheyName) {
+  const std::string x = "%x: Tensor[(2, 3), float32]";
+  expect_same_as_inline(program(x, "nn.leaky_relu(%x, meta[DictAttrs][0])",
+                                dict_attrs_section("\"alpha\"", "5", {float_imm("0.20000000000000001")})),
+                        program(x, "nn.leaky_relu(%x, alpha=0.2f)"));
+  expect_same_as_inline(
+      program(x, "sum(%x, meta[DictAttrs][0])",
+              dict_attrs_section("\"axis\", \"keepdims\"", "5, 7",
+                                 {array("6"), int_imm(1, "int32"), int_imm(1, "bool")})),
+      program(x, "sum(%x, axis=[1], keepdims=True)"));
+  // An empty dictionary, and a null one, are no attributes at all.
+  expect_same_as_inline(program(x, "nn.relu(%x, meta[DictAttrs][0])", dict_attrs_section("", "")),
+                        program(x, "nn.relu(%x)"));
+  expect_same_as_inline(program(x, "nn.relu(%x, meta[DictAttrs][0])", attrs_section("DictAttrs", "\"__dict__\": \"0\"")),
+                        program(x, "nn.relu(%x)"));
+}
+
+TEST(TextMetaAttrs, MalformedDictAttrsAreErrorsNamingTheOp) {
+  const std::string x = "%x: Tensor[(2, 3), float32]";
+  EXPECT_EQ(testing::parse_error(program(x, "nn.leaky_relu(%x, meta[DictAttrs][0])", attrs_section("DictAttrs", ""))),
+            "m.relay:3:21: op nn.leaky_relu: `meta[DictAttrs][0]`: the DictAttrs node has no field `__dict__`; "
+            "expected a `__dict__` field holding the index of a Map");
+  EXPECT_EQ(testing::parse_error(program(x, "nn.leaky_relu(%x, meta[DictAttrs][1])", dict_attrs_section("", ""))),
+            "m.relay:3:21: op nn.leaky_relu: `meta[DictAttrs][1]` is out of range: the metadata section holds 1 "
+            "DictAttrs nodes; expected an index below 1");
+  EXPECT_EQ(testing::parse_error(program(x, "nn.leaky_relu(%x, meta[DictAttrs][0])",
+                                         attrs_section("DictAttrs", "\"__dict__\": \"4\"", {array("")}))),
+            "m.relay:3:21: op nn.leaky_relu, attr __dict__: metadata field `__dict__` holds a Array node; expected "
+            "what SaveJSON writes for a member of type Map<String, ObjectRef>");
+  EXPECT_EQ(testing::parse_error(program(x, "nn.leaky_relu(%x, meta[DictAttrs][0])",
+                                         attrs_section("DictAttrs", "\"__dict__\": \"4\"",
+                                                       {"{\"type_key\": \"Map\", \"data\": [5, 6]}",
+                                                        string_obj("alpha"), float_imm("0.5")}))),
+            "m.relay:3:21: op nn.leaky_relu, attr __dict__: metadata field `__dict__` holds a Map whose keys are not "
+            "all strings; expected what SaveJSON writes for a member of type Map<String, ObjectRef>");
+  EXPECT_EQ(testing::parse_error(program(x, "nn.leaky_relu(%x, meta[DictAttrs][0])",
+                                         dict_attrs_section("\"alpha\"", "9"))),
+            "m.relay:3:21: op nn.leaky_relu, attr alpha: metadata field `alpha` holds a value that is no node index of "
+            "the section; expected what SaveJSON writes for a member of type ObjectRef");
+  // An entry the op has no attribute for: the schema's own error, as inline.
+  std::string error = testing::parse_error(program(x, "nn.leaky_relu(%x, meta[DictAttrs][0])",
+                                                   dict_attrs_section("\"beta\"", "5", {float_imm("0.5")})));
+  EXPECT_EQ(error, testing::parse_error(program(x, "nn.leaky_relu(%x, beta=0.5f)")));
+  EXPECT_NE(error.find("beta"), std::string::npos) << error;
 }
 
 // A section listing the node `fields` as `type_key`'s, for the errors below.

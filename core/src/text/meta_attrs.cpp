@@ -25,6 +25,7 @@ class MetaAttrsReader {
 
   std::vector<std::pair<std::string, AttrValue>> read(std::string_view type_key, int64_t index) {
     std::string ref = "`meta[" + std::string(type_key) + "][" + std::to_string(index) + "]`";
+    if (type_key == "DictAttrs") return dictionary(listed_node(type_key, index, ref), ref);
     const TvmOpAttrsTypes* of_op = find_tvm_op_attrs_types(op_);
     std::string op_types = !of_op ? std::string()
                            : std::string(of_op->type_keys[0]) +
@@ -36,13 +37,7 @@ class MetaAttrsReader {
     if (!of_op) fail(ref + ": " + op_ + " takes no attrs type in TVM v0.19", "the attributes inline, as key=value");
     if (type_key != of_op->type_keys[0] && type_key != of_op->type_keys[1])
       fail(ref + " holds " + std::string(type_key) + ", which is not " + op_ + "'s attrs type", op_types);
-    auto listed = meta_.listed.find(std::string(type_key));
-    size_t count = listed == meta_.listed.end() ? 0 : listed->second.size();
-    if (index < 0 || static_cast<uint64_t>(index) >= count)
-      fail(ref + " is out of range: the metadata section holds " + std::to_string(count) + " " + std::string(type_key) +
-               " nodes",
-           "an index below " + std::to_string(count));
-    const MetaNode& attrs_node = meta_.nodes[listed->second[static_cast<size_t>(index)]];
+    const MetaNode& attrs_node = listed_node(type_key, index, ref);
     std::vector<std::pair<std::string, AttrValue>> out;
     for (const auto& [name, text] : attrs_node.attrs) {
       field_ = name;
@@ -61,6 +56,39 @@ class MetaAttrsReader {
   }
 
  private:
+  // The `index`th node the section lists under `type_key`.
+  const MetaNode& listed_node(std::string_view type_key, int64_t index, const std::string& ref) const {
+    auto listed = meta_.listed.find(std::string(type_key));
+    size_t count = listed == meta_.listed.end() ? 0 : listed->second.size();
+    if (index < 0 || static_cast<uint64_t>(index) >= count)
+      fail(ref + " is out of range: the metadata section holds " + std::to_string(count) + " " + std::string(type_key) +
+               " nodes",
+           "an index below " + std::to_string(count));
+    return meta_.nodes[listed->second[static_cast<size_t>(index)]];
+  }
+
+  // A DictAttrs node: its one field `__dict__` is a Map from String keys (the
+  // attribute names) to objects.
+  std::vector<std::pair<std::string, AttrValue>> dictionary(const MetaNode& attrs_node, const std::string& ref) {
+    auto dict = attrs_node.attrs.find("__dict__");
+    if (dict == attrs_node.attrs.end())
+      fail(ref + ": the DictAttrs node has no field `__dict__`", "a `__dict__` field holding the index of a Map");
+    field_ = "__dict__";
+    member_type_ = "Map<String, ObjectRef>";
+    const MetaNode& map = node(dict->second);
+    std::vector<std::pair<std::string, AttrValue>> out;
+    if (map.type_key.empty()) return out;  // a null Map: no attributes
+    if (map.type_key != "Map") wrong_form("a " + map.type_key + " node");
+    if (map.keys.size() != map.data.size()) wrong_form("a Map whose keys are not all strings");
+    for (size_t i = 0; i < map.keys.size(); ++i) {
+      field_ = map.keys[i];
+      member_type_ = "ObjectRef";
+      if (map.data[i] >= meta_.nodes.size()) wrong_form("a value that is no node index of the section");
+      out.emplace_back(map.keys[i], object(meta_.nodes[map.data[i]], 0));
+    }
+    return out;
+  }
+
   [[noreturn]] void fail(const std::string& message, const std::string& expected) const {
     Error e(message);
     e.op(op_);

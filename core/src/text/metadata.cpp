@@ -182,6 +182,8 @@ class MetadataReader {
     if (n.contains("data") && n["data"].is_array())
       for (const json& item : n["data"])
         out.data.push_back(item.is_number_unsigned() ? item.get<uint64_t>() : nodes_->size());
+    if (n.contains("keys") && n["keys"].is_array())
+      for (const json& key : n["keys"]) out.keys.push_back(key.is_string() ? key.get<std::string>() : key.dump());
     return out;
   }
 

@@ -22,8 +22,11 @@ struct MetaNode {
   std::string repr;      ///< repr_str, or repr_b64 decoded (runtime.String's text)
   /// The fields, each as the string SaveJSON wrote (a scalar, or a node index).
   std::map<std::string, std::string> attrs;
-  /// An Array's elements, as node indices (one past the nodes when malformed).
+  /// An Array's elements, or a Map's values, as node indices (one past the
+  /// nodes when malformed).
   std::vector<size_t> data;
+  /// A Map's string keys, one per value in `data`.
+  std::vector<std::string> keys;
 };
 
 /// What a metadata section holds for the text's `meta[TYPE][N]` references.

@@ -331,10 +331,15 @@ class Parser {
     return def->expr();
   }
 
-  // meta[relay.attrs.X][N]: a call's attrs, which TVM's printer puts in the
-  // metadata section when their type is not the one the op registers.
+  // meta[relay.attrs.X][N] or meta[DictAttrs][N]: a call's attrs, which TVM's
+  // printer puts in the metadata section when their type is not the one the
+  // op registers.
+  static bool is_attrs_type(std::string_view type_key) {
+    return type_key.starts_with("relay.attrs.") || type_key == "DictAttrs";
+  }
+
   bool starts_meta_attrs() const {
-    return peek().kind == TokenKind::kMetaRef && peek().text.starts_with("relay.attrs.");
+    return peek().kind == TokenKind::kMetaRef && is_attrs_type(peek().text);
   }
 
   std::vector<std::pair<std::string, AttrValue>> meta_call_attrs(const Expr& callee, const Token& t) const {
@@ -349,7 +354,7 @@ class Parser {
   }
 
   Expr meta_constant(const Token& t) {
-    if (t.text.starts_with("relay.attrs."))
+    if (is_attrs_type(t.text))
       fail_at(t, describe(t) + " is a call's attributes; expected it as the last argument of an operator call");
     if (t.text != "relay.Constant")
       fail_at(t, "unsupported meta reference " + describe(t) + "; expected meta[relay.Constant][N]");
