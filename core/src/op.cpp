@@ -18,6 +18,16 @@ std::string_view op_pattern_name(OpPattern p) {
   return "?";
 }
 
+ReferenceKernel OpDef::kernel_for(const Call& call) const {
+  if (!prepare_kernel) return kernel;
+  std::vector<Type> arg_types;
+  for (const Expr& a : call->args) {
+    if (!a->has_type()) return kernel;  // untyped: nothing to prepare from
+    arg_types.push_back(a->checked_type());
+  }
+  return prepare_kernel(arg_types, call->attrs ? call->attrs : empty_attrs());
+}
+
 const Op& OpDef::expr() const {
   WEFT_ICHECK(expr_.defined(), "op '" + name + "' was not registered through OpRegistry::add");
   return expr_;

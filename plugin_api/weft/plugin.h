@@ -61,8 +61,9 @@ extern "C" {
  * replaces the flat weft_target_desc_t, and ops' is_reshape; 1.5: the
  * OUT_OF_MEMORY status; 1.6: the PassContext given to passes
  * (weft_pass_desc_t.run_in_context, the pass_context_* functions) and ops'
- * is_layout_layer; 1.7: targets' packed_constants */
-#define WEFT_PLUGIN_ABI_MINOR 7
+ * is_layout_layer; 1.7: targets' packed_constants; 1.8: ops' prepared kernels
+ * (prepare_kernel, run_prepared_kernel, release_kernel_plan) */
+#define WEFT_PLUGIN_ABI_MINOR 8
 
 /* ---- Status -------------------------------------------------------------- */
 
@@ -169,6 +170,17 @@ typedef weft_status_t (*weft_type_relation_fn)(void* user_data, weft_type_t* con
  * their memory belong to the host and are valid for the call only. */
 typedef weft_status_t (*weft_kernel_fn)(void* user_data, const DLTensor* inputs, size_t num_inputs,
                                         DLTensor* outputs, size_t num_outputs, weft_attrs_t* attrs);
+
+/* Prepared kernel (ABI 1.8): what a kernel works out from a call's argument
+ * types and normalized attrs alone (a convolution's canonical shapes and
+ * windows), worked out once per call site. prepare stores it in *out_plan;
+ * each run of that call gets it back with the call's tensors and attrs. */
+typedef weft_status_t (*weft_kernel_prepare_fn)(void* user_data, weft_type_t* const* arg_types, size_t num_args,
+                                                weft_attrs_t* attrs, void** out_plan);
+typedef weft_status_t (*weft_prepared_kernel_fn)(void* user_data, const void* plan, const DLTensor* inputs,
+                                                 size_t num_inputs, DLTensor* outputs, size_t num_outputs,
+                                                 weft_attrs_t* attrs);
+typedef void (*weft_kernel_plan_release_fn)(void* user_data, void* plan);
 
 /* Gradient as IR: given the original call and the gradient of its output,
  * stores one expression per call argument in out_grads[0..num_args) (new
@@ -306,6 +318,16 @@ typedef struct weft_op_desc_t {
    * (Relay's LayoutConfig: the calls of nn.conv2d and nn.deformable_conv2d
    * it converts, numbered in program order). */
   int is_layout_layer;
+  /* ABI 1.8: the kernel prepared per call site. The host calls
+   * prepare_kernel once where it compiles (or first interprets) a call,
+   * run_prepared_kernel on every run of that call, and release_kernel_plan
+   * when the call site goes; calls of the same site may run on several
+   * threads at once, so a run must not write its plan. All three set, or all
+   * NULL. `kernel` stays set for the runs that have no call site to keep a
+   * plan for (constant folding) and for hosts of 1.7. */
+  weft_kernel_prepare_fn prepare_kernel;
+  weft_prepared_kernel_fn run_prepared_kernel;
+  weft_kernel_plan_release_fn release_kernel_plan;
 } weft_op_desc_t;
 
 /* A named variant of a model family: `<family>-<suffix>` on the command line.

@@ -251,6 +251,77 @@ std::vector<int64_t> ConvAttrs::implied_weight(int64_t in_channels, bool depthwi
   return w;
 }
 
+ConvAttrs::Operands ConvAttrs::check_operands(const std::vector<int64_t>& data_shape,
+                                              const std::vector<int64_t>& weight_shape, bool depthwise_rule) const {
+  expect_rank(data_shape, data_layout, "data");
+  expect_rank(weight_shape, kernel_layout, "weight");
+  Operands p;
+  p.data = data_layout.to_canonical(data_shape);
+  std::vector<int64_t> w = kernel_layout.to_canonical(weight_shape);
+  const int64_t in_channels = p.data[1];
+  p.shapes = " (data shape " + shape_str(data_shape) + " in " + data_layout.name() + ", weight shape " +
+             shape_str(weight_shape) + " in " + kernel_layout.name() + ")";
+  const std::string& shapes = p.shapes;
+  const std::string groups_text = "groups=" + std::to_string(groups);
+  if (known(in_channels) && in_channels % groups != 0)
+    throw Error(groups_text + " does not divide the " + std::to_string(in_channels) + " input channels" + shapes);
+  if (kind.transposed && channels && *channels % groups != 0)
+    throw Error(groups_text + " does not divide channels=" + std::to_string(*channels) + shapes);
+  if (channels && kernel_size) {
+    // Relay assigns the weight this type; weft checks the given one against it.
+    bool depthwise = depthwise_rule && kind.dims > 1 && groups > 1 && groups == in_channels && groups == w[0];
+    std::vector<int64_t> expected = implied_weight(in_channels, depthwise);
+    std::vector<int64_t> expected_shape = kernel_layout.from_canonical(expected);
+    for (size_t i = 0; i < expected_shape.size(); ++i) {
+      if (known(expected_shape[i], weight_shape[i]) && expected_shape[i] != weight_shape[i]) {
+        throw Error("the weight shape " + shape_str(weight_shape) + " does not match the shape " +
+                    shape_str(expected_shape) + " implied by channels=" + std::to_string(*channels) +
+                    ", kernel_size=" + shape_str(*kernel_size) + " and " + groups_text + shapes);
+      }
+    }
+    p.out_channels = *channels;
+    if (depthwise) expected[0] = *channels, expected[1] = 1;  // the same elements, read as (channels, 1, ...)
+    w = expected;
+  } else {
+    if (kernel_size) {
+      for (size_t i = 0; i < kind.dims; ++i) {
+        if (known(w[2 + i]) && w[2 + i] != (*kernel_size)[i]) {
+          throw Error("the weight's kernel " + shape_str(spatial(w)) + " does not match kernel_size=" +
+                      shape_str(*kernel_size) + shapes);
+        }
+      }
+    }
+    if (kind.transposed) {  // IO... weights
+      if (channels && known(w[1]) && *channels / groups != w[1]) {
+        throw Error("channels=" + std::to_string(*channels) + " divided by " + groups_text +
+                    " does not match the weight's output channels per group (" + std::to_string(w[1]) + ")" + shapes);
+      }
+      if (known(in_channels, w[0]) && in_channels != w[0]) {
+        throw Error("the input channels (" + std::to_string(in_channels) +
+                    ") do not match the weight's input channels (" + std::to_string(w[0]) + ")" + shapes);
+      }
+      // Relay reads wshape[1] alone here; TOPI's grouped compute makes groups times as many.
+      p.out_channels = known(w[1]) ? w[1] * groups : WEFT_DIM_ANY;
+    } else {
+      if (channels && known(w[0]) && w[0] != *channels) {
+        throw Error("the weight's output channels (" + std::to_string(w[0]) + ") do not match channels=" +
+                    std::to_string(*channels) + shapes);
+      }
+      if (known(in_channels, w[1]) && in_channels / groups != w[1]) {
+        throw Error("the input channels (" + std::to_string(in_channels) + ") divided by groups (" +
+                    std::to_string(groups) + ") must equal the weight's input channels (" + std::to_string(w[1]) +
+                    ")" + shapes);
+      }
+      p.out_channels = w[0];
+    }
+  }
+  if (!kind.transposed && known(p.out_channels) && p.out_channels % groups != 0) {
+    throw Error(groups_text + " does not divide the " + std::to_string(p.out_channels) + " output channels" + shapes);
+  }
+  p.weight = std::move(w);
+  return p;
+}
+
 void ConvAttrs::require_channels_and_kernel_size(const std::string& why) const {
   if (!channels || !kernel_size) throw Error("channels and kernel_size must be set (" + why + ")");
 }

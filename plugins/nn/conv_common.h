@@ -138,9 +138,9 @@ void layout_hooks(OpBuilder& op, const ConvKind& kind);
 
 /// A conv op's normalized attrs read once into types: the one place the type
 /// relation, infer_inputs and the kernel of conv{1,2,3}d (and transposes) get
-/// layouts, window and channel attrs from. The kernel ABI hands a kernel only
-/// the call's attrs (no per-call-site state to keep a plan in), so kernels
-/// read this struct again on each call rather than caching it.
+/// layouts, window and channel attrs from. The kernels are prepared per call
+/// site (OpBuilder::prepared_kernel): each reads this struct, and checks the
+/// operands, once into a plan that every run of the call reuses.
 struct ConvAttrs {
   ConvKind kind;
   Layout data_layout, kernel_layout, out_layout;  // out_layout defaults to data_layout
@@ -160,6 +160,24 @@ struct ConvAttrs {
   /// channels / in_channels, k...), for a transposed conv (in_channels,
   /// channels / groups, k...). Requires channels and kernel_size.
   std::vector<int64_t> implied_weight(int64_t in_channels, bool depthwise) const;
+
+  /// A conv call's data and weight checked against each other and the attrs,
+  /// as Relay's Conv*Rel and Conv*TransposeRel check them: each shape's rank
+  /// against its layout, groups dividing the input channels (and channels),
+  /// and the weight equal to implied_weight where channels and kernel_size
+  /// are both set, otherwise its kernel, output channels and input channels
+  /// against kernel_size, channels and the data's channels. `depthwise_rule`:
+  /// the op reads a (C, multiplier, k...) weight with groups == C as
+  /// depthwise (conv2d and conv3d; not deformable_conv2d). Errors end in
+  /// `operands.shapes`, the suffix naming both shapes.
+  struct Operands {
+    std::vector<int64_t> data;    ///< canonical (NC...)
+    std::vector<int64_t> weight;  ///< canonical, as the kernel reads it (depthwise: (channels, 1, k...))
+    int64_t out_channels = 0;
+    std::string shapes;  ///< " (data shape ... in NCHW, weight shape ... in OIHW)"
+  };
+  Operands check_operands(const std::vector<int64_t>& data_shape, const std::vector<int64_t>& weight_shape,
+                          bool depthwise_rule) const;
 
   /// The output type for a canonical output shape: laid out as out_layout,
   /// of out_dtype or else the data's dtype.

@@ -14,12 +14,6 @@ using namespace weft::sdk;
 
 using Shape = std::vector<int64_t>;
 
-/// "NC" + "W", "HW" or "DHW": a canonical layout of `dims` spatial axes.
-std::string canonical_layout(const char* head, size_t dims) {
-  static const char* const kSpatial[] = {"W", "HW", "DHW"};
-  return head + std::string(kSpatial[dims - 1]);
-}
-
 /// nn.conv<dims>d, with "_transpose" appended when `transposed`.
 std::string conv_op(size_t dims, bool transposed) {
   return "nn.conv" + std::to_string(dims) + "d" + (transposed ? "_transpose" : "");
@@ -91,27 +85,32 @@ struct CanonicalConv {
 };
 
 CanonicalConv canonical_view(const Expr& c, const Expr& g, bool is_transposed) {
-  Attrs a = c.attrs();
+  Attrs attrs = c.attrs();
+  static constexpr ConvKind kKinds[2][3] = {{kConv1d, kConv2d, kConv3d},
+                                            {kConv1dTranspose, kConv2dTranspose, kConv3dTranspose}};
+  const size_t dims = attrs.get_ints("strides").size();
+  if (dims < 1 || dims > 3) throw Error("a convolution of " + std::to_string(dims) + " spatial axes");
+  // The forward op's own reading of its attrs and operands (the blocked
+  // NCHWc convolutions' layouts convert to NCHW and OIHW as well).
+  ConvAttrs a = ConvAttrs::read(kKinds[is_transposed][dims - 1], attrs);
+  const Shape weight_shape = grad::static_shape(c.arg(1), "the convolution's weight");
+  ConvAttrs::Operands operands = a.check_operands(grad::static_shape(c.arg(0), "the convolution's data"),
+                                                  weight_shape, /*depthwise_rule=*/!is_transposed);
   CanonicalConv v;
-  v.strides = a.get_ints("strides");
-  v.padding = a.get_ints("padding");
-  v.dilation = a.get_ints("dilation");
-  v.groups = a.get_int("groups");
-  v.dims = v.strides.size();
-  v.data_canonical = canonical_layout("NC", v.dims);
-  v.kernel_canonical = canonical_layout(is_transposed ? "IO" : "OI", v.dims);
-  v.data_layout = a.get_string("data_layout");
-  v.kernel_layout = a.get_string("kernel_layout");
-  std::string out_layout = a.get_string("out_layout");
-  v.out_layout = out_layout.empty() ? v.data_layout : out_layout;
-  v.data = Layout::parse(v.data_layout, v.data_canonical, "data_layout")
-               .to_canonical(grad::static_shape(c.arg(0), "the convolution's data"));
-  v.out = Layout::parse(v.out_layout, v.data_canonical, "out_layout")
-              .to_canonical(grad::static_shape(c, "the convolution's output"));
-  v.weight_given = Layout::parse(v.kernel_layout, v.kernel_canonical, "kernel_layout")
-                       .to_canonical(grad::static_shape(c.arg(1), "the convolution's weight"));
-  Shape channels = is_transposed ? Shape{v.data[1], v.out[1] / v.groups} : Shape{v.out[1], v.data[1] / v.groups};
-  v.weight = concat(channels, spatial_of(v.weight_given));
+  v.dims = dims;
+  v.strides = a.strides;
+  v.padding = a.padding;
+  v.dilation = a.dilation;
+  v.groups = a.groups;
+  v.data_canonical = a.kind.data_canon;
+  v.kernel_canonical = a.kind.kernel_canon;
+  v.data_layout = a.data_layout.name();
+  v.kernel_layout = a.kernel_layout.name();
+  v.out_layout = a.out_layout.name();
+  v.data = operands.data;
+  v.out = a.out_layout.to_canonical(grad::static_shape(c, "the convolution's output"));
+  v.weight_given = a.kernel_layout.to_canonical(weight_shape);
+  v.weight = operands.weight;
   v.x = relayout(c.arg(0), v.data_layout, v.data_canonical);
   v.g = relayout(g, v.out_layout, v.data_canonical);
   v.w = reshaped(relayout(c.arg(1), v.kernel_layout, v.kernel_canonical), v.weight_given, v.weight);

@@ -124,43 +124,20 @@ DeformablePlan plan_deformable(const std::vector<int64_t>& data_shape, const std
   DeformablePlan p;
   p.a = ConvAttrs::read(kDeformable, attrs);
   const ConvAttrs& a = p.a;
-  expect_rank(data_shape, a.data_layout, "data");
+  ConvAttrs::Operands operands = a.check_operands(data_shape, weight_shape, /*depthwise_rule=*/false);
   expect_rank(offset_shape, a.data_layout, "offset");
-  expect_rank(weight_shape, a.kernel_layout, "weight");
+  // The operands' suffix with the offset's shape added inside its parentheses.
+  const std::string shapes = operands.shapes.substr(0, operands.shapes.size() - 1) + ", offset shape " +
+                             shape_str(offset_shape) + ")";
   p.deformable_groups = attrs.get_int("deformable_groups");
-  p.data = a.data_layout.to_canonical(data_shape);
-  std::vector<int64_t> w = a.kernel_layout.to_canonical(weight_shape);
-  const std::string shapes = " (data shape " + shape_str(data_shape) + ", offset shape " + shape_str(offset_shape) +
-                             ", weight shape " + shape_str(weight_shape) + ")";
-  const int64_t in_channels = p.data[1];
-  if (known(in_channels) && in_channels % a.groups != 0) {
-    throw Error("groups=" + std::to_string(a.groups) + " must divide the input channels" + shapes);
-  }
+  const int64_t in_channels = operands.data[1];
   if (p.deformable_groups < 1 || (known(in_channels) && in_channels % p.deformable_groups != 0)) {
     throw Error("deformable_groups=" + std::to_string(p.deformable_groups) + " must divide the input channels" + shapes);
   }
-  const std::optional<int64_t>& channels = a.channels;
-  const std::optional<std::vector<int64_t>>& kernel_size = a.kernel_size;
-  if (channels && kernel_size) {
-    std::vector<int64_t> expected = a.implied_weight(in_channels, false);
-    for (size_t i = 0; i < 4; ++i) {
-      if (known(expected[i], w[i]) && expected[i] != w[i]) {
-        throw Error("the weight (OIHW " + shape_str(w) + ") does not match the shape " + shape_str(expected) +
-                    " implied by channels and kernel_size" + shapes);
-      }
-    }
-    w = expected;
-  } else {
-    if (kernel_size && (w[2] != (*kernel_size)[0] || w[3] != (*kernel_size)[1])) {
-      throw Error("the weight's kernel does not match kernel_size=" + shape_str(*kernel_size) + shapes);
-    }
-    if (channels && w[0] != *channels) throw Error("the weight's output channels do not match channels" + shapes);
-    if (known(in_channels, w[1]) && in_channels / a.groups != w[1]) {
-      throw Error("the input channels divided by groups must equal the weight's input channels" + shapes);
-    }
-  }
-  p.weight = w;
-  p.out = {p.data[0], w[0]};
+  p.data = std::move(operands.data);
+  p.weight = std::move(operands.weight);
+  const std::vector<int64_t>& w = p.weight;
+  p.out = {p.data[0], operands.out_channels};
   std::vector<int64_t> out = a.out_extents(spatial(p.data), spatial(w), shapes);
   p.out.insert(p.out.end(), out.begin(), out.end());
   // Relay assigns the offset this type; weft checks the given one against it.
@@ -229,10 +206,15 @@ T bilinear(const T* plane, int64_t h, int64_t w, T y, T x) {
   return val;
 }
 
-void deformable_kernel(const KernelArgs& k) {
-  const TensorView &data = k.inputs.at(0), &offset = k.inputs.at(1), &weight = k.inputs.at(2), &out = k.outputs.at(0);
-  DeformablePlan p = plan_deformable(data.shape(), offset.shape(), weight.shape(), k.attrs);
+/// A call's plan, once per call site (the kernel is prepared).
+DeformablePlan prepare_deformable(const std::vector<Type>& args, const Attrs& attrs) {
+  DeformablePlan p = plan_deformable(args.at(0).shape(), args.at(1).shape(), args.at(2).shape(), attrs);
   if (p.a.groups != 1) throw Error("the reference computes groups 1 only, got groups=" + std::to_string(p.a.groups));
+  return p;
+}
+
+void run_deformable(const DeformablePlan& p, const KernelArgs& k) {
+  const TensorView &data = k.inputs.at(0), &offset = k.inputs.at(1), &weight = k.inputs.at(2), &out = k.outputs.at(0);
   dispatch_accumulator("nn.deformable_conv2d", out, [&]<typename T>() {
     if constexpr (std::is_integral_v<T>) {
       throw Error("bilinear sampling needs a float out_dtype");
@@ -517,7 +499,7 @@ void register_conv_special_ops(Registrar& reg) {
   layout_attrs(dc, "NCHW", "OIHW");
   out_dtype_attr(dc);
   dc.type_relation(deformable_relation)
-      .kernel(deformable_kernel)
+      .prepared_kernel(prepare_deformable, run_deformable)
       .infer_layout(deformable_layouts)
       .convert_layout(convert_deformable)
       .gradient(deformable_gradient);

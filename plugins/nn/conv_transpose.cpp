@@ -17,59 +17,11 @@ struct TransposePlan {
 
 TransposePlan plan_transpose(const ConvAttrs& a, const std::vector<int64_t>& data_shape,
                              const std::vector<int64_t>& weight_shape) {
-  TransposePlan p;
-  p.a = a;
-  expect_rank(data_shape, a.data_layout, "data");
-  expect_rank(weight_shape, a.kernel_layout, "weight");
-  p.data = a.data_layout.to_canonical(data_shape);
-  std::vector<int64_t> w = a.kernel_layout.to_canonical(weight_shape);
-  const int64_t in_channels = p.data[1];
-  const std::string shapes = " (data shape " + shape_str(data_shape) + " in " + a.data_layout.name() +
-                             ", weight shape " + shape_str(weight_shape) + " in " + a.kernel_layout.name() + ")";
-  if (known(in_channels) && in_channels % a.groups != 0) {
-    throw Error("groups=" + std::to_string(a.groups) + " does not divide the " + std::to_string(in_channels) +
-                " input channels" + shapes);
-  }
-  const std::optional<int64_t>& channels = a.channels;
-  const std::optional<std::vector<int64_t>>& kernel_size = a.kernel_size;
-  if (channels && *channels % a.groups != 0) {
-    throw Error("groups=" + std::to_string(a.groups) + " does not divide channels=" + std::to_string(*channels) + shapes);
-  }
-  int64_t out_channels;
-  if (channels && kernel_size) {
-    std::vector<int64_t> expected = a.implied_weight(in_channels, false);
-    std::vector<int64_t> expected_shape = a.kernel_layout.from_canonical(expected);
-    for (size_t i = 0; i < expected_shape.size(); ++i) {
-      if (known(expected_shape[i], weight_shape[i]) && expected_shape[i] != weight_shape[i]) {
-        throw Error("the weight shape " + shape_str(weight_shape) + " does not match the shape " +
-                    shape_str(expected_shape) + " implied by channels=" + std::to_string(*channels) + ", kernel_size=" +
-                    shape_str(*kernel_size) + " and groups=" + std::to_string(a.groups) + shapes);
-      }
-    }
-    out_channels = *channels;
-    w = expected;
-  } else {
-    if (kernel_size) {
-      for (size_t i = 0; i < a.kind.dims; ++i) {
-        if (known(w[2 + i]) && w[2 + i] != (*kernel_size)[i]) {
-          throw Error("the weight's kernel " + shape_str(std::vector<int64_t>(w.begin() + 2, w.end())) +
-                      " does not match kernel_size=" + shape_str(*kernel_size) + shapes);
-        }
-      }
-    }
-    if (channels && known(w[1]) && *channels / a.groups != w[1]) {
-      throw Error("channels=" + std::to_string(*channels) + " divided by groups=" + std::to_string(a.groups) +
-                  " does not match the weight's output channels per group (" + std::to_string(w[1]) + ")" + shapes);
-    }
-    if (known(in_channels, w[0]) && in_channels != w[0]) {
-      throw Error("the input channels (" + std::to_string(in_channels) + ") do not match the weight's input channels (" +
-                  std::to_string(w[0]) + ")" + shapes);
-    }
-    // Relay reads wshape[1] alone here; TOPI's grouped compute makes groups times as many.
-    out_channels = known(w[1]) ? w[1] * a.groups : WEFT_DIM_ANY;
-  }
-  p.weight = w;
-  p.out = {p.data[0], out_channels};
+  ConvAttrs::Operands operands = a.check_operands(data_shape, weight_shape, /*depthwise_rule=*/false);
+  const std::string& shapes = operands.shapes;
+  TransposePlan p{a, std::move(operands.data), std::move(operands.weight), {}};
+  const std::vector<int64_t>& w = p.weight;
+  p.out = {p.data[0], operands.out_channels};
   std::vector<int64_t> pads = pad_totals(a.padding);
   for (size_t i = 0; i < a.kind.dims; ++i) {
     if (a.output_padding[i] >= a.strides[i] && a.output_padding[i] >= a.dilation[i]) {
@@ -145,18 +97,22 @@ void conv_transpose(const TransposePlan& p, const std::vector<T>& x, const std::
   }
 }
 
-Kernel transpose_kernel(const ConvKind& kind) {
-  return [kind](const KernelArgs& k) {
-    const TensorView &data = k.inputs.at(0), &weight = k.inputs.at(1), &out = k.outputs.at(0);
-    TransposePlan p = plan_transpose(ConvAttrs::read(kind, k.attrs), data.shape(), weight.shape());
-    dispatch_accumulator(kind.op, out, [&]<typename T>() {
-      std::vector<T> x = to_canonical<T>(data, p.a.data_layout, p.data);
-      std::vector<T> w = to_canonical<T>(weight, p.a.kernel_layout, p.weight);
-      std::vector<T> y(static_cast<size_t>(out.numel()));
-      conv_transpose(p, x, w, y);
-      from_canonical(y, p.a.out_layout, p.out, out);
-    });
+/// A call's plan, once per call site (the kernel is prepared).
+auto prepare_transpose(const ConvKind& kind) {
+  return [kind](const std::vector<Type>& args, const Attrs& attrs) {
+    return plan_transpose(ConvAttrs::read(kind, attrs), args.at(0).shape(), args.at(1).shape());
   };
+}
+
+void run_transpose(const TransposePlan& p, const KernelArgs& k) {
+  const TensorView &data = k.inputs.at(0), &weight = k.inputs.at(1), &out = k.outputs.at(0);
+  dispatch_accumulator(p.a.kind.op, out, [&]<typename T>() {
+    std::vector<T> x = to_canonical<T>(data, p.a.data_layout, p.data);
+    std::vector<T> w = to_canonical<T>(weight, p.a.kernel_layout, p.weight);
+    std::vector<T> y(static_cast<size_t>(out.numel()));
+    conv_transpose(p, x, w, y);
+    from_canonical(y, p.a.out_layout, p.out, out);
+  });
 }
 
 OpBuilder& register_transpose(Registrar& reg, const ConvKind& kind, const std::string& doc) {
@@ -182,7 +138,7 @@ OpBuilder& register_transpose(Registrar& reg, const ConvKind& kind, const std::s
   layout_hooks(op, kind);
   return op.type_relation(
         [kind](const std::vector<Type>& args, const Attrs& attrs) { return transpose_relation(kind, args, attrs); })
-      .kernel(transpose_kernel(kind));
+      .prepared_kernel(prepare_transpose(kind), run_transpose);
 }
 
 }  // namespace

@@ -21,66 +21,10 @@ struct ConvPlan {
 
 ConvPlan plan_conv(const ConvAttrs& a, const std::vector<int64_t>& data_shape,
                    const std::vector<int64_t>& weight_shape) {
-  ConvPlan p;
-  p.a = a;
-  expect_rank(data_shape, a.data_layout, "data");
-  expect_rank(weight_shape, a.kernel_layout, "weight");
-  p.data = a.data_layout.to_canonical(data_shape);
-  std::vector<int64_t> w = a.kernel_layout.to_canonical(weight_shape);
-  const int64_t in_channels = p.data[1];
-  const std::string shapes = " (data shape " + shape_str(data_shape) + " in " + a.data_layout.name() +
-                             ", weight shape " + shape_str(weight_shape) + " in " + a.kernel_layout.name() + ")";
-  if (known(in_channels) && in_channels % a.groups != 0) {
-    throw Error("groups=" + std::to_string(a.groups) + " does not divide the " + std::to_string(in_channels) +
-                " input channels" + shapes);
-  }
-  const std::optional<int64_t>& channels = a.channels;
-  const std::optional<std::vector<int64_t>>& kernel_size = a.kernel_size;
-  // Relay's depthwise case: a weight of (C, multiplier, ...) in OIHW terms.
-  bool depthwise = a.kind.dims > 1 && a.groups > 1 && a.groups == in_channels && a.groups == w[0];
-  int64_t out_channels;
-  if (channels && kernel_size) {
-    // Relay assigns the weight this type; weft checks the given one against it.
-    std::vector<int64_t> expected = a.implied_weight(in_channels, depthwise);
-    std::vector<int64_t> expected_shape = a.kernel_layout.from_canonical(expected);
-    for (size_t i = 0; i < expected_shape.size(); ++i) {
-      if (known(expected_shape[i], weight_shape[i]) && expected_shape[i] != weight_shape[i]) {
-        throw Error("the weight shape " + shape_str(weight_shape) + " does not match the shape " +
-                    shape_str(expected_shape) + " implied by channels=" + std::to_string(*channels) + ", kernel_size=" +
-                    shape_str(*kernel_size) + " and groups=" + std::to_string(a.groups) + shapes);
-      }
-    }
-    out_channels = *channels;
-    if (depthwise) w = {*channels, 1};  // the same elements, read as (channels, 1, ...)
-    else w = {*channels, expected[1]};
-    w.insert(w.end(), kernel_size->begin(), kernel_size->end());
-  } else {
-    if (kernel_size) {
-      for (size_t i = 0; i < a.kind.dims; ++i) {
-        if (known(w[2 + i]) && w[2 + i] != (*kernel_size)[i]) {
-          throw Error("the weight's kernel " + shape_str(std::vector<int64_t>(w.begin() + 2, w.end())) +
-                      " does not match kernel_size=" + shape_str(*kernel_size) + shapes);
-        }
-      }
-    }
-    if (channels && known(w[0]) && w[0] != *channels) {
-      throw Error("the weight's output channels (" + std::to_string(w[0]) + ") do not match channels=" +
-                  std::to_string(*channels) + shapes);
-    }
-    if (known(in_channels, w[1]) && in_channels / a.groups != w[1]) {
-      throw Error("the input channels (" + std::to_string(in_channels) + ") divided by groups (" +
-                  std::to_string(a.groups) + ") must equal the weight's input channels (" + std::to_string(w[1]) + ")" +
-                  shapes);
-    }
-    out_channels = w[0];
-  }
-  if (known(out_channels) && out_channels % a.groups != 0) {
-    throw Error("groups=" + std::to_string(a.groups) + " does not divide the " + std::to_string(out_channels) +
-                " output channels" + shapes);
-  }
-  p.weight = w;
-  p.out = {p.data[0], out_channels};
-  std::vector<int64_t> out = a.out_extents(spatial(p.data), spatial(w), shapes);
+  ConvAttrs::Operands operands = a.check_operands(data_shape, weight_shape, /*depthwise_rule=*/true);
+  ConvPlan p{a, std::move(operands.data), std::move(operands.weight), {}};
+  p.out = {p.data[0], operands.out_channels};
+  std::vector<int64_t> out = a.out_extents(spatial(p.data), spatial(p.weight), operands.shapes);
   p.out.insert(p.out.end(), out.begin(), out.end());
   return p;
 }
@@ -141,18 +85,22 @@ void conv_forward(const ConvPlan& p, const std::vector<T>& x, const std::vector<
   }
 }
 
-Kernel conv_kernel(const ConvKind& kind) {
-  return [kind](const KernelArgs& k) {
-    const TensorView &data = k.inputs.at(0), &weight = k.inputs.at(1), &out = k.outputs.at(0);
-    ConvPlan p = plan_conv(ConvAttrs::read(kind, k.attrs), data.shape(), weight.shape());
-    dispatch_accumulator(kind.op, out, [&]<typename T>() {
-      std::vector<T> x = to_canonical<T>(data, p.a.data_layout, p.data);
-      std::vector<T> w = to_canonical<T>(weight, p.a.kernel_layout, p.a.kernel_layout.to_canonical(weight.shape()));
-      std::vector<T> y(static_cast<size_t>(out.numel()));
-      conv_forward(p, x, w, y);
-      from_canonical(y, p.a.out_layout, p.out, out);
-    });
+/// A call's plan, once per call site (the kernel is prepared).
+auto prepare_conv(const ConvKind& kind) {
+  return [kind](const std::vector<Type>& args, const Attrs& attrs) {
+    return plan_conv(ConvAttrs::read(kind, attrs), args.at(0).shape(), args.at(1).shape());
   };
+}
+
+void run_conv(const ConvPlan& p, const KernelArgs& k) {
+  const TensorView &data = k.inputs.at(0), &weight = k.inputs.at(1), &out = k.outputs.at(0);
+  dispatch_accumulator(p.a.kind.op, out, [&]<typename T>() {
+    std::vector<T> x = to_canonical<T>(data, p.a.data_layout, p.data);
+    std::vector<T> w = to_canonical<T>(weight, p.a.kernel_layout, p.a.kernel_layout.to_canonical(weight.shape()));
+    std::vector<T> y(static_cast<size_t>(out.numel()));
+    conv_forward(p, x, w, y);
+    from_canonical(y, p.a.out_layout, p.out, out);
+  });
 }
 
 OpBuilder& register_conv(Registrar& reg, const ConvKind& kind, const std::string& doc) {
@@ -173,7 +121,7 @@ OpBuilder& register_conv(Registrar& reg, const ConvKind& kind, const std::string
   return op
       .type_relation(
           [kind](const std::vector<Type>& args, const Attrs& attrs) { return conv_relation(kind, args, attrs); })
-      .kernel(conv_kernel(kind));
+      .prepared_kernel(prepare_conv(kind), run_conv);
 }
 
 /// The blocked-layout convs of Relay's AlterOpLayout: contrib_conv2d_NCHWc
@@ -196,7 +144,7 @@ void register_blocked_conv(Registrar& reg, const ConvKind& kind, bool needs_chan
   op.type_relation([kind, needs_channels](const std::vector<Type>& args, const Attrs& attrs) {
       return conv_relation(kind, args, attrs, needs_channels);
     })
-      .kernel(conv_kernel(kind))
+      .prepared_kernel(prepare_conv(kind), run_conv)
       .gradient(conv_gradient);
 }
 

@@ -80,6 +80,20 @@ TEST_F(CPluginTest, KernelRunsThroughTheRegistry) {
   EXPECT_EQ(values_of(out), (std::vector<float>{3, -6, 1.5f, 12}));
 }
 
+// The plan holds the factor read when the call site was prepared; each run
+// reads the plan, whatever attrs it is handed.
+TEST_F(CPluginTest, APreparedKernelReadsItsAttrsOnceIntoItsPlan) {
+  Var x = var("x", tensor_type({3}, DataType::Float(32)));
+  Call c = downcast<CallNode>(infer_type(Expr(call("ctest.scale", {x}, {{"factor", 4.0}}))));
+  ReferenceKernel prepared = OpRegistry::global().get("ctest.scale").kernel_for(c);
+  Tensor in = float_tensor({3}, {1, 2, -1});
+  for (double other : {0.0, 10.0}) {
+    Tensor out = Tensor::empty({3}, DataType::Float(32));
+    prepared(std::vector<Tensor>{in}, std::vector<Tensor>{out}, make_attrs({{"factor", other}}));
+    EXPECT_EQ(values_of(out), (std::vector<float>{4, 8, -4}));
+  }
+}
+
 TEST_F(CPluginTest, KernelErrorsBecomeWeftErrors) {
   const OpDef& op = OpRegistry::global().get("ctest.scale");
   Tensor in = float_tensor({1}, {1});

@@ -132,6 +132,14 @@ TEST_F(LoaderErrorTest, TargetInterfaceWithoutARequiredFunctionNamesIt) {
   EXPECT_EQ(TargetRegistry::global().find_loaded("partial"), nullptr);
 }
 
+TEST_F(LoaderErrorTest, AnOpWithPartOfAPreparedKernelNamesWhatGoesTogether) {
+  add_plugin(root(), "half", "half_prepared", "ctest.scale");
+  EXPECT_THAT(load_error(loader(), "half"),
+              HasSubstr("plugin 'half': init failed: op 'ctest.scale': prepare_kernel, run_prepared_kernel and "
+                        "release_kernel_plan are set together or not at all"));
+  EXPECT_EQ(OpRegistry::global().find_loaded("ctest.scale"), nullptr);
+}
+
 TEST_F(LoaderErrorTest, RegisteringAnUndeclaredNameFailsAndKeepsNothing) {
   add_plugin(root(), "sneaky", "c_scale", "ctest.other");
   PluginLoader& l = loader();

@@ -6,8 +6,11 @@
 #include <cstring>
 
 #include "plugin_test_util.h"
+#include "weft/build.h"
+#include "weft/graph_executor.h"
 #include "weft/interpreter.h"
 #include "weft/passes.h"
+#include "weft/text.h"
 
 namespace weft::testing {
 namespace {
@@ -22,7 +25,7 @@ class SdkPluginTest : public ::testing::Test {
     dir_ = std::make_unique<TempDir>();
     std::string text =
         "name: sdk\nversion: 0.2.0\nabi: 1\nkind: ops\nlibrary: libsdk_plugin.so\nprovides:\n"
-        "  ops: [sdk.axpy, sdk.throw]\n  models: [sdk.tiny]\n  initializers: [sdk.counter]\n  passes: [sdk.RenameMain, sdk.ContextProbe, sdk.ReadUnknownConfig]\n"
+        "  ops: [sdk.axpy, sdk.throw, sdk.stamp]\n  models: [sdk.tiny]\n  initializers: [sdk.counter]\n  passes: [sdk.RenameMain, sdk.ContextProbe, sdk.ReadUnknownConfig]\n"
         "  frontends: [sdk.len]\n";
     copy_test_library("sdk_plugin", dir_->path() / "sdk");
     write_file(dir_->path() / "sdk" / "weft-plugin.yaml", text);
@@ -126,6 +129,75 @@ TEST_F(SdkPluginTest, KernelComputesInBothFloatTypes) {
   op.kernel(std::vector<Tensor>{xd, xd}, std::vector<Tensor>{od}, attrs);
   EXPECT_EQ(od.data_as<double>()[0], 1.5);
   EXPECT_EQ(od.data_as<double>()[1], -3.0);
+}
+
+// sdk.stamp adds the number of its call site's kernel preparation (the
+// plugin counts them) to its input, so the outputs show when a call site was
+// prepared, and how often.
+constexpr const char* kTwoStamps = R"(
+def @main(%x: Tensor[(3), float32]) {
+  %0 = sdk.stamp(%x);
+  sdk.stamp(%0)
+})";
+
+std::vector<float> floats(const Value& v) {
+  const Tensor& t = v.tensor();
+  return std::vector<float>(t.data_as<float>(), t.data_as<float>() + t.numel());
+}
+
+/// What two stamps add to x: the preparations' numbers, one per call site.
+float added_by(const Value& out) { return floats(out)[0] - 1.0f; }
+
+TEST_F(SdkPluginTest, APreparedKernelIsPreparedOncePerCallSiteOnTheInterpreter) {
+  Interpreter interp(parse_module(kTwoStamps, "stamps.relay"));
+  Tensor x = tensor_of<float>({3}, DataType::Float(32), {1, 1, 1});
+  Value first = interp.run_main({x});
+  float stamps = added_by(first);
+  // Two sites prepared one after the other: n + (n + 1) for some n >= 1.
+  EXPECT_GE(stamps, 3.0f);
+  EXPECT_EQ(static_cast<int>(stamps) % 2, 1);
+  for (int run = 0; run < 3; ++run) EXPECT_EQ(floats(interp.run_main({x})), floats(first)) << "run " << run;
+  // Another interpreter prepares its own call sites: two preparations later.
+  EXPECT_EQ(added_by(Interpreter(parse_module(kTwoStamps, "stamps.relay")).run_main({x})), stamps + 4.0f);
+}
+
+TEST_F(SdkPluginTest, APreparedKernelIsPreparedWhenTheRefTargetCompilesItsCall) {
+  RunConfig config;
+  config.targets = {"ref"};
+  auto compiled = build(parse_module(kTwoStamps, "stamps.relay"), config);
+  GraphExecutor executor(compiled);
+  Tensor x = tensor_of<float>({3}, DataType::Float(32), {1, 1, 1});
+  Value first = executor.run({x});
+  EXPECT_GE(added_by(first), 3.0f);
+  for (int run = 0; run < 3; ++run) EXPECT_EQ(floats(executor.run({x})), floats(first)) << "run " << run;
+}
+
+TEST_F(SdkPluginTest, ARunWithoutACallSitePreparesAndRunsInOneGo) {
+  const OpDef& op = OpRegistry::global().get("sdk.stamp");
+  ASSERT_TRUE(op.prepare_kernel);
+  Tensor x = tensor_of<float>({2}, DataType::Float(32), {0, 0}), out = Tensor::empty({2}, DataType::Float(32));
+  Attrs attrs = make_attrs({{"fail", false}});
+  op.kernel(std::vector<Tensor>{x}, std::vector<Tensor>{out}, attrs);
+  float stamp = out.data_as<float>()[0];
+  op.kernel(std::vector<Tensor>{x}, std::vector<Tensor>{out}, attrs);
+  EXPECT_EQ(out.data_as<float>()[0], stamp + 1.0f);
+}
+
+TEST_F(SdkPluginTest, AKernelThatCannotBePreparedIsAnErrorNamingTheOpAndTheCall) {
+  Interpreter interp(parse_module(R"(
+def @main(%x: Tensor[(3), float32]) {
+  sdk.stamp(%x, fail=True)
+})",
+                                  "fail.relay"));
+  try {
+    interp.run_main({Tensor::zeros({3}, DataType::Float(32))});
+    ADD_FAILURE() << "preparing the kernel did not fail";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.status(), StatusCode::kUnsupported);
+    EXPECT_THAT(e.what(), HasSubstr("op sdk.stamp: this call cannot be prepared"));
+    EXPECT_THAT(e.what(), HasSubstr("in preparing its kernel"));
+    EXPECT_THAT(e.what(), HasSubstr("sdk.stamp(%x, fail=True)"));
+  }
 }
 
 TEST_F(SdkPluginTest, ExceptionsInPluginCodeBecomeErrors) {

@@ -12,6 +12,7 @@
 
 #include "weft/expr.h"
 #include "weft/module.h"
+#include "weft/op.h"
 #include "weft/tensor.h"
 
 namespace weft {
@@ -64,7 +65,11 @@ class Interpreter {
 
  private:
   friend class Evaluator;
+  /// The kernels of the module's op calls, each prepared on its call's first
+  /// run (OpDef::kernel_for); shared by copies, which run the same module.
+  struct CallKernels;
   IRModule mod_;
+  std::shared_ptr<CallKernels> kernels_;
 };
 
 /// Runs one op call on its reference kernel, given its argument values (tuple
@@ -72,14 +77,19 @@ class Interpreter {
 /// be static. What InferType gave the call is not consulted, so a caller that
 /// knows the output type (FoldConstant, from the op's relation) needs no typed
 /// module. weft::Error naming the op when it has no kernel, the output type is
-/// dynamic, or the kernel rejects its input.
-Value run_op(const Call& call, const std::vector<Value>& args, const Type& out_type);
+/// dynamic, or the kernel rejects its input. `kernel`: the one prepared for
+/// this call (OpDef::kernel_for) by a caller that runs it again; empty: the
+/// op's kernel.
+Value run_op(const Call& call, const std::vector<Value>& args, const Type& out_type,
+             const ReferenceKernel& kernel = {});
 
 /// Runs op call `call`'s reference kernel on tensors the caller allocated:
 /// `inputs` one per argument tensor (a tuple argument's fields in order),
 /// `outputs` one per output tensor (a tuple output flattened). The errors are
-/// run_op's, naming the op and the call. The `ref` target runs groups so.
-void run_kernel(const Call& call, std::span<const Tensor> inputs, std::span<const Tensor> outputs);
+/// run_op's, naming the op and the call, and `kernel` is as there. The `ref`
+/// target runs groups so, with the kernels it prepared when it compiled them.
+void run_kernel(const Call& call, std::span<const Tensor> inputs, std::span<const Tensor> outputs,
+                const ReferenceKernel& kernel = {});
 
 /// `mod` (type-inferred) with its function `name` re-typed for `args` (one per
 /// parameter, in order, already checked against the parameter types): each

@@ -54,6 +54,11 @@ using InputTypeInference = std::function<std::vector<Type>(std::span<const Type>
 /// tuple outputs flattened in order). Plainly correct, not fast.
 using ReferenceKernel =
     std::function<void(std::span<const Tensor> inputs, std::span<const Tensor> outputs, const Attrs& attrs)>;
+/// The op's kernel bound to one call site, given that call's argument types
+/// and attrs: what the kernel works out from them alone (a convolution's
+/// canonical shapes and windows) is worked out here, once, and the kernel
+/// returned reuses it on every run of that call (ABI 1.8's prepared kernels).
+using KernelPreparation = std::function<ReferenceKernel(std::span<const Type> arg_types, const Attrs& attrs)>;
 /// Gradients of each input given the original call and the gradient of its
 /// output, as IR (so AD runs on any target).
 using Gradient = std::function<std::vector<Expr>(const Call& call, const Expr& output_grad)>;
@@ -100,6 +105,7 @@ struct OpDef {
   /// conv2d's and deformable_conv2d's convert hooks consult).
   bool is_layout_layer = false;
   ReferenceKernel kernel;     // may be empty
+  KernelPreparation prepare_kernel;  // may be empty: `kernel` works everything out on each run
   std::any te_compute;        // target-neutral compute description (TE layer)
   Gradient gradient;          // may be empty: the op is not differentiable
   std::map<std::string, CallRewrite> rewrites;
@@ -107,6 +113,11 @@ struct OpDef {
   LayoutConversion convert_layout;  // may be empty: ConvertLayout cannot choose the op's layouts
   int support_level = 10;
   std::string plugin;  // which plugin registered it ("" for ops defined in-process)
+
+  /// The kernel for runs of `call` (a call of this op, typed): prepared for
+  /// it where the op prepares its kernels, else `kernel`. Empty when the op
+  /// has no kernel.
+  ReferenceKernel kernel_for(const Call& call) const;
 
   /// The Op expression referring to this definition (one per definition).
   const Op& expr() const;

@@ -85,12 +85,13 @@ CompiledGroup compile_group(const GroupPlan& group, const std::vector<BuildTarge
     const BuildTarget& target = targets[t];
     try {
       std::shared_ptr<const TargetKernel> kernel = target.target->compile(group.primitive, constants);
-      CompiledGroup compiled{group.primitive, target.name, kernel, op_names(group.calls)};
-      compiled.packed_params = packed_constants(*kernel, constants);
+      std::vector<bool> packed = packed_constants(*kernel, constants);
       size_t graph_bytes = 0;
-      for (size_t i = 0; i < compiled.packed_params.size(); ++i)
-        if (compiled.packed_params[i]) graph_bytes += constants[i].nbytes();
-      compiled.packed_bytes = kernel->packed_bytes() ? kernel->packed_bytes() : graph_bytes;
+      for (size_t i = 0; i < packed.size(); ++i)
+        if (packed[i]) graph_bytes += constants[i].nbytes();
+      size_t packed_bytes = kernel->packed_bytes() ? kernel->packed_bytes() : graph_bytes;
+      CompiledGroup compiled{group.primitive, target.name, kernel, op_names(group.calls), std::move(packed),
+                             packed_bytes};
       group_constants.packed(group.site, compiled.packed_params);
       return compiled;
     } catch (const Error& e) {

@@ -197,7 +197,7 @@ class ScheduleBuilder {
       if (i < g.packed_params.size() && g.packed_params[i]) {
         auto* t = g.primitive->params[i]->checked_type().as<TensorTypeNode>();
         if (!t) throw Error("group " + std::to_string(group) + "'s packed parameter " + std::to_string(i) + " is not a tensor");
-        params.push_back(SlotTree{add_slot(Slot::Source::kPacked, 0, target, *t)});
+        params.push_back(SlotTree{add_slot(Slot::Source::kPacked, 0, target, *t), {}});
       } else if (next < call.args.size()) {
         params.push_back(scope.trees.at(call.args[next++].get()));
       }
@@ -217,7 +217,7 @@ class ScheduleBuilder {
     const Slot& viewed = s_.slots[of];
     size_t s = add_slot(viewed.source, viewed.index, viewed.target, *t);
     if (auto w = writer_.find(of); w != writer_.end()) writer_[s] = w->second;
-    return SlotTree{s};
+    return SlotTree{s, {}};
   }
 
   /// The function a call calls: a function literal, or a variable a let binds to one.

@@ -6,6 +6,7 @@
 // native stack runs low (weft/stack.h), up to max_call_depth() calls.
 #include "weft/interpreter.h"
 
+#include <mutex>
 #include <new>
 #include <unordered_map>
 
@@ -95,9 +96,11 @@ Value allocate(const Type& t, const std::string& op, std::vector<Tensor>& flat) 
 
 }  // namespace
 
-void run_kernel(const Call& c, std::span<const Tensor> inputs, std::span<const Tensor> outputs) {
+void run_kernel(const Call& c, std::span<const Tensor> inputs, std::span<const Tensor> outputs,
+                const ReferenceKernel& kernel) {
   const OpDef& def = *downcast<OpNode>(c->op)->def;
   if (!def.kernel) throw Error("op has no reference kernel, so the interpreter cannot run it").op(def.name);
+  const ReferenceKernel& run = kernel ? kernel : def.kernel;
   // The kernel's own scratch memory ran out (std::bad_alloc here, or a
   // plugin's as OUT_OF_MEMORY): name the op, the call and the sizes it works on.
   auto out_of_memory = [&] {
@@ -115,7 +118,7 @@ void run_kernel(const Call& c, std::span<const Tensor> inputs, std::span<const T
         .status(StatusCode::kOutOfMemory);
   };
   try {
-    def.kernel(inputs, outputs, c->attrs ? c->attrs : empty_attrs());
+    run(inputs, outputs, c->attrs ? c->attrs : empty_attrs());
   } catch (Error& e) {
     if (e.status() == StatusCode::kOutOfMemory) throw out_of_memory();
     if (e.op_name().empty()) e.op(def.name);
@@ -125,7 +128,7 @@ void run_kernel(const Call& c, std::span<const Tensor> inputs, std::span<const T
   }
 }
 
-Value run_op(const Call& c, const std::vector<Value>& args, const Type& out_type) {
+Value run_op(const Call& c, const std::vector<Value>& args, const Type& out_type, const ReferenceKernel& kernel) {
   const OpDef& def = *downcast<OpNode>(c->op)->def;
   if (!def.kernel) throw Error("op has no reference kernel, so the interpreter cannot run it").op(def.name);
   std::vector<Tensor> inputs;
@@ -135,9 +138,25 @@ Value run_op(const Call& c, const std::vector<Value>& args, const Type& out_type
   }
   std::vector<Tensor> outputs;
   Value result = allocate(out_type, def.name, outputs);
-  run_kernel(c, inputs, outputs);
+  run_kernel(c, inputs, outputs, kernel);
   return result;
 }
+
+struct Interpreter::CallKernels {
+  std::mutex mutex;
+  std::unordered_map<const CallNode*, ReferenceKernel> by_call;  // the module holds the calls
+
+  ReferenceKernel of(const Call& c) {
+    std::lock_guard<std::mutex> lock(mutex);
+    auto it = by_call.find(c.get());
+    if (it != by_call.end()) return it->second;
+    try {
+      return by_call.emplace(c.get(), downcast<OpNode>(c->op)->def->kernel_for(c)).first->second;
+    } catch (Error& e) {
+      throw e.in(describe_call(c));
+    }
+  }
+};
 
 class Evaluator {
  public:
@@ -244,7 +263,7 @@ class Evaluator {
     for (auto& a : c->args) args.push_back(memo_.at(a.get()));
     if (c->op->kind == ExprKind::kOp) {
       if (!c->has_type()) throw InternalError(__FILE__, __LINE__, "call without a type reached the interpreter");
-      return run_op(c, args, c->checked_type());
+      return run_op(c, args, c->checked_type(), interp_.kernels_->of(c));
     }
     const Value& callee = memo_.at(c->op.get());
     if (!callee.is_closure()) throw Error("called value is not a function").in(describe_call(c));
@@ -262,7 +281,7 @@ class Evaluator {
   std::unordered_map<const ExprNode*, Value> memo_;
 };
 
-Interpreter::Interpreter(const IRModule& mod) : mod_(infer_type(mod)) {}
+Interpreter::Interpreter(const IRModule& mod) : mod_(infer_type(mod)), kernels_(std::make_shared<CallKernels>()) {}
 
 Value Interpreter::run(const std::string& name, const std::vector<Value>& args) {
   Function fn = mod_.lookup(name);

@@ -11,6 +11,12 @@ namespace {
 
 std::string str(const char* s) { return s ? s : ""; }
 
+std::vector<DLTensor> dlpack_views(std::span<const Tensor> tensors) {
+  std::vector<DLTensor> out;
+  for (const Tensor& t : tensors) out.push_back(t.dlpack_view());
+  return out;
+}
+
 /// The plugin's user data, destroyed with the last definition that uses it.
 std::shared_ptr<void> own_user_data(void* user_data, weft_destroy_fn destroy) {
   return std::shared_ptr<void>(user_data, [destroy](void* p) {
@@ -85,12 +91,35 @@ OpDef op_definition(const weft_op_desc_t& d, const std::string& plugin) {
   if (auto kernel = d.kernel) {
     def.kernel = [kernel, ud, name](std::span<const Tensor> inputs, std::span<const Tensor> outputs,
                                     const Attrs& attrs) {
-      std::vector<DLTensor> in, out;
-      for (const Tensor& t : inputs) in.push_back(t.dlpack_view());
-      for (const Tensor& t : outputs) out.push_back(t.dlpack_view());
+      std::vector<DLTensor> in = dlpack_views(inputs), out = dlpack_views(outputs);
       if (auto err = take_error(kernel(ud.get(), in.data(), in.size(), out.data(), out.size(), borrow_attrs(attrs)))) {
         throw Error(*err).op(name);
       }
+    };
+  }
+  if (d.prepare_kernel || d.run_prepared_kernel || d.release_kernel_plan) {
+    if (!d.prepare_kernel || !d.run_prepared_kernel || !d.release_kernel_plan)
+      throw StatusError{WEFT_STATUS_INVALID_ARGUMENT,
+                        "op '" + name + "': prepare_kernel, run_prepared_kernel and release_kernel_plan are set "
+                        "together or not at all"};
+    require(d.kernel, "op '" + name + "': kernel (the unprepared runs of an op with a prepared kernel)");
+    def.prepare_kernel = [prepare = d.prepare_kernel, run = d.run_prepared_kernel, release = d.release_kernel_plan,
+                          ud, name](std::span<const Type> arg_types, const Attrs& call_attrs) -> ReferenceKernel {
+      std::vector<weft_type_t*> handles;
+      for (const Type& t : arg_types) handles.push_back(borrow_handle<weft_type_t>(t));
+      void* plan = nullptr;
+      if (auto err = take_error(prepare(ud.get(), handles.data(), handles.size(), borrow_attrs(call_attrs), &plan)))
+        throw Error(*err).op(name).note("in preparing its kernel");
+      std::shared_ptr<void> owned(plan, [release, ud](void* p) {
+        if (p) release(ud.get(), p);
+      });
+      return [run, ud, name, owned](std::span<const Tensor> inputs, std::span<const Tensor> outputs,
+                                    const Attrs& attrs) {
+        std::vector<DLTensor> in = dlpack_views(inputs), out = dlpack_views(outputs);
+        if (auto err = take_error(
+                run(ud.get(), owned.get(), in.data(), in.size(), out.data(), out.size(), borrow_attrs(attrs))))
+          throw Error(*err).op(name);
+      };
     };
   }
   if (auto gradient = d.gradient) {

@@ -25,7 +25,8 @@ namespace {
 using Slot = uint32_t;
 
 struct Step {
-  Call call;  // the op, its attrs, and what errors quote
+  Call call;                    // the op, its attrs, and what errors quote
+  weft::ReferenceKernel kernel;  // prepared for this call when compiled
   std::vector<Slot> inputs, outputs;
 };
 
@@ -84,7 +85,7 @@ class ReferenceKernel : public TargetKernel {
       outputs.clear();
       for (Slot s : step.inputs) inputs.push_back(tensors[s]);
       for (Slot s : step.outputs) outputs.push_back(tensors[s]);
-      run_kernel(step.call, inputs, outputs);
+      run_kernel(step.call, inputs, outputs, step.kernel);
     }
     for (const auto& [from, to] : copies_) std::memcpy(tensors[to].data(), tensors[from].data(), tensors[to].nbytes());
   }
@@ -175,7 +176,7 @@ class KernelCompiler {
 
   void lower_call(const Call& call) {
     const std::string& op = downcast<OpNode>(call->op)->name();
-    Step step{call, {}, {}};
+    Step step{call, downcast<OpNode>(call->op)->def->kernel_for(call), {}, {}};
     for (const Expr& a : call->args) {
       const std::vector<Slot>& of_arg = slots_.at(a.get());
       step.inputs.insert(step.inputs.end(), of_arg.begin(), of_arg.end());

@@ -89,6 +89,27 @@ class OpBuilder {
   OpBuilder& is_layout_layer() { is_layout_layer_ = true; return *this; }
   OpBuilder& type_relation(TypeRelation fn) { callbacks_->relation = std::move(fn); return *this; }
   OpBuilder& kernel(Kernel fn) { callbacks_->kernel = std::move(fn); return *this; }
+  /// A kernel prepared per call site (ABI 1.8): `prepare(arg_types, attrs)`
+  /// works out a plan from what every run of a call shares (a convolution's
+  /// canonical shapes and windows), once where the host compiles the call;
+  /// `run(plan, args)` runs it with each run's tensors, on any thread, so it
+  /// only reads the plan. Runs without a call site (constant folding, hosts
+  /// of 1.7) prepare from their tensors' types and run in one go, so the
+  /// op's arguments must be tensors (not tuples). Replaces kernel().
+  template <typename Prepare, typename Run>
+  OpBuilder& prepared_kernel(Prepare prepare, Run run) {
+    using Plan = std::decay_t<std::invoke_result_t<Prepare&, const std::vector<Type>&, const Attrs&>>;
+    callbacks_->prepare = [prepare](const std::vector<Type>& args, const Attrs& attrs) -> std::shared_ptr<const void> {
+      return std::make_shared<const Plan>(prepare(args, attrs));
+    };
+    callbacks_->run_prepared = [run](const void* plan, const KernelArgs& k) { run(*static_cast<const Plan*>(plan), k); };
+    callbacks_->kernel = [prepare, run](const KernelArgs& k) {
+      std::vector<Type> types;
+      for (const TensorView& t : k.inputs) types.push_back(Type::tensor(t.shape(), t.dtype()));
+      run(prepare(types, k.attrs), k);
+    };
+    return *this;
+  }
   OpBuilder& gradient(Gradient fn) { callbacks_->gradient = std::move(fn); return *this; }
   /// Types of arguments the others determine (an untyped weight from the
   /// data and attrs), as Relay's relations assign them.
@@ -133,6 +154,11 @@ class OpBuilder {
     d.support_level = support_level_;
     d.type_relation = &relation_trampoline;
     d.kernel = callbacks_->kernel ? &kernel_trampoline : nullptr;
+    if (callbacks_->prepare) {
+      d.prepare_kernel = &prepare_kernel_trampoline;
+      d.run_prepared_kernel = &run_prepared_kernel_trampoline;
+      d.release_kernel_plan = &release_kernel_plan_trampoline;
+    }
     d.gradient = callbacks_->gradient ? &gradient_trampoline : nullptr;
     d.infer_inputs = callbacks_->infer_inputs ? &infer_inputs_trampoline : nullptr;
     d.infer_layout = callbacks_->infer_layout ? &infer_layout_trampoline : nullptr;
@@ -155,6 +181,8 @@ class OpBuilder {
   struct Callbacks {
     TypeRelation relation;
     Kernel kernel;
+    std::function<std::shared_ptr<const void>(const std::vector<Type>&, const Attrs&)> prepare;
+    std::function<void(const void* plan, const KernelArgs&)> run_prepared;
     Gradient gradient;
     InputInference infer_inputs;
     LayoutInference infer_layout;
@@ -220,16 +248,35 @@ class OpBuilder {
       *out = t.release();
     });
   }
+  static KernelArgs kernel_args(const DLTensor* in, size_t n_in, DLTensor* out, size_t n_out, weft_attrs_t* attrs) {
+    KernelArgs k;
+    for (size_t i = 0; i < n_in; ++i) k.inputs.emplace_back(in[i]);
+    for (size_t i = 0; i < n_out; ++i) k.outputs.emplace_back(out[i]);
+    k.attrs = Handle<weft_attrs_t>::borrow(attrs);
+    return k;
+  }
   static weft_status_t kernel_trampoline(void* ud, const DLTensor* in, size_t n_in, DLTensor* out, size_t n_out,
                                          weft_attrs_t* attrs) {
+    return guarded([&] { static_cast<Callbacks*>(ud)->kernel(kernel_args(in, n_in, out, n_out, attrs)); });
+  }
+  // A plan crosses the boundary as a heap-held shared_ptr, which erases its type.
+  using PlanBox = std::shared_ptr<const void>;
+  static weft_status_t prepare_kernel_trampoline(void* ud, weft_type_t* const* args, size_t n, weft_attrs_t* attrs,
+                                                 void** out_plan) {
     return guarded([&] {
-      KernelArgs k;
-      for (size_t i = 0; i < n_in; ++i) k.inputs.emplace_back(in[i]);
-      for (size_t i = 0; i < n_out; ++i) k.outputs.emplace_back(out[i]);
-      k.attrs = Handle<weft_attrs_t>::borrow(attrs);
-      static_cast<Callbacks*>(ud)->kernel(k);
+      PlanBox plan = static_cast<Callbacks*>(ud)->prepare(detail::borrow_types(args, n),
+                                                          Attrs(Handle<weft_attrs_t>::borrow(attrs)));
+      *out_plan = new PlanBox(std::move(plan));
     });
   }
+  static weft_status_t run_prepared_kernel_trampoline(void* ud, const void* plan, const DLTensor* in, size_t n_in,
+                                                      DLTensor* out, size_t n_out, weft_attrs_t* attrs) {
+    return guarded([&] {
+      static_cast<Callbacks*>(ud)->run_prepared(static_cast<const PlanBox*>(plan)->get(),
+                                                kernel_args(in, n_in, out, n_out, attrs));
+    });
+  }
+  static void release_kernel_plan_trampoline(void* /*ud*/, void* plan) { delete static_cast<PlanBox*>(plan); }
   static weft_status_t gradient_trampoline(void* ud, weft_expr_t* call, weft_expr_t* grad, weft_expr_t** out,
                                            size_t n) {
     return guarded([&] {

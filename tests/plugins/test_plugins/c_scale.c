@@ -1,6 +1,9 @@
 /* A plugin in plain C against weft/plugin.h alone: registers ctest.scale
- * (data * factor, float32) with a type relation, a reference kernel and a
- * gradient that builds IR. It proves the boundary needs no C++. */
+ * (data * factor, float32) with a type relation, a reference kernel (also
+ * prepared per call site) and a gradient that builds IR. It proves the
+ * boundary needs no C++. Built with HALF_PREPARED, it sets prepare_kernel
+ * without the rest of the prepared kernel, which the host refuses. */
+#include <stdlib.h>
 #include <string.h>
 #include <weft/plugin.h>
 
@@ -32,22 +35,58 @@ static weft_status_t read_factor(weft_attrs_t* attrs, double* factor) {
   return status;
 }
 
-static weft_status_t scale_kernel(void* user_data, const DLTensor* inputs, size_t num_inputs, DLTensor* outputs,
-                                  size_t num_outputs, weft_attrs_t* attrs) {
-  double factor = 0;
+static weft_status_t scale(double factor, const DLTensor* inputs, size_t num_inputs, DLTensor* outputs,
+                           size_t num_outputs) {
   int64_t n = 1;
   const float* in;
   float* out;
   int i;
-  weft_status_t status = read_factor(attrs, &factor);
-  (void)user_data;
-  if (status) return status;
   if (num_inputs != 1 || num_outputs != 1) return fail("ctest.scale: one input and one output expected");
   for (i = 0; i < inputs[0].ndim; ++i) n *= inputs[0].shape[i];
   in = (const float*)((const char*)inputs[0].data + inputs[0].byte_offset);
   out = (float*)((char*)outputs[0].data + outputs[0].byte_offset);
   for (i = 0; i < n; ++i) out[i] = (float)(in[i] * factor);
   return NULL;
+}
+
+static weft_status_t scale_kernel(void* user_data, const DLTensor* inputs, size_t num_inputs, DLTensor* outputs,
+                                  size_t num_outputs, weft_attrs_t* attrs) {
+  double factor = 0;
+  weft_status_t status = read_factor(attrs, &factor);
+  (void)user_data;
+  if (status) return status;
+  return scale(factor, inputs, num_inputs, outputs, num_outputs);
+}
+
+/* The prepared kernel (ABI 1.8): the factor is read once per call site into
+ * a plan, which every run of that call reads. */
+static weft_status_t prepare_scale(void* user_data, weft_type_t* const* arg_types, size_t num_args,
+                                   weft_attrs_t* attrs, void** out_plan) {
+  double* factor = (double*)malloc(sizeof(double));
+  weft_status_t status;
+  (void)user_data;
+  (void)arg_types;
+  (void)num_args;
+  if (!factor) return host->status_create(WEFT_STATUS_OUT_OF_MEMORY, "ctest.scale: no memory for a plan");
+  status = read_factor(attrs, factor);
+  if (status) {
+    free(factor);
+    return status;
+  }
+  *out_plan = factor;
+  return NULL;
+}
+
+static weft_status_t run_prepared_scale(void* user_data, const void* plan, const DLTensor* inputs, size_t num_inputs,
+                                        DLTensor* outputs, size_t num_outputs, weft_attrs_t* attrs) {
+  (void)user_data;
+  (void)attrs;
+  return scale(*(const double*)plan, inputs, num_inputs, outputs, num_outputs);
+}
+
+static void release_scale_plan(void* user_data, void* plan) {
+  (void)user_data;
+  free(plan);
 }
 
 /* d(data * factor) = grad * factor: the same op with the call's attrs. */
@@ -101,6 +140,14 @@ static weft_status_t init(const weft_host_api_t* h, weft_registrar_t* registrar)
   desc.support_level = 2;
   desc.type_relation = scale_relation;
   desc.kernel = scale_kernel;
+  desc.prepare_kernel = prepare_scale;
+#ifndef HALF_PREPARED
+  desc.run_prepared_kernel = run_prepared_scale;
+  desc.release_kernel_plan = release_scale_plan;
+#else
+  (void)run_prepared_scale;
+  (void)release_scale_plan;
+#endif
   desc.gradient = scale_gradient;
 
   status = host->register_op(registrar, &desc);

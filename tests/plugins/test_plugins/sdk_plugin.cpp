@@ -1,5 +1,6 @@
 // A plugin written with weft/plugin.hpp that uses every registration kind:
-// an op (attrs with defaults, a normalizer, kernel, gradient, rewrites), a model, an
+// ops (attrs with defaults, a normalizer, kernel, gradient, rewrites; a
+// kernel prepared per call site), a model, an
 // initializer, passes (one reading its PassContext) and a frontend.
 #include <cstdlib>
 #include <cstring>
@@ -40,9 +41,42 @@ sdk::Type axpy_relation(const std::vector<sdk::Type>& args, const sdk::Attrs&) {
   return args[0];
 }
 
+// sdk.stamp's plan: what a call's type and attrs decide, and which preparation
+// this was (the plugin's count of them), which the kernel adds to its input so
+// that a test sees when a call site was prepared again.
+struct StampPlan {
+  int64_t numel = 0;
+  double stamp = 0;
+};
+
+int64_t stamp_preparations = 0;
+
 }  // namespace
 
 WEFT_PLUGIN(reg) {
+  reg.op("sdk.stamp")
+      .describe("x + the number of this call site's kernel preparation (float32); counts the preparations")
+      .input("x", "Tensor", "float32.")
+      .attr("fail", false, "Whether preparing the kernel fails.")
+      .support_level(10)
+      .pattern(WEFT_PATTERN_ELEMWISE)
+      .type_relation(sdk::identity_relation)
+      .prepared_kernel(
+          [](const std::vector<sdk::Type>& args, const sdk::Attrs& attrs) {
+            if (attrs.get_bool("fail")) throw sdk::Error("this call cannot be prepared", WEFT_STATUS_UNSUPPORTED);
+            StampPlan plan;
+            plan.numel = 1;
+            for (int64_t d : args.at(0).shape()) plan.numel *= d;
+            plan.stamp = static_cast<double>(++stamp_preparations);
+            return plan;
+          },
+          [](const StampPlan& plan, const sdk::KernelArgs& k) {
+            const sdk::TensorView& out = k.outputs.at(0);
+            if (out.numel() != plan.numel) throw sdk::Error("the plan is for another call");
+            const float* x = k.inputs.at(0).data<float>();
+            for (int64_t i = 0; i < plan.numel; ++i) out.data<float>()[i] = x[i] + static_cast<float>(plan.stamp);
+          });
+
   reg.op("sdk.axpy")
       .describe("alpha * x + y")
       .input("x", "Tensor", "Scaled input.")
