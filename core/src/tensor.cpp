@@ -20,8 +20,12 @@ namespace {
 // from as long as any copy lives).
 struct Storage {
   void* buffer = nullptr;  // owned when keep_alive is empty
+  /// What holds the buffer when this storage does not: a DLPack owner, or
+  /// the storage a reshaped view shares.
   std::shared_ptr<void> keep_alive;
   std::vector<int64_t> shape;
+  /// weft allocated the buffer (here, or in the storage a view shares).
+  bool weft_allocated = false;
   ~Storage() {
     if (!keep_alive) std::free(buffer);
   }
@@ -94,6 +98,7 @@ Tensor Tensor::empty(std::vector<int64_t> shape, DataType dtype) {
     throw Error("out of memory: cannot allocate " + std::to_string(checked_bytes) + " bytes for " + describe(t));
   }
   storage->shape = t.shape_;
+  storage->weft_allocated = true;
   t.data_ = storage->buffer;
   t.storage_ = std::move(storage);
   return t;
@@ -181,7 +186,33 @@ Tensor Tensor::from_dlpack(const DLTensor& view, std::shared_ptr<void> keep_aliv
   return t;
 }
 
-bool Tensor::owns_memory() const { return storage_ && !static_cast<const Storage*>(storage_.get())->keep_alive; }
+bool Tensor::owns_memory() const { return storage_ && static_cast<const Storage*>(storage_.get())->weft_allocated; }
+
+Tensor Tensor::reshaped(std::vector<int64_t> shape) const {
+  WEFT_ICHECK(defined(), "reshaped view of an undefined tensor");
+  for (int64_t d : shape)
+    if (d < 0) throw Error("negative dimension " + std::to_string(d) + " in a tensor shape");
+  if (static_cast<size_t>(checked_tensor_bytes(shape, dtype_)) != nbytes()) {
+    std::string text;
+    for (int64_t d : shape) text += (text.empty() ? "" : ", ") + std::to_string(d);
+    throw Error("cannot view " + describe(*this) + " as shape (" + text + ")")
+        .expected("a shape of " + std::to_string(numel()) + " elements");
+  }
+  Tensor t;
+  t.dtype_ = dtype_;
+  t.shape_ = std::move(shape);
+  t.device_ = device_;
+  // Its own storage record, for the shape DLPack views point at; the buffer
+  // stays the original's, which this keeps alive.
+  auto storage = std::make_shared<Storage>();
+  storage->buffer = data_;
+  storage->keep_alive = storage_;
+  storage->shape = t.shape_;
+  storage->weft_allocated = static_cast<const Storage*>(storage_.get())->weft_allocated;
+  t.data_ = data_;
+  t.storage_ = std::move(storage);
+  return t;
+}
 
 int64_t Tensor::numel() const {
   // The shape was checked when the tensor was made; see TensorTypeNode::numel.

@@ -280,12 +280,43 @@ TEST_F(FoldConstantStorageTest, AConstantReadTwiceIsNotWritten) {
   EXPECT_THAT(elements(folded(function({}, let(bound, fresh, let_body)), true)), ElementsAre(11, 22));
 }
 
-TEST_F(FoldConstantStorageTest, AnOpThatMovesElementsNeverRunsInPlace) {
-  // transpose([[1, 2], [3, 4]]) has the weight's type, but its kernel reads
-  // elements it has already written if run in place.
+TEST_F(FoldConstantStorageTest, AnOpThatMovesElementsReadsACopyAndWritesTheWeightsBytes) {
+  // transpose([[1, 2], [3, 4]]): its kernel would read elements it has
+  // already written if it ran in place, so it reads a copy.
   Expr weight = constant(tensor_of({1, 2, 3, 4}, {2, 2}));
+  const void* weight_bytes = weight.as<ConstantNode>()->data.data();
   const Tensor& out = folded(function({}, call("transpose", {weight})), true);
+  EXPECT_EQ(out.data(), weight_bytes);
   EXPECT_THAT(elements(out), ElementsAre(1, 3, 2, 4));
+}
+
+TEST_F(FoldConstantStorageTest, AWeightMovedIntoABlockedLayoutTakesItsOwnBytes) {
+  // OI (2, 4) -> OI2i (2, 2, 2): [[0..3], [4..7]] blocks each row's inputs in
+  // pairs, the same elements under another shape, in the weight's memory.
+  Expr weight = constant(tensor_of({0, 1, 2, 3, 4, 5, 6, 7}, {2, 4}));
+  const void* weight_bytes = weight.as<ConstantNode>()->data.data();
+  const Tensor& out =
+      folded(function({}, call("layout_transform", {weight}, {{"src_layout", "OI"}, {"dst_layout", "OI2i"}})), true);
+  EXPECT_EQ(out.data(), weight_bytes);
+  EXPECT_EQ(out.shape(), (std::vector<int64_t>{2, 2, 2}));
+  EXPECT_THAT(elements(out), ElementsAre(0, 1, 2, 3, 4, 5, 6, 7));
+  // IO (4, 2) from OI: a transposition, computed from a copy.
+  Expr other = constant(tensor_of({0, 1, 2, 3, 4, 5, 6, 7}, {2, 4}));
+  const Tensor& moved =
+      folded(function({}, call("layout_transform", {other}, {{"src_layout", "OI"}, {"dst_layout", "IO"}})), true);
+  EXPECT_EQ(moved.data(), other.as<ConstantNode>()->data.data());
+  EXPECT_THAT(elements(moved), ElementsAre(0, 4, 1, 5, 2, 6, 3, 7));
+}
+
+TEST_F(FoldConstantStorageTest, AnOutputOfOtherSizeOrDtypeGetsItsOwnMemory) {
+  Expr weight = constant(tensor_of({1, 2, 3, 4}, {2, 2}));
+  const Tensor& summed = folded(function({}, call("sum", {weight}, {{"axis", std::vector<int64_t>{1}}})), true);
+  EXPECT_NE(summed.data(), weight.as<ConstantNode>()->data.data());
+  EXPECT_THAT(elements(summed), ElementsAre(3, 7));
+  Expr single = constant(tensor_of({1, 2}, {2}));
+  const Tensor& cast = folded(function({}, call("cast", {single}, {{"dtype", "float64"}})), true);
+  EXPECT_NE(cast.data(), single.as<ConstantNode>()->data.data());
+  EXPECT_EQ(cast.dtype(), DataType::Float(64));
 }
 
 }  // namespace

@@ -191,6 +191,42 @@ TEST(Tensor, OnlyMemoryWeftAllocatedIsItsOwn) {
   EXPECT_FALSE(Tensor().owns_memory());
 }
 
+TEST(Tensor, AReshapedViewSharesTheBytesAndOutlivesTheOriginal) {
+  Tensor view;
+  const void* bytes = nullptr;
+  {
+    Tensor original = Tensor::zeros({2, 3}, DataType::Float(32));
+    bytes = original.data();
+    view = original.reshaped({3, 1, 2});
+    original.data_as<float>()[5] = 7;
+    EXPECT_TRUE(view.owns_memory());
+  }
+  // The original handle is gone; the view keeps its bytes, under its own shape.
+  EXPECT_EQ(view.data(), bytes);
+  EXPECT_EQ(view.shape(), (std::vector<int64_t>{3, 1, 2}));
+  EXPECT_EQ(view.data_as<float>()[5], 7);
+  DLTensor v = view.dlpack_view();
+  EXPECT_EQ(std::vector<int64_t>(v.shape, v.shape + v.ndim), (std::vector<int64_t>{3, 1, 2}));
+  // A view of memory lent through DLPack is no more weft's own than the memory.
+  Tensor lent = Tensor::zeros({4}, DataType::Float(32));
+  EXPECT_FALSE(Tensor::from_dlpack(lent.dlpack_view(), nullptr).reshaped({2, 2}).owns_memory());
+}
+
+TEST(Tensor, AViewOfAnotherNumberOfElementsIsAnError) {
+  Tensor t = Tensor::zeros({2, 3}, DataType::Float(32));
+  auto error_of = [&](std::vector<int64_t> shape) -> std::string {
+    try {
+      t.reshaped(std::move(shape));
+    } catch (const Error& e) {
+      return e.what();
+    }
+    return "no error";
+  };
+  EXPECT_EQ(error_of({4, 2}), "cannot view Tensor[(2, 3), float32] as shape (4, 2); expected a shape of 6 elements");
+  // A shape whose size overflows is refused before it is compared.
+  EXPECT_NE(error_of({int64_t{1} << 62, 8}).find("(4611686018427387904, 8)"), std::string::npos);
+}
+
 TEST(Tensor, FromDlpackHonoursByteOffsetAndCompactStrides) {
   alignas(64) float buffer[8] = {0, 1, 2, 3, 4, 5, 6, 7};
   int64_t shape[] = {2, 3};

@@ -58,6 +58,10 @@ class Tensor {
   template <typename T>
   T* data_as() const { return static_cast<T*>(data_); }
 
+  /// The same bytes under `shape`, which must have as many elements: a view,
+  /// so a write through either shows in both, that keeps this storage alive
+  /// and is weft's own memory exactly when this tensor is.
+  Tensor reshaped(std::vector<int64_t> shape) const;
   /// A DLTensor describing this tensor; valid while this Tensor (or a copy) lives.
   DLTensor dlpack_view() const;
   Tensor clone() const;

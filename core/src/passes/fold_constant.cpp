@@ -170,30 +170,35 @@ class ConstantFolder : public ExprMutator {
     return to_expr(result);
   }
 
-  // With the build's leave (PassContext::reuse_constant_storage), an
-  // elementwise or broadcast call writes its value over a constant argument
-  // of the output's type that is used only here, whose tensor nothing else
-  // holds (a weight scaled by folded batch norm) and whose memory weft
-  // allocated (never a caller's DLPack memory): the old and the new weights
-  // are then never both in memory. The reference kernels of these patterns
-  // run in place, as the executor runs them.
+  // With the build's leave (PassContext::reuse_constant_storage), a call
+  // writes its value over a constant argument of as many elements of the
+  // output's dtype that is used only here, whose tensor nothing else holds (a
+  // weight scaled by folded batch norm, or moved into a target's blocked
+  // layout) and whose memory weft allocated (never a caller's DLPack
+  // memory): the old and the new weights are then never both in memory.
+  // Elementwise and broadcast kernels of the output's shape run in place, as
+  // the executor runs them; any other kernel reads a copy of the argument
+  // while it writes the original's bytes, so one weight is held twice at a
+  // time, not all of them.
   std::optional<Tensor> fold_into_argument(const Call& call, const OpDef& def, const Type& out) {
-    if (!reuse_storage_ || (def.pattern != OpPattern::kElemWise && def.pattern != OpPattern::kBroadcast))
-      return std::nullopt;
     auto* out_type = out.as<TensorTypeNode>();
+    if (!reuse_storage_ || !out_type) return std::nullopt;
     std::vector<Tensor> inputs;
     for (const Expr& a : call->args) {
       auto* c = a.as<ConstantNode>();
       if (!c) return std::nullopt;  // a tuple of constants
       inputs.push_back(c->data);
     }
+    const bool reads_before_writing = def.pattern == OpPattern::kElemWise || def.pattern == OpPattern::kBroadcast;
     for (size_t i = 0; i < inputs.size(); ++i) {
       const Tensor& candidate = inputs[i];
       // The call's own handle (inputs[i]) and the constant's.
       if (!candidate.owns_memory() || candidate.use_count() != 2 || constant_uses_[call->args[i].get()] != 1)
         continue;
-      if (!out_type || out_type->shape != candidate.shape() || out_type->dtype != candidate.dtype()) continue;
-      Tensor target = candidate;
+      if (out_type->dtype != candidate.dtype() || out_type->numel() != candidate.numel()) continue;
+      const bool in_place = reads_before_writing && out_type->shape == candidate.shape();
+      Tensor target = candidate.reshaped(out_type->shape);
+      if (!in_place) inputs[i] = candidate.clone();
       run_kernel(call, inputs, std::span<const Tensor>(&target, 1));
       return target;
     }
