@@ -527,11 +527,15 @@ typedef struct weft_target_interface_t {
                            size_t num_params, void** out_kernel);
   /* Frees a kernel (never while it runs). Required. */
   void (*release_kernel)(void* instance, void* kernel);
-  /* Compiles a whole partition at once (every group the build gave the
-   * target, so it can share work between them): num_groups primitives and
-   * their constants as compile takes them, one kernel per group into
-   * out_kernels. May be NULL. The host of ABI 1.4 does not call it yet: it
-   * compiles group by group through compile. */
+  /* Compiles a whole partition at once (every group whose first taker the
+   * target is, so it can share work between them): num_groups primitives
+   * and their constants as compile takes them (constants[g] has
+   * num_params[g] entries), one kernel per group into out_kernels (NULL on
+   * entry); a group left NULL is declined and offered to the next target,
+   * and UNSUPPORTED declines them all. Kernels stored before a failing
+   * status are released. May be NULL: the host then compiles group by group
+   * through compile, letting each group's packed weights go before the next
+   * compiles. */
   weft_status_t (*compile_partition)(void* instance, weft_expr_t* const* primitives,
                                      const DLTensor* const* const* constants, const size_t* num_params,
                                      size_t num_groups, void** out_kernels);

@@ -27,6 +27,9 @@ struct FakeSpec {
   std::set<std::string> ops = {};
   std::function<std::unique_ptr<TargetKernel>(const Function&, std::span<const Tensor>)> compile = nullptr;
   std::function<Expr(const Call&)> alter_layout = nullptr;
+  std::function<std::vector<std::unique_ptr<TargetKernel>>(std::span<const Function>,
+                                                           std::span<const std::vector<Tensor>>)>
+      compile_partition = nullptr;
 };
 
 /// A target that takes only the ops of its spec and runs them on the
@@ -45,6 +48,10 @@ class FakeTarget : public Target {
   }
   std::unique_ptr<TargetKernel> compile(const Function& fn, std::span<const Tensor> constants) override {
     return spec_.compile ? spec_.compile(fn, constants) : ref_->compile(fn, constants);
+  }
+  std::vector<std::unique_ptr<TargetKernel>> compile_partition(
+      std::span<const Function> primitives, std::span<const std::vector<Tensor>> constants) override {
+    return spec_.compile_partition ? spec_.compile_partition(primitives, constants) : Target::compile_partition(primitives, constants);
   }
   std::vector<TargetDevice> devices() const override { return ref_->devices(); }
   bool host_addressable() const override { return true; }
@@ -232,6 +239,86 @@ TEST(Build, ATargetDecliningACompilePassesTheGroupOn) {
             "weft: warning: no listed target (fake) supports these ops, so they run on ref:\n"
             "  nn.dense(units=3) x 1\n"
             "  nn.softmax(axis=1) x 1\n");
+}
+
+/// Whether `fn` calls op `name`.
+bool calls_op(const Function& fn, const std::string& name) {
+  bool found = false;
+  post_order_visit(fn->body, [&](const Expr& e) {
+    if (auto op = e.as<OpNode>()) found = found || op->name() == name;
+  });
+  return found;
+}
+
+TEST(Build, ATargetCompilingPartitionsGetsAllItsGroupsAtOnceAndMayDeclineSome) {
+  // The fake target takes add and relu, compiles all its groups in one call
+  // and declines the group of a lone relu, which goes on to ref.
+  std::vector<size_t> partition_sizes;
+  size_t single_compiles = 0;
+  ScopedFakeTarget fake({.ops = {"add", "nn.relu"},
+                         .compile =
+                             [&](const Function& fn, std::span<const Tensor> constants) {
+                               ++single_compiles;
+                               return TargetRegistry::global().get(kReferenceTarget).create(empty_attrs())->compile(
+                                   fn, constants);
+                             },
+                         .compile_partition =
+                             [&](std::span<const Function> primitives, std::span<const std::vector<Tensor>> constants) {
+                               partition_sizes.push_back(primitives.size());
+                               auto ref = TargetRegistry::global().get(kReferenceTarget).create(empty_attrs());
+                               std::vector<std::unique_ptr<TargetKernel>> kernels;
+                               for (size_t g = 0; g < primitives.size(); ++g)
+                                 kernels.push_back(calls_op(primitives[g], "add")
+                                                       ? ref->compile(primitives[g], constants[g])
+                                                       : nullptr);
+                               return kernels;
+                             }});
+  auto compiled = build_text(kElementwiseProgram, config_with({"fake"}, FallbackPolicy::kWarn));
+  EXPECT_EQ(partition_sizes, (std::vector<size_t>{2}));  // add+relu, relu: the softmaxes are ref's
+  EXPECT_EQ(single_compiles, 0u);  // a declined group goes to the next target, not back to compile
+  EXPECT_EQ(describe_partition(*compiled),
+            "0  fake  add, nn.relu\n"
+            "1  ref   nn.softmax\n"
+            "2  ref   nn.relu\n"
+            "3  ref   nn.softmax\n");
+  // Still the program's result.
+  GraphExecutor executor(compiled);
+  Tensor x = Tensor::zeros({1, 4}, DataType::Float(32)), y = Tensor::zeros({1, 4}, DataType::Float(32));
+  EXPECT_NEAR(executor.run({x, y}).tensor().data_as<float>()[0], 0.25, 1e-6);
+}
+
+TEST(Build, APartitionDeclinedWholeGoesGroupByGroupToTheNextTarget) {
+  ScopedFakeTarget fake({.ops = {"add", "nn.relu"},
+                         .compile_partition = [](std::span<const Function>, std::span<const std::vector<Tensor>>)
+                             -> std::vector<std::unique_ptr<TargetKernel>> {
+                           throw Error("no partitions today").status(StatusCode::kUnsupported);
+                         }});
+  ::testing::internal::CaptureStderr();
+  auto compiled = build_text(kDenseProgram, config_with({"fake"}));
+  ::testing::internal::GetCapturedStderr();
+  EXPECT_EQ(describe_partition(*compiled),
+            "0  ref  nn.dense\n"
+            "1  ref  add\n"
+            "2  ref  nn.relu\n"
+            "3  ref  nn.softmax\n");
+}
+
+TEST(Build, APartitionWithTheWrongNumberOfKernelsFailsTheBuildNamingTheTarget) {
+  ScopedFakeTarget fake({.ops = {"add", "nn.relu"},
+                         .compile_partition = [](std::span<const Function>, std::span<const std::vector<Tensor>>) {
+                           std::vector<std::unique_ptr<TargetKernel>> none;
+                           none.push_back(nullptr);
+                           none.push_back(nullptr);
+                           none.push_back(nullptr);
+                           return none;
+                         }});
+  try {
+    build_text(kElementwiseProgram, config_with({"fake"}));
+    ADD_FAILURE() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()), "target 'fake' compiled 3 kernels for its partition of 2 groups");
+    EXPECT_EQ(e.status(), StatusCode::kInternal);
+  }
 }
 
 /// A reference kernel claiming to have packed the parameters in `packed`.

@@ -30,7 +30,7 @@ inline std::shared_ptr<const CompiledModule> compile_by_hand(
     if (compiled->group_of.count(fn.get())) return;
     std::vector<Tensor> constants;
     for (const Expr& a : call->args) constants.push_back(a->kind == ExprKind::kConstant ? downcast<ConstantNode>(a)->data : Tensor());
-    CompiledGroup group{fn, target_of(compiled->groups.size()), nullptr, {}};
+    CompiledGroup group{fn, target_of(compiled->groups.size()), nullptr, {}, {}, 0};
     group.kernel = targets.at(group.target)->compile(fn, constants);
     post_order_visit(fn->body, [&](const Expr& inner) {
       if (auto* c = inner.as<CallNode>(); c && c->op->kind == ExprKind::kOp) group.ops.push_back(downcast<OpNode>(c->op)->name());

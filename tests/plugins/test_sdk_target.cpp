@@ -10,7 +10,43 @@
 namespace weft::testing {
 namespace {
 
-class SdkTargetTest : public PluginTest {};
+class SdkTargetTest : public PluginTest {
+ protected:
+  std::shared_ptr<Target> walker() {
+    copy_test_library("walk_target", root() / "walker");
+    write_file(root() / "walker" / "weft-plugin.yaml",
+               "name: walker\nversion: 1.0.0\nabi: 1\nkind: target\nlibrary: libwalk_target.so\n"
+               "provides:\n  targets: [walker]\n");
+    loader().load("walker");
+    const TargetDef* def = TargetRegistry::global().find_loaded("walker");
+    if (!def) throw Error("the walker did not load");
+    return def->create(empty_attrs());
+  }
+};
+
+/// fn (%x: Tensor[(3), float32]) { OP(%x) } as a typed Primitive function.
+Function primitive_of(const std::string& op) {
+  Var x = var("x", tensor_type({3}, DataType::Float(32)));
+  return infer_type(IRModule::from_function(function({x}, call(op, {x}), Type(), make_attrs({{"Primitive", 1}}))))
+      .main();
+}
+
+TEST_F(SdkTargetTest, APartitionCompiledThroughTheSdkGivesAKernelPerGroupOrDeclinesIt) {
+  std::shared_ptr<Target> target = walker();
+  std::vector<Function> groups = {primitive_of("negative"), primitive_of("nn.relu"), primitive_of("negative")};
+  std::vector<std::vector<Tensor>> constants(3, std::vector<Tensor>(1));
+  std::vector<std::unique_ptr<TargetKernel>> kernels = target->compile_partition(groups, constants);
+  ASSERT_EQ(kernels.size(), 3u);
+  EXPECT_EQ(kernels[1], nullptr);  // declined: not a negation
+  Tensor in = Tensor::empty({3}, DataType::Float(32)), out = Tensor::zeros({3}, DataType::Float(32));
+  for (int i = 0; i < 3; ++i) in.data_as<float>()[i] = static_cast<float>(i) - 1;
+  for (size_t k : {size_t{0}, size_t{2}}) {
+    ASSERT_NE(kernels[k], nullptr);
+    std::vector<DLTensor> args = {in.dlpack_view(), out.dlpack_view()};
+    kernels[k]->launch(nullptr, args);
+    EXPECT_EQ(std::vector<float>(out.data_as<float>(), out.data_as<float>() + 3), (std::vector<float>{1, 0, -1}));
+  }
+}
 
 TEST_F(SdkTargetTest, APostOrderWalkReadsEveryNodeKindOnceAfterWhatItReads) {
   copy_test_library("walk_target", root() / "walker");

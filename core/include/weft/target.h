@@ -82,6 +82,19 @@ class Target {
   /// to the next target); any other Error fails the build.
   virtual std::unique_ptr<TargetKernel> compile(const Function& primitive,
                                                 std::span<const Tensor> constants) = 0;
+  /// Compiles every group the build gives this target at once, so it can
+  /// share work between them (one code-generation session, one kernel for
+  /// groups that are the same): `constants[i]` is as compile takes it for
+  /// `primitives[i]`. Returns one kernel per group, in order, null where the
+  /// target declines that group (the build offers it to the next target);
+  /// throwing UNSUPPORTED declines them all, any other Error fails the
+  /// build. The default returns nothing at all: the target compiles group by
+  /// group, and the build lets each group's packed weights go before the
+  /// next group compiles.
+  virtual std::vector<std::unique_ptr<TargetKernel>> compile_partition(
+      std::span<const Function> /*primitives*/, std::span<const std::vector<Tensor>> /*constants*/) {
+    return {};
+  }
 
   // -- device --
   virtual std::vector<TargetDevice> devices() const = 0;

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <chrono>
 #include <iostream>
+#include <map>
+#include <optional>
 
 #include "group_constants.h"
 #include "partition.h"
@@ -77,23 +79,31 @@ std::vector<bool> packed_constants(const TargetKernel& kernel, const std::vector
   return packed;
 }
 
-/// Compiles `group` on the first of its takers that does not decline it.
+/// `kernel`, compiled for `group` by `target` from `constants`, as a
+/// CompiledGroup whose packed weights `group_constants` then lets go.
+CompiledGroup compiled_group(const GroupPlan& group, const BuildTarget& target,
+                             std::shared_ptr<const TargetKernel> kernel, const std::vector<Tensor>& constants,
+                             build_detail::GroupConstants& group_constants) {
+  std::vector<bool> packed = packed_constants(*kernel, constants);
+  size_t graph_bytes = 0;
+  for (size_t i = 0; i < packed.size(); ++i)
+    if (packed[i]) graph_bytes += constants[i].nbytes();
+  size_t packed_bytes = kernel->packed_bytes() ? kernel->packed_bytes() : graph_bytes;
+  group_constants.packed(group.site, packed);
+  return CompiledGroup{group.primitive, target.name, std::move(kernel), op_names(group.calls), std::move(packed),
+                       packed_bytes};
+}
+
+/// Compiles `group` on the first of its takers from `first` on that does not
+/// decline it.
 CompiledGroup compile_group(const GroupPlan& group, const std::vector<BuildTarget>& targets,
-                            build_detail::GroupConstants& group_constants) {
+                            build_detail::GroupConstants& group_constants, size_t first = 0) {
   std::vector<Tensor> constants = group_constants.arguments(group.site);
-  for (size_t t : group.takers) {
-    const BuildTarget& target = targets[t];
+  for (size_t k = first; k < group.takers.size(); ++k) {
+    const BuildTarget& target = targets[group.takers[k]];
     try {
       std::shared_ptr<const TargetKernel> kernel = target.target->compile(group.primitive, constants);
-      std::vector<bool> packed = packed_constants(*kernel, constants);
-      size_t graph_bytes = 0;
-      for (size_t i = 0; i < packed.size(); ++i)
-        if (packed[i]) graph_bytes += constants[i].nbytes();
-      size_t packed_bytes = kernel->packed_bytes() ? kernel->packed_bytes() : graph_bytes;
-      CompiledGroup compiled{group.primitive, target.name, kernel, op_names(group.calls), std::move(packed),
-                             packed_bytes};
-      group_constants.packed(group.site, compiled.packed_params);
-      return compiled;
+      return compiled_group(group, target, std::move(kernel), constants, group_constants);
     } catch (const Error& e) {
       if (e.status() == StatusCode::kUnsupported) continue;  // declined: the next target may take it
       throw Error("target '" + target.name + "' failed to compile " + group_text(group) + ": " + e.what())
@@ -110,6 +120,55 @@ CompiledGroup compile_group(const GroupPlan& group, const std::vector<BuildTarge
                 ": ref has no reference kernel for one of its ops and no listed target supports them all");
   throw Error("no target compiles " + group_text(group) + ": " + join(tried) + " declined it")
       .status(StatusCode::kUnsupported);
+}
+
+/// The groups whose first taker is `t`, compiled by it at once where it
+/// compiles partitions (Target::compile_partition): the kernels it made, by
+/// group index, a group it declined getting none; nothing when it compiles
+/// group by group.
+std::optional<std::map<size_t, CompiledGroup>> compile_partition(size_t t, const std::vector<GroupPlan>& groups,
+                                                                 const std::vector<BuildTarget>& targets,
+                                                                 build_detail::GroupConstants& group_constants) {
+  std::vector<size_t> mine;
+  std::vector<Function> primitives;
+  std::vector<std::vector<Tensor>> constants;
+  for (size_t g = 0; g < groups.size(); ++g) {
+    if (groups[g].takers.empty() || groups[g].takers.front() != t) continue;
+    mine.push_back(g);
+    primitives.push_back(groups[g].primitive);
+    constants.push_back(group_constants.arguments(groups[g].site));
+  }
+  if (mine.empty()) return std::nullopt;
+  std::map<size_t, CompiledGroup> compiled;
+  const BuildTarget& target = targets[t];
+  std::vector<std::unique_ptr<TargetKernel>> kernels;
+  const std::string what = std::to_string(mine.size()) + " groups";
+  try {
+    kernels = target.target->compile_partition(primitives, constants);
+  } catch (const Error& e) {
+    if (e.status() == StatusCode::kUnsupported) return compiled;  // declined them all
+    throw Error("target '" + target.name + "' failed to compile its partition of " + what + ": " + e.what())
+        .status(e.status());
+  } catch (const std::exception& e) {
+    throw Error("target '" + target.name + "' failed to compile its partition of " + what + ": " + e.what())
+        .status(StatusCode::kInternal);
+  }
+  if (kernels.empty()) return std::nullopt;  // the target compiles group by group
+  if (kernels.size() != mine.size())
+    throw Error("target '" + target.name + "' compiled " + std::to_string(kernels.size()) +
+                " kernels for its partition of " + what)
+        .status(StatusCode::kInternal);
+  for (size_t i = 0; i < mine.size(); ++i) {
+    if (!kernels[i]) continue;
+    const GroupPlan& group = groups[mine[i]];
+    try {
+      compiled.emplace(mine[i], compiled_group(group, target, std::move(kernels[i]), constants[i], group_constants));
+    } catch (const Error& e) {
+      throw Error("target '" + target.name + "' failed to compile " + group_text(group) + ": " + e.what())
+          .status(e.status());
+    }
+  }
+  return compiled;
 }
 
 /// The ops that run on `ref` because no listed target supports them, with
@@ -170,9 +229,27 @@ std::shared_ptr<const CompiledModule> build(IRModule mod, const RunConfig& confi
   auto compiled = std::make_shared<CompiledModule>();
   compiled->config = config;
   for (const BuildTarget& t : targets) compiled->targets.emplace(t.name, t.target);
-  for (const GroupPlan& group : partition.groups) {
-    compiled->group_of.emplace(group.primitive.get(), compiled->groups.size());
-    compiled->groups.push_back(compile_group(group, targets, group_constants));
+  // Each target that compiles partitions gets every group it is the first
+  // taker of at once; the rest, and the groups it declined, compile one by one.
+  std::map<size_t, CompiledGroup> by_partition;
+  std::vector<bool> partitioned(targets.size(), false);
+  for (size_t t = 0; t < targets.size(); ++t) {
+    if (auto compiled_here = compile_partition(t, partition.groups, targets, group_constants)) {
+      partitioned[t] = true;
+      by_partition.merge(*compiled_here);
+    }
+  }
+  for (size_t g = 0; g < partition.groups.size(); ++g) {
+    const GroupPlan& group = partition.groups[g];
+    compiled->group_of.emplace(group.primitive.get(), g);
+    auto done = by_partition.find(g);
+    if (done != by_partition.end()) {
+      compiled->groups.push_back(std::move(done->second));
+      continue;
+    }
+    // A group its first taker declined in its partition goes to the next.
+    bool declined = !group.takers.empty() && partitioned[group.takers.front()];
+    compiled->groups.push_back(compile_group(group, targets, group_constants, declined ? 1 : 0));
   }
   compiled->main = group_constants.restore(partition.main);
 

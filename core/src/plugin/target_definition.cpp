@@ -45,6 +45,7 @@ class PluginKernel final : public TargetKernel {
 
   std::vector<bool> packed_constants() const override { return packed_; }
   size_t packed_bytes() const override { return packed_bytes_; }
+  void* handle() const { return kernel_; }
   /// Set once, by compile, before the kernel is handed out.
   void set_packed_constants(std::vector<bool> packed, size_t bytes) {
     packed_ = std::move(packed);
@@ -56,6 +57,19 @@ class PluginKernel final : public TargetKernel {
   void* kernel_;
   std::vector<bool> packed_;
   size_t packed_bytes_ = 0;
+};
+
+/// A group's constants as compile takes them: a view per bound tensor,
+/// NULL where the argument is computed at run time.
+struct ConstantViews {
+  explicit ConstantViews(std::span<const Tensor> constants) {
+    views.reserve(constants.size());
+    for (const Tensor& c : constants) views.push_back(c.defined() ? c.dlpack_view() : DLTensor{});
+    for (size_t i = 0; i < constants.size(); ++i) pointers.push_back(constants[i].defined() ? &views[i] : nullptr);
+  }
+  ConstantViews(ConstantViews&&) = default;  // moving the vectors keeps the views' addresses
+  std::vector<DLTensor> views;
+  std::vector<const DLTensor*> pointers;
 };
 
 class PluginTarget final : public Target {
@@ -79,32 +93,40 @@ class PluginTarget final : public Target {
   }
 
   std::unique_ptr<TargetKernel> compile(const Function& primitive, std::span<const Tensor> constants) override {
-    std::vector<DLTensor> views;
-    views.reserve(constants.size());
-    for (const Tensor& c : constants) views.push_back(c.defined() ? c.dlpack_view() : DLTensor{});
-    std::vector<const DLTensor*> pointers;
-    for (size_t i = 0; i < constants.size(); ++i) pointers.push_back(constants[i].defined() ? &views[i] : nullptr);
+    ConstantViews views(constants);
     void* kernel = nullptr;
-    t_.check(fn_.compile(h_, borrow_handle<weft_expr_t>(primitive), pointers.data(), pointers.size(), &kernel),
+    t_.check(fn_.compile(h_, borrow_handle<weft_expr_t>(primitive), views.pointers.data(), views.pointers.size(),
+                         &kernel),
              "compile");
-    // Owned from here, so a failure below releases it.
-    auto owned = std::make_unique<PluginKernel>(instance_, kernel);
-    if (!fn_.packed_constants) return owned;
-    std::vector<int> marks(constants.size(), 0);
-    size_t bytes = 0;
-    t_.check(fn_.packed_constants(h_, kernel, marks.data(), marks.size(), &bytes), "packed_constants");
-    std::vector<bool> packed(constants.size());
-    for (size_t i = 0; i < marks.size(); ++i) {
-      if (marks[i] && !constants[i].defined())
-        throw Error("target " + t_.name + ": packed_constants marks parameter " + std::to_string(i) +
-                    ", which compile was given no constant for")
-            .status(StatusCode::kInternal);
-      packed[i] = marks[i] != 0;
-    }
-    owned->set_packed_constants(std::move(packed), bytes);
-    return owned;
+    return adopt_kernel(kernel, constants);
   }
 
+  std::vector<std::unique_ptr<TargetKernel>> compile_partition(
+      std::span<const Function> primitives, std::span<const std::vector<Tensor>> constants) override {
+    if (!fn_.compile_partition) return {};
+    std::vector<weft_expr_t*> handles;
+    std::vector<ConstantViews> views;
+    std::vector<const DLTensor* const*> tables;
+    std::vector<size_t> counts;
+    views.reserve(primitives.size());
+    for (size_t g = 0; g < primitives.size(); ++g) {
+      handles.push_back(borrow_handle<weft_expr_t>(primitives[g]));
+      views.emplace_back(constants[g]);
+      tables.push_back(views.back().pointers.data());
+      counts.push_back(views.back().pointers.size());
+    }
+    std::vector<void*> kernels(primitives.size(), nullptr);
+    weft_status_t status =
+        fn_.compile_partition(h_, handles.data(), tables.data(), counts.data(), handles.size(), kernels.data());
+    // Owned from here, so a failure below (or the status) releases them.
+    std::vector<std::unique_ptr<PluginKernel>> owned;
+    for (void* k : kernels) owned.push_back(k ? std::make_unique<PluginKernel>(instance_, k) : nullptr);
+    t_.check(status, "compile_partition");
+    std::vector<std::unique_ptr<TargetKernel>> out;
+    for (size_t g = 0; g < owned.size(); ++g)
+      out.push_back(owned[g] ? mark_packed(std::move(owned[g]), constants[g]) : nullptr);
+    return out;
+  }
   std::vector<TargetDevice> devices() const override {
     size_t count = 0;
     t_.check(fn_.num_devices(h_, &count), "num_devices");
@@ -124,6 +146,7 @@ class PluginTarget final : public Target {
   }
 
   bool host_addressable() const override { return fn_.host_addressable != 0; }
+
 
   BufferHandle alloc(int device, size_t nbytes, size_t alignment) override {
     void* buffer = nullptr;
@@ -153,6 +176,30 @@ class PluginTarget final : public Target {
   void synchronize(StreamHandle stream) override { t_.check(fn_.synchronize(h_, stream), "synchronize"); }
 
  private:
+  std::unique_ptr<TargetKernel> adopt_kernel(void* kernel, std::span<const Tensor> constants) const {
+    // Owned from here, so a failure below releases it.
+    return mark_packed(std::make_unique<PluginKernel>(instance_, kernel), constants);
+  }
+
+  /// `kernel` with the constants it packed (packed_constants), checked.
+  std::unique_ptr<TargetKernel> mark_packed(std::unique_ptr<PluginKernel> kernel,
+                                            std::span<const Tensor> constants) const {
+    if (!fn_.packed_constants) return kernel;
+    std::vector<int> marks(constants.size(), 0);
+    size_t bytes = 0;
+    t_.check(fn_.packed_constants(h_, kernel->handle(), marks.data(), marks.size(), &bytes), "packed_constants");
+    std::vector<bool> packed(constants.size());
+    for (size_t i = 0; i < marks.size(); ++i) {
+      if (marks[i] && !constants[i].defined())
+        throw Error("target " + t_.name + ": packed_constants marks parameter " + std::to_string(i) +
+                    ", which compile was given no constant for")
+            .status(StatusCode::kInternal);
+      packed[i] = marks[i] != 0;
+    }
+    kernel->set_packed_constants(std::move(packed), bytes);
+    return kernel;
+  }
+
   std::shared_ptr<const Instance> instance_;
   const TargetInterface& t_;
   const weft_target_interface_t& fn_;

@@ -168,6 +168,10 @@ class TargetBuilder {
   using AlterLayout = std::function<Expr(const TargetInstance&, const Expr& call)>;
   /// The group's kernel; throw Unsupported to decline the group.
   using Compile = std::function<CompiledKernel(const TargetInstance&, const CompileArgs& group)>;
+  /// One kernel per group, in order; an empty kernel declines that group.
+  /// Throw Unsupported to decline them all.
+  using CompilePartition =
+      std::function<std::vector<CompiledKernel>(const TargetInstance&, const std::vector<CompileArgs>& groups)>;
   using Devices = std::function<std::vector<TargetDevice>(const TargetInstance&)>;
 
   explicit TargetBuilder(std::string name) : name_(std::move(name)) {}
@@ -187,6 +191,9 @@ class TargetBuilder {
   TargetBuilder& supports(Supports fn) { impl_->supports = std::move(fn); return *this; }
   TargetBuilder& alter_layout(AlterLayout fn) { impl_->alter_layout = std::move(fn); return *this; }
   TargetBuilder& compile(Compile fn) { impl_->compile = std::move(fn); return *this; }
+  /// Compiles every group the build gives the target at once (optional;
+  /// compile() stays required, for the builds that offer groups one by one).
+  TargetBuilder& compile_partition(CompilePartition fn) { impl_->compile_partition = std::move(fn); return *this; }
   /// The devices an instance drives; one device named "cpu" when not given.
   TargetBuilder& devices(Devices fn) { impl_->devices = std::move(fn); return *this; }
   /// Where buffers live and how streams run; host_memory() when not given.
@@ -216,6 +223,7 @@ class TargetBuilder {
       };
     }
     d.compile = &compile_trampoline;
+    if (impl_->compile_partition) d.compile_partition = &compile_partition_trampoline;
     d.release_kernel = [](void*, void* kernel) { delete static_cast<CompiledKernel*>(kernel); };
     d.num_devices = [](void* instance, size_t* out) {
       return on(instance, [&](Instance& i) { *out = i.devices.size(); });
@@ -277,6 +285,7 @@ class TargetBuilder {
     Supports supports;
     AlterLayout alter_layout;
     Compile compile;
+    CompilePartition compile_partition;
     Devices devices;
     DeviceMemory memory = host_memory();
     std::vector<std::shared_ptr<Normalizer>> normalizers;
@@ -329,14 +338,34 @@ class TargetBuilder {
     });
   }
 
+  static CompileArgs compile_args(weft_expr_t* primitive, const DLTensor* const* constants, size_t num_params) {
+    CompileArgs group{Expr::borrow(primitive), {}};
+    for (size_t p = 0; p < num_params; ++p) {
+      group.constants.push_back(constants[p] ? std::optional<TensorView>(TensorView(*constants[p])) : std::nullopt);
+    }
+    return group;
+  }
+
+  static weft_status_t compile_partition_trampoline(void* instance, weft_expr_t* const* primitives,
+                                                    const DLTensor* const* const* constants, const size_t* num_params,
+                                                    size_t num_groups, void** out) {
+    return on(instance, [&](Instance& i) {
+      std::vector<CompileArgs> groups;
+      for (size_t g = 0; g < num_groups; ++g) groups.push_back(compile_args(primitives[g], constants[g], num_params[g]));
+      std::vector<CompiledKernel> kernels = i.impl->compile_partition(i.target, groups);
+      if (kernels.size() != num_groups) {
+        throw Error("compile_partition returned " + std::to_string(kernels.size()) + " kernels for " +
+                        std::to_string(num_groups) + " groups",
+                    WEFT_STATUS_INTERNAL);
+      }
+      for (size_t g = 0; g < num_groups; ++g) out[g] = kernels[g] ? new CompiledKernel(std::move(kernels[g])) : nullptr;
+    });
+  }
+
   static weft_status_t compile_trampoline(void* instance, weft_expr_t* primitive, const DLTensor* const* constants,
                                           size_t num_params, void** out) {
     return on(instance, [&](Instance& i) {
-      CompileArgs group{Expr::borrow(primitive), {}};
-      for (size_t p = 0; p < num_params; ++p) {
-        group.constants.push_back(constants[p] ? std::optional<TensorView>(TensorView(*constants[p])) : std::nullopt);
-      }
-      CompiledKernel kernel = i.impl->compile(i.target, group);
+      CompiledKernel kernel = i.impl->compile(i.target, compile_args(primitive, constants, num_params));
       if (!kernel) throw Error("compile returned no kernel", WEFT_STATUS_INTERNAL);
       *out = new CompiledKernel(std::move(kernel));
     });

@@ -1,7 +1,7 @@
 // A target whose compile walks the group with the SDK's post_order and
 // declines it with a listing of every node it met, each described through
 // the SDK's accessors for its kind, so a test can check that a target can
-// read every node kind.
+// read every node kind. Its compile_partition takes lone negations only.
 #include <weft/plugin.hpp>
 
 #include <map>
@@ -88,5 +88,23 @@ WEFT_PLUGIN(reg) {
       .supports([](const sdk::TargetInstance&, const sdk::Expr&) { return true; })
       .compile([](const sdk::TargetInstance&, const sdk::CompileArgs& group) -> sdk::CompiledKernel {
         throw sdk::Unsupported(listing(group.primitive));
+      })
+      // Given a partition, it takes the groups that are one `negative` call
+      // (float32) and declines the rest.
+      .compile_partition([](const sdk::TargetInstance&, const std::vector<sdk::CompileArgs>& groups) {
+        std::vector<sdk::CompiledKernel> kernels;
+        for (const sdk::CompileArgs& group : groups) {
+          sdk::Expr body = group.primitive.body();
+          bool negation = body.kind() == WEFT_EXPR_CALL && body.op_name() == "negative";
+          if (!negation) {
+            kernels.emplace_back();
+            continue;
+          }
+          kernels.emplace_back([](const sdk::LaunchArgs& launch) {
+            const sdk::TensorView &in = launch.args.at(0), &out = launch.args.at(1);
+            for (int64_t i = 0; i < out.numel(); ++i) out.data<float>()[i] = -in.data<float>()[i];
+          });
+        }
+        return kernels;
       });
 }
