@@ -49,14 +49,7 @@ TEST_F(SdkTargetTest, APartitionCompiledThroughTheSdkGivesAKernelPerGroupOrDecli
 }
 
 TEST_F(SdkTargetTest, APostOrderWalkReadsEveryNodeKindOnceAfterWhatItReads) {
-  copy_test_library("walk_target", root() / "walker");
-  write_file(root() / "walker" / "weft-plugin.yaml",
-             "name: walker\nversion: 1.0.0\nabi: 1\nkind: target\nlibrary: libwalk_target.so\n"
-             "provides:\n  targets: [walker]\n");
-  loader().load("walker");
-  const TargetDef* def = TargetRegistry::global().find_loaded("walker");
-  ASSERT_NE(def, nullptr);
-  std::shared_ptr<Target> target = def->create(empty_attrs());
+  std::shared_ptr<Target> target = walker();
 
   // fn (%x, %c) { let %t = (add(%x, [1, 2]), %x); if (%c) { %t.0 } else { nn.leaky_relu(%t.1, alpha=0.25) } }
   Var x = var("x", tensor_type({2})), c = var("c", tensor_type({}, DataType::Bool())), t = var("t");
