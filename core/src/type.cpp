@@ -109,6 +109,21 @@ size_t type_hash(const Type& t) {
   return h;
 }
 
+std::vector<TensorType> flat_tensor_types(const Type& t) {
+  std::vector<TensorType> out;
+  auto flatten = [&](const Type& x, auto& self) -> void {
+    if (auto tensor = downcast<TensorTypeNode>(x)) {
+      out.push_back(std::move(tensor));
+    } else if (auto tuple = x.as<TupleTypeNode>()) {
+      for (const Type& field : tuple->fields) self(field, self);
+    }
+  };
+  if (t) flatten(t, flatten);
+  return out;
+}
+
+size_t flat_tensor_count(const Type& t) { return flat_tensor_types(t).size(); }
+
 bool is_complete(const Type& t) {
   if (!t) return false;
   switch (t->kind) {

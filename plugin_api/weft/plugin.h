@@ -62,8 +62,9 @@ extern "C" {
  * OUT_OF_MEMORY status; 1.6: the PassContext given to passes
  * (weft_pass_desc_t.run_in_context, the pass_context_* functions) and ops'
  * is_layout_layer; 1.7: targets' packed_constants; 1.8: ops' prepared kernels
- * (prepare_kernel, run_prepared_kernel, release_kernel_plan) */
-#define WEFT_PLUGIN_ABI_MINOR 8
+ * (prepare_kernel, run_prepared_kernel, release_kernel_plan); 1.9: tensor
+ * expressions (the te_* host functions, for ops' te_compute) */
+#define WEFT_PLUGIN_ABI_MINOR 9
 
 /* ---- Status -------------------------------------------------------------- */
 
@@ -87,8 +88,13 @@ typedef struct weft_expr_s weft_expr_t;             /* a Relay expression */
 typedef struct weft_attr_value_s weft_attr_value_t; /* one attribute value */
 typedef struct weft_attrs_s weft_attrs_t;           /* an attribute dictionary */
 typedef struct weft_module_s weft_module_t;         /* an IRModule */
-/* A tensor-expression node; the TE layer defines how to build one. */
+/* Tensor expressions (docs/te.md; built with the te_* host functions of ABI
+ * 1.9): a tensor (an op's input placeholder or a compute), a scalar
+ * expression, an axis (data-parallel or reduction) and a reducer. */
 typedef struct weft_te_tensor_s weft_te_tensor_t;
+typedef struct weft_te_expr_s weft_te_expr_t;
+typedef struct weft_te_axis_s weft_te_axis_t;
+typedef struct weft_te_reducer_s weft_te_reducer_t;
 /* Passed to init; identifies the plugin being loaded. Valid only during init. */
 typedef struct weft_registrar_s weft_registrar_t;
 /* ABI 1.6: the PassContext a pass runs under (opt level, required and
@@ -144,6 +150,57 @@ typedef enum weft_op_pattern_e {
   WEFT_PATTERN_TUPLE = 7,
   WEFT_PATTERN_OPAQUE = 8,
 } weft_op_pattern_t;
+
+/* Tensor-expression operators (ABI 1.9). Division of integers truncates;
+ * FLOORDIV rounds toward minus infinity and FLOORMOD takes the divisor's
+ * sign. Comparisons give bool; AND and OR take and give bool. */
+typedef enum weft_te_binary_op_e {
+  WEFT_TE_ADD = 0,
+  WEFT_TE_SUB = 1,
+  WEFT_TE_MUL = 2,
+  WEFT_TE_DIV = 3,
+  WEFT_TE_FLOORDIV = 4,
+  WEFT_TE_FLOORMOD = 5,
+  WEFT_TE_MIN = 6,
+  WEFT_TE_MAX = 7,
+  WEFT_TE_EQ = 8,
+  WEFT_TE_NE = 9,
+  WEFT_TE_LT = 10,
+  WEFT_TE_LE = 11,
+  WEFT_TE_GT = 12,
+  WEFT_TE_GE = 13,
+  WEFT_TE_AND = 14,
+  WEFT_TE_OR = 15,
+} weft_te_binary_op_t;
+
+/* Math intrinsics with the reference kernels' definitions (sigmoid is
+ * 1 / (1 + exp(-x)), round is half to even, rsqrt is 1 / sqrt(x)). NEG and
+ * ABS take any number, NOT a bool, POW two floats, the rest one float. */
+typedef enum weft_te_intrinsic_e {
+  WEFT_TE_NEG = 0,
+  WEFT_TE_ABS = 1,
+  WEFT_TE_EXP = 2,
+  WEFT_TE_LOG = 3,
+  WEFT_TE_TANH = 4,
+  WEFT_TE_ERF = 5,
+  WEFT_TE_SQRT = 6,
+  WEFT_TE_RSQRT = 7,
+  WEFT_TE_SIGMOID = 8,
+  WEFT_TE_FLOOR = 9,
+  WEFT_TE_CEIL = 10,
+  WEFT_TE_ROUND = 11,
+  WEFT_TE_POW = 12,
+  WEFT_TE_NOT = 13,
+} weft_te_intrinsic_t;
+
+/* The reductions of one value (TVM's te.sum, te.max, te.min, prod); they start
+ * from 0, the dtype's lowest value, its highest, and 1. */
+typedef enum weft_te_reduce_kind_e {
+  WEFT_TE_REDUCE_SUM = 0,
+  WEFT_TE_REDUCE_MAX = 1,
+  WEFT_TE_REDUCE_MIN = 2,
+  WEFT_TE_REDUCE_PROD = 3,
+} weft_te_reduce_kind_t;
 
 /* ---- Callback signatures (implemented by plugins) ------------------------ */
 
@@ -235,8 +292,15 @@ typedef weft_status_t (*weft_infer_layout_fn)(void* user_data, weft_attrs_t* att
 typedef weft_status_t (*weft_convert_layout_fn)(void* user_data, weft_expr_t* call, const char* const* desired,
                                                 size_t num_desired, weft_expr_t** out_expr);
 
-/* Tensor-expression compute: the op's output(s) as TE over its input
- * placeholders. The host hands it to the TE layer, which defines the handles. */
+/* Tensor-expression compute (ABI 1.9; docs/te.md): the op's outputs as TE
+ * over its inputs. `inputs` are placeholders (borrowed), one per input tensor
+ * of the call (a tuple argument's fields one by one), of the call's argument
+ * types; `out_type` is the call's type. The op builds its outputs with the
+ * te_* host functions and stores one tensor per output tensor (a tuple's
+ * fields in order) in out_tensors[0..num_outputs) (new references), each of
+ * out_type's shape and dtype. UNSUPPORTED says the op has no TE for this call
+ * (a data-dependent shape); any other status is an error. The host may call
+ * it from any thread. Hosts before 1.9 never call it. */
 typedef weft_status_t (*weft_te_compute_fn)(void* user_data, weft_te_tensor_t* const* inputs,
                                             size_t num_inputs, weft_attrs_t* attrs, weft_type_t* out_type,
                                             weft_te_tensor_t** out_tensors, size_t num_outputs);
@@ -833,6 +897,76 @@ typedef struct weft_host_api_t {
    * instruments fire around the pass and its statistics table records. */
   weft_status_t (*module_run_pass_in_context)(weft_module_t* module, const char* name,
                                               const weft_pass_context_t* context, weft_module_t** out_module);
+
+  /* -- ABI 1.9: tensor expressions, for ops' te_compute (docs/te.md). dtypes
+   * combine as TVM's: an immediate takes the other operand's dtype, an
+   * integer meets a float as that float, a narrow integer a wide one as the
+   * wide one; what cannot be reconciled (bool + int32) is INVALID_ARGUMENT
+   * naming both. -- */
+  void (*te_expr_retain)(weft_te_expr_t* expr);
+  void (*te_expr_release)(weft_te_expr_t* expr);
+  void (*te_tensor_retain)(weft_te_tensor_t* tensor);
+  void (*te_tensor_release)(weft_te_tensor_t* tensor);
+  void (*te_axis_retain)(weft_te_axis_t* axis);
+  void (*te_axis_release)(weft_te_axis_t* axis);
+  void (*te_reducer_retain)(weft_te_reducer_t* reducer);
+  void (*te_reducer_release)(weft_te_reducer_t* reducer);
+  /* Immediates: `value` wrapped (integers, bool) or rounded (floats) to dtype. */
+  weft_status_t (*te_int)(int64_t value, DLDataType dtype, weft_te_expr_t** out_expr);
+  weft_status_t (*te_float)(double value, DLDataType dtype, weft_te_expr_t** out_expr);
+  /* The dtype's highest (highest != 0) or lowest finite value. */
+  weft_status_t (*te_limit)(DLDataType dtype, int highest, weft_te_expr_t** out_expr);
+  /* A fresh variable (a reducer's operand); name is copied. */
+  weft_status_t (*te_var)(const char* name, DLDataType dtype, weft_te_expr_t** out_expr);
+  weft_status_t (*te_binary)(weft_te_binary_op_t op, weft_te_expr_t* a, weft_te_expr_t* b,
+                             weft_te_expr_t** out_expr);
+  weft_status_t (*te_intrinsic)(weft_te_intrinsic_t op, weft_te_expr_t* const* args, size_t num_args,
+                                weft_te_expr_t** out_expr);
+  /* cond ? then_value : else_value, evaluating only the operand chosen (so a
+   * read in the other may be out of bounds: how padding reads safely). */
+  weft_status_t (*te_select)(weft_te_expr_t* cond, weft_te_expr_t* then_value, weft_te_expr_t* else_value,
+                             weft_te_expr_t** out_expr);
+  weft_status_t (*te_cast)(DLDataType dtype, weft_te_expr_t* value, weft_te_expr_t** out_expr);
+  weft_status_t (*te_expr_dtype)(weft_te_expr_t* expr, DLDataType* out_dtype);
+  /* An axis over [min, min + extent): data-parallel (an output dimension,
+   * min 0) or, with reduce != 0, a reduction axis. name is copied. */
+  weft_status_t (*te_axis)(int64_t min, int64_t extent, int reduce, const char* name, weft_te_axis_t** out_axis);
+  /* The int32 variable an axis ranges (new reference). */
+  weft_status_t (*te_axis_var)(weft_te_axis_t* axis, weft_te_expr_t** out_var);
+  /* A tensor's dims (borrowed from it), rank and dtype; any out may be NULL. */
+  weft_status_t (*te_tensor_info)(weft_te_tensor_t* tensor, const int64_t** out_shape, size_t* out_ndim,
+                                  DLDataType* out_dtype);
+  /* tensor[indices]: one integer index per dimension. */
+  weft_status_t (*te_tensor_read)(weft_te_tensor_t* tensor, weft_te_expr_t* const* indices, size_t num_indices,
+                                  weft_te_expr_t** out_expr);
+  /* The compute whose element at (axes' vars) is body i, for i < num_bodies:
+   * axes are data-parallel, one per output dimension; bodies are all
+   * reductions (outputs of one te_reduce) or none is. Stores num_bodies
+   * tensors in out_tensors. name is copied. */
+  weft_status_t (*te_compute)(const char* name, weft_te_axis_t* const* axes, size_t num_axes,
+                              weft_te_expr_t* const* bodies, size_t num_bodies, weft_te_tensor_t** out_tensors);
+  /* A commutative reducer of num_values values: value i combines lhs[i] and
+   * rhs[i] (te_var variables of identities[i]'s dtype) into results[i] and
+   * starts from identities[i] (TVM's comm_reducer; argmax combines (index,
+   * value) pairs). name is copied. */
+  weft_status_t (*te_reducer)(const char* name, weft_te_expr_t* const* lhs, weft_te_expr_t* const* rhs,
+                              weft_te_expr_t* const* results, weft_te_expr_t* const* identities, size_t num_values,
+                              weft_te_reducer_t** out_reducer);
+  /* `reducer` folded over the reduction `axes` of `sources` (one per value)
+   * where `condition` (bool; NULL: everywhere) holds: stores one expression
+   * per value in out_exprs, each a compute's body. */
+  weft_status_t (*te_reduce)(weft_te_reducer_t* reducer, weft_te_expr_t* const* sources, size_t num_sources,
+                             weft_te_axis_t* const* axes, size_t num_axes, weft_te_expr_t* condition,
+                             weft_te_expr_t** out_exprs);
+  /* The built-in reduction `kind` of one source (see weft_te_reduce_kind_t). */
+  weft_status_t (*te_reduce_builtin)(weft_te_reduce_kind_t kind, weft_te_expr_t* source,
+                                     weft_te_axis_t* const* axes, size_t num_axes, weft_te_expr_t* condition,
+                                     weft_te_expr_t** out_expr);
+  /* x padded by pad_before[d] / pad_after[d] elements on each of its ndim
+   * dimensions with pad_value (cast to x's dtype), reading x only inside
+   * its bounds (topi's pad). name is copied. */
+  weft_status_t (*te_pad)(weft_te_tensor_t* x, const int64_t* pad_before, const int64_t* pad_after, size_t ndim,
+                          weft_te_expr_t* pad_value, const char* name, weft_te_tensor_t** out_tensor);
 } weft_host_api_t;
 
 /* ---- Entry ---------------------------------------------------------------- */

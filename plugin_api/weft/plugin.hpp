@@ -28,7 +28,8 @@
 // graph), sdk/layers.hpp (layer helpers for model builders),
 // sdk/registration.hpp (builders for each registration kind; targets' in
 // sdk/target.hpp), sdk/pass_context.hpp (the PassContext a pass runs
-// under), sdk/relations.hpp (shared type relations).
+// under), sdk/relations.hpp (shared type relations), sdk/te.hpp (tensor
+// expressions for ops' te_compute).
 #pragma once
 
 #include <weft/plugin.h>

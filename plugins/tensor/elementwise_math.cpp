@@ -211,6 +211,30 @@ OpBuilder& unary(Registrar& reg, const char* name, const char* doc, int level) {
       .infer_layout(layouts::elementwise);
 }
 
+namespace te = weft::sdk::te;
+
+/// The TE of a broadcasting binary op: f(lhs, rhs) at each output element.
+template <typename F>
+TeCompute broadcast_te(const char* name, F f) {
+  return [name, f](const std::vector<te::Tensor>& in, const Attrs&, const Type& out) {
+    const te::Tensor &a = in.at(0), &b = in.at(1);
+    return std::vector<te::Tensor>{te::compute(
+        out.shape(), [&](const te::Idx& i) { return f(a(te::broadcast_index(a, i)), b(te::broadcast_index(b, i))); },
+        name)};
+  };
+}
+
+/// The TE of a unary op: f(data) at each element.
+template <typename F>
+TeCompute map_te(const char* name, F f) {
+  return [name, f](const std::vector<te::Tensor>& in, const Attrs&, const Type&) {
+    const te::Tensor& x = in.at(0);
+    return std::vector<te::Tensor>{te::compute(x.shape(), [&](const te::Idx& i) { return f(x(i)); }, name)};
+  };
+}
+
+bool is_float(DLDataType dt) { return dt.code == kDLFloat || dt.code == kDLBfloat; }
+
 /// A unary float function as a map kernel.
 template <typename F>
 Kernel float_map(const char* op, F f) {
@@ -288,6 +312,7 @@ void register_elementwise_math_ops(Registrar& reg) {
          first_of({identity_elimination(0, true), doubling, adjacent_constants, binomial_factored}))
       .rewrite("simplify_expr_post_alter_op", identity_elimination(0, true))
       .kernel(broadcast_kernel("add", Dtypes::kNumber, [](auto a, auto b) { return wrapping_add(a, b); }))
+      .te_compute(broadcast_te("add", [](const te::Expr& a, const te::Expr& b) { return a + b; }))
       .gradient([](const Expr& c, const Expr& g) {
         return Grads{ad::collapse_sum_like(g, c.arg(0)), ad::collapse_sum_like(g, c.arg(1))};
       });
@@ -295,6 +320,7 @@ void register_elementwise_math_ops(Registrar& reg) {
          identity_elimination(0, false))
       .rewrite("simplify_expr_post_alter_op", identity_elimination(0, false))
       .kernel(broadcast_kernel("subtract", Dtypes::kNumber, [](auto a, auto b) { return wrapping_sub(a, b); }))
+      .te_compute(broadcast_te("subtract", [](const te::Expr& a, const te::Expr& b) { return a - b; }))
       .gradient([](const Expr& c, const Expr& g) {
         return Grads{ad::collapse_sum_like(g, c.arg(0)), ad::collapse_sum_like(ad::neg(g), c.arg(1))};
       });
@@ -302,6 +328,7 @@ void register_elementwise_math_ops(Registrar& reg) {
          first_of({identity_elimination(1, true), multiply_before_add, adjacent_constants}))
       .rewrite("simplify_expr_post_alter_op", identity_elimination(1, true))
       .kernel(broadcast_kernel("multiply", Dtypes::kNumber, [](auto a, auto b) { return wrapping_mul(a, b); }))
+      .te_compute(broadcast_te("multiply", [](const te::Expr& a, const te::Expr& b) { return a * b; }))
       .gradient([](const Expr& c, const Expr& g) {
         Expr x = c.arg(0), y = c.arg(1);
         return Grads{ad::collapse_sum_like(ad::mul(g, y), x), ad::collapse_sum_like(ad::mul(g, x), y)};
@@ -310,6 +337,7 @@ void register_elementwise_math_ops(Registrar& reg) {
          first_of({identity_elimination(1, false), rsqrt_divisor}))
       .rewrite("simplify_expr_post_alter_op", identity_elimination(1, false))
       .kernel(broadcast_kernel("divide", Dtypes::kNumber, [](auto a, auto b) { return trunc_div(a, b); }))
+      .te_compute(broadcast_te("divide", [](const te::Expr& a, const te::Expr& b) { return a / b; }))
       .gradient([](const Expr& c, const Expr& g) {
         // d(x / y)/dy = -(x / y) / y: reuse the quotient.
         Expr x = c.arg(0), y = c.arg(1);
@@ -318,6 +346,7 @@ void register_elementwise_math_ops(Registrar& reg) {
       });
   binary(reg, "power", "Elementwise lhs ** rhs, with broadcasting.", 4)
       .kernel(broadcast_kernel("power", Dtypes::kFloat, [](auto a, auto b) { return std::pow(a, b); }))
+      .te_compute(broadcast_te("power", [](const te::Expr& a, const te::Expr& b) { return te::pow(a, b); }))
       .gradient([](const Expr& c, const Expr& g) {
         // d(x^y)/dx = y x^(y-1), d(x^y)/dy = x^y log x.
         Expr x = c.arg(0), y = c.arg(1);
@@ -327,12 +356,14 @@ void register_elementwise_math_ops(Registrar& reg) {
       });
   binary(reg, "maximum", "Elementwise maximum of lhs and rhs, with broadcasting.", 4)
       .kernel(broadcast_kernel("maximum", Dtypes::kNumber, [](auto a, auto b) { return a > b ? a : b; }))
+      .te_compute(broadcast_te("maximum", [](const te::Expr& a, const te::Expr& b) { return te::max(a, b); }))
       .gradient([](const Expr& c, const Expr& g) {
         Expr x = c.arg(0), y = c.arg(1);
         return Grads{masked(call("greater_equal", {x, y}), g, x), masked(call("less", {x, y}), g, y)};
       });
   binary(reg, "minimum", "Elementwise minimum of lhs and rhs, with broadcasting.", 4)
       .kernel(broadcast_kernel("minimum", Dtypes::kNumber, [](auto a, auto b) { return a < b ? a : b; }))
+      .te_compute(broadcast_te("minimum", [](const te::Expr& a, const te::Expr& b) { return te::min(a, b); }))
       .gradient([](const Expr& c, const Expr& g) {
         Expr x = c.arg(0), y = c.arg(1);
         return Grads{masked(call("less_equal", {x, y}), g, x), masked(call("greater", {x, y}), g, y)};
@@ -342,24 +373,33 @@ void register_elementwise_math_ops(Registrar& reg) {
       .gradient(remainder_gradient);
   binary(reg, "floor_divide", "Elementwise floor(lhs / rhs), with broadcasting.", 1)
       .kernel(broadcast_kernel("floor_divide", Dtypes::kNumber, [](auto a, auto b) { return floor_div(a, b); }))
+      .te_compute(broadcast_te("floor_divide", [](const te::Expr& a, const te::Expr& b) {
+        return is_float(a.dtype()) ? te::floor(a / b) : te::floordiv(a, b);
+      }))
       .gradient([](const Expr& c, const Expr&) {
         return Grads{ad::zeros_like(c.arg(0)), ad::zeros_like(c.arg(1))};
       });
   binary(reg, "floor_mod", "Elementwise lhs - floor(lhs / rhs) * rhs (sign of rhs), with broadcasting.", 1)
       .kernel(broadcast_kernel("floor_mod", Dtypes::kNumber, [](auto a, auto b) { return floor_mod(a, b); }))
+      .te_compute(broadcast_te("floor_mod", [](const te::Expr& a, const te::Expr& b) {
+        return is_float(a.dtype()) ? a - te::floor(a / b) * b : te::floormod(a, b);  // TOPI's for floats
+      }))
       .gradient(remainder_gradient);
 
   unary(reg, "negative", "Elementwise -data.", 3)
       .kernel(map_kernel("negative", Dtypes::kNumber, [](auto x) { return wrapping_neg(x); }))
+      .te_compute(map_te("negative", [](const te::Expr& x) { return -x; }))
       .gradient([](const Expr&, const Expr& grad) { return std::vector<Expr>{call("negative", {grad})}; });
   unary(reg, "exp", "Elementwise e^data.", 1)
       .kernel(float_map("exp", [](auto x) { return std::exp(x); }))
+      .te_compute(map_te("exp", [](const te::Expr& x) { return te::exp(x); }))
       .gradient([](const Expr& c, const Expr& grad) {
         // d/dx e^x = e^x: reuse the call itself rather than recomputing it.
         return std::vector<Expr>{call("multiply", {grad, c})};
       });
   unary(reg, "abs", "Elementwise |data|.", 3)
       .kernel(map_kernel("abs", Dtypes::kNumber, [](auto x) { return x < 0 ? wrapping_neg(x) : x; }))
+      .te_compute(map_te("abs", [](const te::Expr& x) { return te::abs(x); }))
       .gradient([](const Expr& c, const Expr& g) {
         Expr x = c.arg(0);
         return Grads{ad::where(call("less", {x, ad::zeros_like(x)}), ad::neg(g), g)};
@@ -369,34 +409,44 @@ void register_elementwise_math_ops(Registrar& reg) {
         using T = decltype(x);
         return x < 0 ? T(-1) : x > 0 ? T(1) : T(0);
       }))
+      .te_compute(map_te("sign", [](const te::Expr& x) {
+        auto c = [&](double v) { return te::make_const(x.dtype(), v); };
+        return te::select(x < 0, c(-1), te::select(x > 0, c(1), c(0)));
+      }))
       .gradient(zero_gradient);
   unary(reg, "log", "Elementwise natural logarithm.", 1)
       .kernel(float_map("log", [](auto x) { return std::log(x); }))
+      .te_compute(map_te("log", [](const te::Expr& x) { return te::log(x); }))
       .gradient([](const Expr& c, const Expr& g) { return Grads{ad::div(g, c.arg(0))}; });
   unary(reg, "sqrt", "Elementwise square root.", 1)
       .kernel(float_map("sqrt", [](auto x) { return std::sqrt(x); }))
+      .te_compute(map_te("sqrt", [](const te::Expr& x) { return te::sqrt(x); }))
       .gradient([](const Expr& c, const Expr& g) {
         // d sqrt(x)/dx = 0.5 / sqrt(x).
         return Grads{ad::div(ad::mul(g, ad::scalar_like(c, 0.5)), c)};
       });
   unary(reg, "rsqrt", "Elementwise 1 / sqrt(data).", 1)
       .kernel(float_map("rsqrt", [](auto x) { return 1 / std::sqrt(x); }))
+      .te_compute(map_te("rsqrt", [](const te::Expr& x) { return te::rsqrt(x); }))
       .gradient([](const Expr& c, const Expr& g) {
         // d x^-1/2 / dx = -0.5 x^-3/2 = -0.5 rsqrt(x) / x.
         return Grads{ad::mul(g, ad::div(ad::mul(c, ad::scalar_like(c, -0.5)), c.arg(0)))};
       });
   unary(reg, "tanh", "Elementwise hyperbolic tangent.", 1)
       .kernel(float_map("tanh", [](auto x) { return std::tanh(x); }))
+      .te_compute(map_te("tanh", [](const te::Expr& x) { return te::tanh(x); }))
       .gradient([](const Expr& c, const Expr& g) {
         return Grads{ad::mul(g, ad::sub(ad::ones_like(c), ad::mul(c, c)))};
       });
   unary(reg, "sigmoid", "Elementwise 1 / (1 + e^-data).", 1)
       .kernel(float_map("sigmoid", [](auto x) { return 1 / (1 + std::exp(-x)); }))
+      .te_compute(map_te("sigmoid", [](const te::Expr& x) { return te::sigmoid(x); }))
       .gradient([](const Expr& c, const Expr& g) {
         return Grads{ad::mul(g, ad::mul(c, ad::sub(ad::ones_like(c), c)))};
       });
   unary(reg, "erf", "Elementwise Gauss error function.", 1)
       .kernel(float_map("erf", [](auto x) { return std::erf(x); }))
+      .te_compute(map_te("erf", [](const te::Expr& x) { return te::erf(x); }))
       .gradient([](const Expr& c, const Expr& g) {
         // d erf(x)/dx = 2 / sqrt(pi) e^(-x^2).
         Expr x = c.arg(0);
@@ -405,12 +455,15 @@ void register_elementwise_math_ops(Registrar& reg) {
       });
   unary(reg, "floor", "Elementwise largest integer not above data.", 3)
       .kernel(float_map("floor", [](auto x) { return std::floor(x); }))
+      .te_compute(map_te("floor", [](const te::Expr& x) { return te::floor(x); }))
       .gradient(zero_gradient);
   unary(reg, "ceil", "Elementwise smallest integer not below data.", 3)
       .kernel(float_map("ceil", [](auto x) { return std::ceil(x); }))
+      .te_compute(map_te("ceil", [](const te::Expr& x) { return te::ceil(x); }))
       .gradient(zero_gradient);
   unary(reg, "round", "Elementwise nearest integer, halves to even.", 3)
       .kernel(float_map("round", [](auto x) { return std::nearbyint(x); }))
+      .te_compute(map_te("round", [](const te::Expr& x) { return te::round(x); }))
       .gradient(zero_gradient);
   unary(reg, "clip",
         "Elementwise clamp of data to [a_min, a_max]; the bounds are cast to the tensor's dtype.", 3)

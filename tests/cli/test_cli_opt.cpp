@@ -272,8 +272,51 @@ TEST_F(OptCommandTest, BadConfigsAndFlagsTheBuildCannotHonourAreErrors) {
   r = weft("opt --passes FuseOps --print-partition " + data_file("dense_softmax.relay"));
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_EQ(r.err,
-            "error: --passes cannot be combined with --config or --print-partition; expected the build's passes "
+            "error: --passes cannot be combined with --config, --print-partition or --emit; expected the build's passes "
             "from the run config (opt_level, passes) and -O\n");
+}
+
+// A broadcast multiply, a scalar add and a sigmoid: one fused group whose ops
+// have TE computes; and a dense, which has none.
+const char* const kTeGroups = R"(#[version = "0.0.5"]
+def @main(%x: Tensor[(2, 3, 4), float32], %y: Tensor[(3, 1), float32], %w: Tensor[(5, 4), float32]) {
+  %0 = sigmoid(add(multiply(%x, %y), 0.5f));
+  nn.dense(%0, %w)
+}
+)";
+
+TEST_F(OptCommandTest, EmitTePrintsEachGroupsTensorExpressions) {
+  CliResult r = weft("opt --emit te " + write("groups.relay", kTeGroups));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("# group 0 on "));
+  EXPECT_THAT(r.out, HasSubstr(": multiply, add, sigmoid\n"));
+  EXPECT_THAT(r.out, HasSubstr("p0 = placeholder((2, 3, 4), float32)"));
+  // y broadcast along the last axis reads index 0; the scalar constant is an
+  // immediate (which the loops inline).
+  EXPECT_THAT(r.out, HasSubstr("p1[i1, 0]"));
+  EXPECT_THAT(r.out, HasSubstr("constant = compute((), []): 0.5f"));
+  EXPECT_THAT(r.out, HasSubstr("sigmoid = compute((2, 3, 4)"));
+  EXPECT_THAT(r.out, HasSubstr(": nn.dense\n# no TE: op nn.dense: the op has no TE compute\n"));
+}
+
+TEST_F(OptCommandTest, EmitLoopsLowersUnderTheConfigsLoopsTraits) {
+  const std::string program = write("groups.relay", kTeGroups);
+  std::ofstream(scratch("loops.yaml")) << "targets: [loops]\ntarget_options:\n  loops: {vector_lanes: 4, cores: 2}\n";
+  CliResult r = weft("opt --emit loops --config " + scratch("loops.yaml") + " " + program);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("# group 0 on loops: multiply, add, sigmoid"));
+  EXPECT_THAT(r.out, HasSubstr("sigmoid: float32(2, 3, 4))"));  // the output parameter
+  // 24 elements in one loop: 6 parallel iterations of a 4-lane vector.
+  EXPECT_THAT(r.out, HasSubstr("parallel for"));
+  EXPECT_THAT(r.out, HasSubstr("in range(6):"));
+  EXPECT_THAT(r.out, HasSubstr("vectorized for"));
+  EXPECT_THAT(r.out, HasSubstr("in range(4):"));
+  r = weft("opt --emit llvm " + program);
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_THAT(r.err, HasSubstr("--emit: llvm not in {te,loops}"));
+  r = weft("opt --emit te --print-partition " + program);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("--print-partition and --emit exclude each other"));
 }
 
 }  // namespace

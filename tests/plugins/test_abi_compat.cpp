@@ -18,7 +18,7 @@ TEST_F(AbiCompatTest, OlderDescriptorLayoutRegistersWithoutItsMissingFields) {
   const OpDef* op = OpRegistry::global().find_loaded("old.op");
   ASSERT_NE(op, nullptr);
   EXPECT_FALSE(op->gradient);  // the garbage after struct_size was not read as a callback
-  EXPECT_FALSE(op->te_compute.has_value());
+  EXPECT_FALSE(op->te_compute);
   EXPECT_TRUE(op->rewrites.empty());  // nor as a 1.3 rewrites array
   EXPECT_FALSE(op->is_reshape);       // nor as a 1.4 flag
   EXPECT_FALSE(op->is_layout_layer);  // nor as a 1.6 one

@@ -120,5 +120,31 @@ TEST_F(CPluginTest, GradientIsBuiltAsIR) {
   EXPECT_EQ(gc->attrs->at("factor"), AttrValue(5.0));
 }
 
+/// ctest.scale(x) with x of `shape` as the typed Primitive function a build
+/// would give the loops target, compiled by it.
+std::unique_ptr<TargetKernel> compile_on_loops(std::vector<Dim> shape, double factor) {
+  Var x = var("x", tensor_type(std::move(shape)));
+  Function fn = downcast<FunctionNode>(infer_type(Expr(function({x}, call("ctest.scale", {x}, {{"factor", factor}})))));
+  return TargetRegistry::global().get("loops").create(empty_attrs())->compile(fn, std::vector<Tensor>(1));
+}
+
+TEST_F(CPluginTest, ATeComputeBuiltInCRunsOnTheLoopsTarget) {
+  std::unique_ptr<TargetKernel> kernel = compile_on_loops({2, 3}, -1.5);
+  Tensor x = float_tensor({2, 3}, {1, 2, 3, -4, 0.5f, 0}), out = Tensor::empty({2, 3}, DataType::Float(32));
+  std::vector<DLTensor> args = {x.dlpack_view(), out.dlpack_view()};
+  kernel->launch(nullptr, args);
+  EXPECT_EQ(values_of(out), (std::vector<float>{-1.5f, -3, -4.5f, 6, -0.75f, -0.0f}));
+}
+
+TEST_F(CPluginTest, AStatusFromATeComputeIsAnErrorNamingTheOp) {
+  try {
+    compile_on_loops({1, 1, 1, 1, 1, 1, 1, 1, 2}, 2);  // more dimensions than the C compute takes
+    FAIL() << "compiled";
+  } catch (const Error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("ctest.scale"));
+    EXPECT_THAT(e.what(), HasSubstr("up to 8 dimensions"));
+  }
+}
+
 }  // namespace
 }  // namespace weft::testing

@@ -10,6 +10,7 @@
 #include "weft/graph_executor.h"
 #include "weft/interpreter.h"
 #include "weft/passes.h"
+#include "weft/te/function_te.h"
 #include "weft/text.h"
 
 namespace weft::testing {
@@ -25,7 +26,7 @@ class SdkPluginTest : public ::testing::Test {
     dir_ = std::make_unique<TempDir>();
     std::string text =
         "name: sdk\nversion: 0.2.0\nabi: 1\nkind: ops\nlibrary: libsdk_plugin.so\nprovides:\n"
-        "  ops: [sdk.axpy, sdk.throw, sdk.stamp]\n  models: [sdk.tiny]\n  initializers: [sdk.counter]\n  passes: [sdk.RenameMain, sdk.ContextProbe, sdk.ReadUnknownConfig]\n"
+        "  ops: [sdk.axpy, sdk.throw, sdk.stamp, sdk.row_argmax]\n  models: [sdk.tiny]\n  initializers: [sdk.counter]\n  passes: [sdk.RenameMain, sdk.ContextProbe, sdk.ReadUnknownConfig]\n"
         "  frontends: [sdk.len]\n";
     copy_test_library("sdk_plugin", dir_->path() / "sdk");
     write_file(dir_->path() / "sdk" / "weft-plugin.yaml", text);
@@ -129,6 +130,55 @@ TEST_F(SdkPluginTest, KernelComputesInBothFloatTypes) {
   op.kernel(std::vector<Tensor>{xd, xd}, std::vector<Tensor>{od}, attrs);
   EXPECT_EQ(od.data_as<double>()[0], 1.5);
   EXPECT_EQ(od.data_as<double>()[1], -3.0);
+}
+
+RunConfig loops_only() {
+  RunConfig config;
+  config.targets = {"loops"};
+  config.fallback = FallbackPolicy::kError;
+  return config;
+}
+
+TEST_F(SdkPluginTest, AnOpsTeComputeRunsOnTheLoopsTargetWithItsAttrs) {
+  IRModule mod = parse_module(R"(
+def @main(%x: Tensor[(5), float64], %y: Tensor[(5), float64]) {
+  sdk.axpy(%x, %y, alpha=-2.5)
+})");
+  Tensor x = tensor_of<double>({5}, DataType::Float(64), {1, 2, 3, 4, 0.5});
+  Tensor y = tensor_of<double>({5}, DataType::Float(64), {10, 20, 30, 40, 1});
+  auto compiled = build(mod, loops_only());
+  ASSERT_EQ(compiled->groups.size(), 1u);
+  EXPECT_EQ(compiled->groups[0].target, "loops");
+  Tensor got = GraphExecutor(compiled).run({x, y}).tensor();
+  std::vector<double> want = {7.5, 15, 22.5, 30, -0.25};  // -2.5 x + y by hand
+  EXPECT_EQ(std::vector<double>(got.data_as<double>(), got.data_as<double>() + 5), want);
+}
+
+TEST_F(SdkPluginTest, ACustomReducerPadAndTupleComputeCrossTheBoundary) {
+  IRModule mod = parse_module(R"(
+def @main(%x: Tensor[(3, 4), float32]) { sdk.row_argmax(%x) })");
+  // Row 0 has its maximum twice (the first wins), row 2 at its end.
+  Tensor x = tensor_of<float>({3, 4}, DataType::Float(32), {1, 7, 7, 2, -3, -1, -2, -5, 0, 1, 2, 3});
+  std::vector<Tensor> got = GraphExecutor(build(mod, loops_only())).run({x}).flatten();
+  ASSERT_EQ(got.size(), 2u);
+  const Tensor &index = got[0], &value = got[1];
+  EXPECT_EQ(std::vector<int32_t>(index.data_as<int32_t>(), index.data_as<int32_t>() + 3), (std::vector<int32_t>{1, 1, 3}));
+  EXPECT_EQ(std::vector<float>(value.data_as<float>(), value.data_as<float>() + 3), (std::vector<float>{7, -1, 3}));
+}
+
+TEST_F(SdkPluginTest, ATeComputeOfTheWrongShapeIsAnErrorNamingTheOp) {
+  // Inputs other than the call's give axpy's compute another shape: the
+  // host holds the TE of a call to the call's type.
+  Function fn = infer_type(parse_module(R"(
+def @main(%x: Tensor[(2), float32], %y: Tensor[(2), float32]) { sdk.axpy(%x, %y) })")).main();
+  auto call = downcast<CallNode>(fn->body);
+  std::vector<te::Tensor> wrong = {te::placeholder({3}), te::placeholder({3})};
+  try {
+    (void)te::call_te(call, wrong);
+    FAIL() << "accepted";
+  } catch (const Error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("sdk.axpy"));
+  }
 }
 
 // sdk.stamp adds the number of its call site's kernel preparation (the

@@ -1,13 +1,13 @@
 // `weft opt PROGRAM [-O N | --passes P1,P2,...] [--params F]
 // [--desired-layouts SPEC [--skip-layers N,...]] [-o OUT] [--print-after-all] [--print-after-change]
-// [--time-passes] [--stats] [--config F] [--print-partition]`: runs the -O
+// [--time-passes] [--stats] [--config F] [--print-partition] [--emit te|loops]`: runs the -O
 // pipeline (or the passes named) on a program, with named parameters bound to
 // constants first (and ConvertLayout to the desired layouts before the
 // pipeline), and writes the result as Relay text (constants in its #[metadata]
 // section) that `weft show` and `weft run` read. With a run config, or with
 // --print-partition (the default config then), it builds the program for the
-// config's targets instead and writes the partitioned program, or which target
-// runs which group.
+// config's targets instead and writes the partitioned program, which target
+// runs which group, or each group's TE or loop nest (--emit).
 #include <algorithm>
 #include <cctype>
 #include <fstream>
@@ -17,6 +17,7 @@
 #include <sstream>
 
 #include "commands.h"
+#include "group_emission.h"
 #include "main_arguments.h"
 #include "program_source.h"
 #include "weft/build.h"
@@ -33,14 +34,14 @@ namespace weft::cli {
 namespace {
 
 struct OptOptions {
-  std::string program, passes, params, desired_layouts, skip_layers, output, config;
+  std::string program, passes, params, desired_layouts, skip_layers, output, config, emit;
   int opt_level = 2;  // relay.build's default PassContext
   bool opt_level_given = false;
   bool print_after_all = false, print_after_change = false, time_passes = false, stats = false;
   bool print_partition = false;
 
   /// Whether the program is built for a run config's targets.
-  bool builds() const { return print_partition || !config.empty(); }
+  bool builds() const { return print_partition || !config.empty() || !emit.empty(); }
 };
 
 constexpr int kMaxOptLevel = 3;
@@ -205,8 +206,10 @@ void build_for_config(const OptOptions& o) {
       {o.time_passes, "--time-passes"},          {o.stats, "--stats"}};
   for (const auto& [given, flag] : pipeline_flags)
     if (given)
-      throw Error(std::string(flag) + " cannot be combined with --config or --print-partition")
+      throw Error(std::string(flag) + " cannot be combined with --config, --print-partition or --emit")
           .expected("the build's passes from the run config (opt_level, passes) and -O");
+  if (o.print_partition && !o.emit.empty())
+    throw Error("--print-partition and --emit exclude each other").expected("one of them");
   RunConfig config = o.config.empty() ? default_run_config() : load_run_config(find_run_config(o.config));
   if (o.opt_level_given) config.opt_level = o.opt_level;
   // Before the program loads its plugins: the config's folders come first.
@@ -214,6 +217,7 @@ void build_for_config(const OptOptions& o) {
   Program program = load_program(o.program, ProgramOptions{/*initialize_params=*/false});
   IRModule mod = o.params.empty() ? program.mod : bound_params(program.mod, o.params);
   std::shared_ptr<const CompiledModule> compiled = build(mod, config);
+  if (!o.emit.empty()) return write_output(o, emit_groups(*compiled, o.emit));
   write_output(o, o.print_partition ? describe_partition(*compiled)
                                     : to_text(IRModule::from_function(compiled->main)));
 }
@@ -277,6 +281,10 @@ void add_opt_command(CLI::App& app) {
                   "partitioned program");
   cmd->add_flag("--print-partition", o->print_partition,
                 "Print which target runs which fused group (with --config's, or the default config)");
+  cmd->add_option("--emit", o->emit,
+                  "Build (with --config's, or the default config) and print each fused group's tensor expressions "
+                  "(te) or the loop nest they lower to under the default schedules (loops)")
+      ->check(CLI::IsMember({"te", "loops"}));
   cmd->callback([o, level] {
     o->opt_level_given = level->count() > 0;
     opt(*o);

@@ -2,7 +2,6 @@
 // plugins register them (through plugin.h), tests may register their own.
 #pragma once
 
-#include <any>
 #include <functional>
 #include <map>
 #include <memory>
@@ -16,6 +15,7 @@
 #include "weft/expr.h"
 #include "weft/layout.h"
 #include "weft/registry.h"
+#include "weft/te/tensor.h"
 #include "weft/tensor.h"
 #include "weft/type.h"
 
@@ -59,6 +59,13 @@ using ReferenceKernel =
 /// canonical shapes and windows) is worked out here, once, and the kernel
 /// returned reuses it on every run of that call (ABI 1.8's prepared kernels).
 using KernelPreparation = std::function<ReferenceKernel(std::span<const Type> arg_types, const Attrs& attrs)>;
+/// The op's outputs as tensor expressions (docs/te.md) over `inputs`,
+/// placeholders of the call's input tensors (a tuple argument's fields one by
+/// one): one tensor per output tensor of `out_type`, of its shape and dtype.
+/// Throws Error with StatusCode::kUnsupported where the op has no TE for this
+/// call (a data-dependent shape).
+using TeCompute = std::function<std::vector<te::Tensor>(std::span<const te::Tensor> inputs, const Attrs& attrs,
+                                                        const Type& out_type)>;
 /// Gradients of each input given the original call and the gradient of its
 /// output, as IR (so AD runs on any target).
 using Gradient = std::function<std::vector<Expr>(const Call& call, const Expr& output_grad)>;
@@ -106,7 +113,7 @@ struct OpDef {
   bool is_layout_layer = false;
   ReferenceKernel kernel;     // may be empty
   KernelPreparation prepare_kernel;  // may be empty: `kernel` works everything out on each run
-  std::any te_compute;        // target-neutral compute description (TE layer)
+  TeCompute te_compute;       // may be empty: the op has no TE, so TE targets do not run it
   Gradient gradient;          // may be empty: the op is not differentiable
   std::map<std::string, CallRewrite> rewrites;
   LayoutInference infer_layout;     // may be empty: the op needs its inputs as they were

@@ -76,6 +76,11 @@ bool type_equal(const Type& a, const Type& b);
 size_t type_hash(const Type& t);
 /// True when the type contains no IncompleteType.
 bool is_complete(const Type& t);
+/// The tensor types of a value of type t, tuples flattened depth-first (how
+/// kernels get a tuple's tensors); empty for any other type.
+std::vector<TensorType> flat_tensor_types(const Type& t);
+/// flat_tensor_types(t).size().
+size_t flat_tensor_count(const Type& t);
 /// Relay text: "Tensor[(1, 3, ?), float32]", "(Tensor[...], Tensor[...])",
 /// "fn (Tensor[...]) -> Tensor[...]", "_" for an incomplete type.
 std::string type_to_text(const Type& t);

@@ -3,8 +3,6 @@
 
 #include <optional>
 
-#include "weft/plugin_te_compute.h"
-
 namespace weft::plugin_host {
 
 namespace {
@@ -137,7 +135,20 @@ OpDef op_definition(const weft_op_desc_t& d, const std::string& plugin) {
       return grads;
     };
   }
-  if (d.te_compute) def.te_compute = PluginTeCompute{d.te_compute, ud};
+  if (auto compute = d.te_compute) {
+    def.te_compute = [compute, ud, name](std::span<const te::Tensor> inputs, const Attrs& attrs,
+                                         const Type& out_type) {
+      std::vector<weft_te_tensor_t*> in;
+      for (const te::Tensor& t : inputs) in.push_back(borrow_handle<weft_te_tensor_t>(t));
+      std::vector<weft_te_tensor_t*> out(flat_tensor_count(out_type), nullptr);
+      auto err = take_error(compute(ud.get(), in.data(), in.size(), borrow_attrs(attrs),
+                                    borrow_handle<weft_type_t>(out_type), out.data(), out.size()));
+      std::vector<te::Tensor> outputs;
+      for (weft_te_tensor_t* h : out) outputs.push_back(h ? te::Tensor(adopt<te::TensorNode>(h, "a TE tensor").get()) : te::Tensor());
+      if (err) throw Error(*err).op(name).note("in its te_compute");
+      return outputs;
+    };
+  }
   if (auto infer = d.infer_inputs) {
     def.infer_inputs = [infer, ud, name](std::span<const Type> args, const Attrs& attrs) {
       std::vector<weft_type_t*> handles;

@@ -113,6 +113,16 @@ H* borrow_handle(const Ref<T>& ref) {
   return to_handle<H>(static_cast<const Object*>(ref.get()));
 }
 
+/// The host's retain and release of any handle kind (NULL is fine).
+template <typename H>
+void retain_fn(H* h) {
+  if (h) to_object(h)->inc_ref();
+}
+template <typename H>
+void release_fn(H* h) {
+  if (h) to_object(h)->dec_ref();
+}
+
 // ---- handle -> core object (adds a reference; checks the kind) ----------------
 
 template <typename Node>

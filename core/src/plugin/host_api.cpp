@@ -13,6 +13,7 @@ const weft_host_api_t* host_api() {
     fill_expr_api(a);
     fill_registration_api(a);
     fill_pass_context_api(a);
+    fill_te_api(a);
     return a;
   }();
   return &api;

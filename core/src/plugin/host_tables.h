@@ -1,6 +1,6 @@
 // Internal: the parts of the host function table, each filled by the file
 // that implements it (host_values.cpp, host_exprs.cpp, registrar.cpp,
-// host_pass_context.cpp).
+// host_pass_context.cpp, host_te.cpp).
 #pragma once
 
 #include "handles.h"
@@ -11,5 +11,6 @@ void fill_value_api(weft_host_api_t& api);
 void fill_expr_api(weft_host_api_t& api);
 void fill_registration_api(weft_host_api_t& api);
 void fill_pass_context_api(weft_host_api_t& api);
+void fill_te_api(weft_host_api_t& api);
 
 }  // namespace weft::plugin_host

@@ -19,19 +19,6 @@ weft_status_code_t status_code(weft_status_t s) { return s ? s->code : WEFT_STAT
 const char* status_message(weft_status_t s) { return s ? s->message.c_str() : ""; }
 void status_free(weft_status_t s) { delete s; }
 
-// ---- Reference counts ---------------------------------------------------------
-
-void retain(const void* h) {
-  if (h) to_object(h)->inc_ref();
-}
-void release(const void* h) {
-  if (h) to_object(h)->dec_ref();
-}
-template <typename H>
-void retain_fn(H* h) { retain(h); }
-template <typename H>
-void release_fn(H* h) { release(h); }
-
 // ---- Types --------------------------------------------------------------------
 
 std::vector<Type> types_of(weft_type_t* const* handles, size_t n) {

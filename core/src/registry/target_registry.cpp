@@ -1,4 +1,5 @@
 // The process-wide target registry.
+#include "../targets/loops_target.h"
 #include "../targets/ref_target.h"
 #include "weft/target.h"
 
@@ -9,6 +10,7 @@ TargetRegistry& TargetRegistry::global() {
   static auto* registry = [] {
     auto* r = new TargetRegistry();
     r->add(targets::reference_target_def());
+    r->add(targets::loops_target_def());
     return r;
   }();
   return *registry;

@@ -4,8 +4,9 @@
 // after another, as the interpreter would run them, on host memory.
 #include "ref_target.h"
 
+#include "host_memory_target.h"
+
 #include <algorithm>
-#include <cstdlib>
 #include <cstring>
 #include <unordered_map>
 
@@ -50,15 +51,6 @@ void flatten_tensor_types(const Type& t, std::vector<TensorType>& out, const std
   }
   throw Error(what + " has type " + (t ? type_to_text(t) : std::string("(none)")) +
               "; the reference target runs functions of tensors and tuples of tensors");
-}
-
-size_t num_tensors(const Type& t) {
-  if (auto tuple = t.as<TupleTypeNode>()) {
-    size_t n = 0;
-    for (const Type& field : tuple->fields) n += num_tensors(field);
-    return n;
-  }
-  return 1;
 }
 
 class ReferenceKernel : public TargetKernel {
@@ -159,8 +151,8 @@ class KernelCompiler {
         const std::vector<Slot>& of_tuple = slots_.at(item->tuple.get());
         auto fields = downcast<TupleTypeNode>(item->tuple->checked_type())->fields;
         size_t first = 0;
-        for (int i = 0; i < item->index; ++i) first += num_tensors(fields[i]);
-        mine.assign(of_tuple.begin() + first, of_tuple.begin() + first + num_tensors(fields[item->index]));
+        for (int i = 0; i < item->index; ++i) first += flat_tensor_count(fields[i]);
+        mine.assign(of_tuple.begin() + first, of_tuple.begin() + first + flat_tensor_count(fields[item->index]));
         return;
       }
       case ExprKind::kCall:
@@ -224,8 +216,10 @@ class KernelCompiler {
   Slot next_slot_ = 0;
 };
 
-class ReferenceTarget : public Target {
+class ReferenceTarget : public HostMemoryTarget {
  public:
+  ReferenceTarget() : HostMemoryTarget(std::string(kReferenceTarget)) {}
+
   bool supports(const Call& call) const override {
     auto op = call->op.as<OpNode>();
     return op && op->def->kernel;
@@ -235,38 +229,6 @@ class ReferenceTarget : public Target {
     // The constants arrive as arguments at each launch: there is nothing to pack.
     return KernelCompiler(primitive).compile();
   }
-
-  std::vector<TargetDevice> devices() const override { return {TargetDevice{0, "host", {}}}; }
-  bool host_addressable() const override { return true; }
-
-  BufferHandle alloc(int /*device*/, size_t nbytes, size_t alignment) override {
-    if (alignment == 0 || (alignment & (alignment - 1)) != 0)
-      throw Error("the ref target cannot align a buffer to " + std::to_string(alignment) + " bytes")
-          .expected("a power of two");
-    alignment = std::max(alignment, Tensor::kAlignment);
-    // aligned_alloc wants a multiple of the alignment, and a block even for 0 bytes.
-    size_t rounded = std::max<size_t>(1, (nbytes + alignment - 1) / alignment) * alignment;
-    void* buffer = std::aligned_alloc(alignment, rounded);
-    if (!buffer) throw Error("out of memory: the ref target cannot allocate " + std::to_string(nbytes) + " bytes");
-    return buffer;
-  }
-  void free(int /*device*/, BufferHandle buffer) override { std::free(buffer); }
-
-  void copy_from_host(StreamHandle, const void* src, BufferHandle dst, size_t dst_offset, size_t nbytes) override {
-    std::memcpy(static_cast<char*>(dst) + dst_offset, src, nbytes);
-  }
-  void copy_to_host(StreamHandle, BufferHandle src, size_t src_offset, void* dst, size_t nbytes) override {
-    std::memcpy(dst, static_cast<const char*>(src) + src_offset, nbytes);
-  }
-  void copy_buffer(StreamHandle, BufferHandle src, size_t src_offset, BufferHandle dst, size_t dst_offset,
-                   size_t nbytes) override {
-    std::memmove(static_cast<char*>(dst) + dst_offset, static_cast<const char*>(src) + src_offset, nbytes);
-  }
-
-  // Synchronous: every call has finished when it returns, so there is no queue.
-  StreamHandle create_stream(int /*device*/) override { return nullptr; }
-  void destroy_stream(StreamHandle) override {}
-  void synchronize(StreamHandle) override {}
 };
 
 }  // namespace

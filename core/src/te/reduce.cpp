@@ -26,6 +26,25 @@ CommReducer comm_reducer(CombineFn combine, std::vector<PrimExpr> identity, std:
     rhs.push_back(var("y" + std::to_string(i), identity[i].dtype()));
   }
   std::vector<PrimExpr> result = combine(lhs, rhs);
+  return comm_reducer_over(std::move(lhs), std::move(rhs), std::move(result), std::move(identity), std::move(name));
+}
+
+CommReducer comm_reducer_over(std::vector<Var> lhs, std::vector<Var> rhs, std::vector<PrimExpr> result,
+                              std::vector<PrimExpr> identity, std::string name) {
+  if (identity.empty()) throw Error("TE: reducer '" + name + "' has no values").expected("at least one identity element");
+  if (lhs.size() != identity.size() || rhs.size() != identity.size()) {
+    throw Error("TE: reducer '" + name + "' has " + std::to_string(lhs.size()) + " and " + std::to_string(rhs.size()) +
+                " operands")
+        .expected(std::to_string(identity.size()) + " each, one per identity element");
+  }
+  for (size_t i = 0; i < identity.size(); ++i) {
+    if (!identity[i] || !lhs[i] || !rhs[i]) throw Error("TE: reducer '" + name + "' has an undefined value");
+    if (lhs[i]->dtype != identity[i].dtype() || rhs[i]->dtype != identity[i].dtype()) {
+      throw Error("TE: reducer '" + name + "' operand " + std::to_string(i) + " is " + lhs[i]->dtype.str() + " and " +
+                  rhs[i]->dtype.str())
+          .expected(identity[i].dtype().str() + ", the identity's dtype");
+    }
+  }
   if (result.size() != identity.size()) {
     throw Error("TE: reducer '" + name + "' combines into " + std::to_string(result.size()) + " values")
         .expected(std::to_string(identity.size()) + ", one per identity element");

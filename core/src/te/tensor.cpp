@@ -136,6 +136,24 @@ std::vector<Tensor> compute_multi(std::vector<int64_t> shape,
   std::vector<IterVar> axis;
   for (size_t d = 0; d < shape.size(); ++d) axis.push_back(make_ref<IterVarNode>(vars[d], 0, shape[d], IterKind::kDataParallel));
   std::vector<PrimExpr> body = fcompute(vars);
+  return compute_over(std::move(axis), std::move(body), std::move(name));
+}
+
+std::vector<Tensor> compute_over(std::vector<IterVar> axis, std::vector<PrimExpr> body, std::string name) {
+  std::vector<int64_t> shape;
+  for (const IterVar& iv : axis) {
+    if (!iv || iv->kind != IterKind::kDataParallel || iv->min != 0) {
+      throw Error("TE: compute '" + name + "' over an axis that is not a data axis from 0")
+          .expected("data-parallel axes starting at 0, one per output dimension");
+    }
+    shape.push_back(iv->extent);
+  }
+  check_shape(shape, name);
+  for (size_t a = 0; a < axis.size(); ++a) {
+    for (size_t b = 0; b < a; ++b) {
+      if (axis[a].same_as(axis[b])) throw Error("TE: compute '" + name + "' uses one axis twice");
+    }
+  }
   if (body.empty()) throw Error("TE: compute '" + name + "' has no outputs");
   check_bodies(name, body);
   Operation op = make_ref<ComputeOpNode>(std::move(name), std::move(axis), std::move(body));

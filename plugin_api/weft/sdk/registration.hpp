@@ -8,6 +8,7 @@
 #include <weft/sdk/layout_inference.hpp>
 #include <weft/sdk/pass_context.hpp>
 #include <weft/sdk/target.hpp>
+#include <weft/sdk/te.hpp>
 
 #include <cstdint>
 #include <functional>
@@ -31,6 +32,13 @@ using InputInference = std::function<std::vector<Type>(const std::vector<Type>& 
 /// A typed call of the op in; out: its replacement (of the call's type), or
 /// an empty Expr where the rewrite does not apply.
 using CallRewrite = std::function<Expr(const Expr& call)>;
+
+/// The op's outputs as tensor expressions over its inputs (placeholders of
+/// the call's input tensors, a tuple argument's fields one by one), given
+/// the call's attrs and type: one tensor per output tensor, of its shape and
+/// dtype. Throw Unsupported where the op has no TE for a call.
+using TeCompute = std::function<std::vector<te::Tensor>(const std::vector<te::Tensor>& inputs, const Attrs& attrs,
+                                                        const Type& out_type)>;
 
 /// Fluent description of one op; registered when the plugin's init returns.
 class OpBuilder {
@@ -110,6 +118,21 @@ class OpBuilder {
     };
     return *this;
   }
+  /// The op's TE compute (ABI 1.9; docs/te.md), which targets that generate
+  /// code lower, fused with its neighbours. `fn` returns a te::Tensor, or a
+  /// std::vector of them for an op of several outputs.
+  template <typename F>
+  OpBuilder& te_compute(F fn) {
+    using Result = std::decay_t<std::invoke_result_t<F&, const std::vector<te::Tensor>&, const Attrs&, const Type&>>;
+    if constexpr (std::is_same_v<Result, te::Tensor>) {
+      callbacks_->te_compute = [fn](const std::vector<te::Tensor>& in, const Attrs& a, const Type& t) {
+        return std::vector<te::Tensor>{fn(in, a, t)};
+      };
+    } else {
+      callbacks_->te_compute = std::move(fn);
+    }
+    return *this;
+  }
   OpBuilder& gradient(Gradient fn) { callbacks_->gradient = std::move(fn); return *this; }
   /// Types of arguments the others determine (an untyped weight from the
   /// data and attrs), as Relay's relations assign them.
@@ -160,6 +183,7 @@ class OpBuilder {
       d.release_kernel_plan = &release_kernel_plan_trampoline;
     }
     d.gradient = callbacks_->gradient ? &gradient_trampoline : nullptr;
+    d.te_compute = callbacks_->te_compute ? &te_compute_trampoline : nullptr;
     d.infer_inputs = callbacks_->infer_inputs ? &infer_inputs_trampoline : nullptr;
     d.infer_layout = callbacks_->infer_layout ? &infer_layout_trampoline : nullptr;
     d.convert_layout = callbacks_->convert_layout ? &convert_layout_trampoline : nullptr;
@@ -184,6 +208,7 @@ class OpBuilder {
     std::function<std::shared_ptr<const void>(const std::vector<Type>&, const Attrs&)> prepare;
     std::function<void(const void* plan, const KernelArgs&)> run_prepared;
     Gradient gradient;
+    TeCompute te_compute;
     InputInference infer_inputs;
     LayoutInference infer_layout;
     LayoutConversion convert_layout;
@@ -277,6 +302,20 @@ class OpBuilder {
     });
   }
   static void release_kernel_plan_trampoline(void* /*ud*/, void* plan) { delete static_cast<PlanBox*>(plan); }
+  static weft_status_t te_compute_trampoline(void* ud, weft_te_tensor_t* const* in, size_t n_in, weft_attrs_t* attrs,
+                                             weft_type_t* out_type, weft_te_tensor_t** out, size_t n_out) {
+    return guarded([&] {
+      std::vector<te::Tensor> inputs;
+      for (size_t i = 0; i < n_in; ++i) inputs.push_back(Handle<weft_te_tensor_t>::borrow(in[i]));
+      std::vector<te::Tensor> outputs = static_cast<Callbacks*>(ud)->te_compute(
+          inputs, Attrs(Handle<weft_attrs_t>::borrow(attrs)), Type(Handle<weft_type_t>::borrow(out_type)));
+      if (outputs.size() != n_out) {
+        throw Error("te_compute returned " + std::to_string(outputs.size()) + " tensors for " + std::to_string(n_out) +
+                    " outputs");
+      }
+      for (size_t i = 0; i < n_out; ++i) out[i] = outputs[i].release();
+    });
+  }
   static weft_status_t gradient_trampoline(void* ud, weft_expr_t* call, weft_expr_t* grad, weft_expr_t** out,
                                            size_t n) {
     return guarded([&] {

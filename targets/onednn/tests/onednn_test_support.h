@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <oneapi/dnnl/dnnl.hpp>
+
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -20,6 +22,14 @@
 #include "weft/text.h"
 
 namespace weft::onednn_test {
+
+/// Whether oneDNN runs AVX-512 kernels here: its convolutions then block
+/// channels by 16, else (AVX2) by 8.
+inline bool has_avx512() {
+  const auto isa = static_cast<unsigned>(dnnl::get_effective_cpu_isa());
+  const auto avx512 = static_cast<unsigned>(dnnl::cpu_isa::avx512_core);
+  return (isa & avx512) == avx512;
+}
 
 struct Built {
   std::shared_ptr<const CompiledModule> compiled;

@@ -1,6 +1,7 @@
 /* A plugin in plain C against weft/plugin.h alone: registers ctest.scale
  * (data * factor, float32) with a type relation, a reference kernel (also
- * prepared per call site) and a gradient that builds IR. It proves the
+ * prepared per call site), a TE compute built with the te_* host functions
+ * and a gradient that builds IR. It proves the
  * boundary needs no C++. Built with HALF_PREPARED, it sets prepare_kernel
  * without the rest of the prepared kernel, which the host refuses. */
 #include <stdlib.h>
@@ -89,6 +90,43 @@ static void release_scale_plan(void* user_data, void* plan) {
   free(plan);
 }
 
+/* The TE (ABI 1.9): out(i...) = data(i...) * factor, one data axis per
+ * dimension of the input placeholder. */
+static weft_status_t scale_te(void* user_data, weft_te_tensor_t* const* inputs, size_t num_inputs, weft_attrs_t* attrs,
+                              weft_type_t* out_type, weft_te_tensor_t** out_tensors, size_t num_outputs) {
+  enum { kMaxRank = 8 };
+  weft_te_axis_t* axes[kMaxRank] = {NULL};
+  weft_te_expr_t* index[kMaxRank] = {NULL};
+  weft_te_expr_t *read = NULL, *factor_expr = NULL, *body = NULL;
+  const int64_t* shape = NULL;
+  size_t ndim = 0, d;
+  DLDataType dtype;
+  double factor = 0;
+  weft_status_t status;
+  (void)user_data;
+  (void)out_type;
+  if (num_inputs != 1 || num_outputs != 1) return fail("ctest.scale: one input and one output expected");
+  status = read_factor(attrs, &factor);
+  if (!status) status = host->te_tensor_info(inputs[0], &shape, &ndim, &dtype);
+  if (!status && ndim > kMaxRank) status = fail("ctest.scale's TE takes up to 8 dimensions");
+  for (d = 0; !status && d < ndim; ++d) {
+    status = host->te_axis(0, shape[d], 0, "i", &axes[d]);
+    if (!status) status = host->te_axis_var(axes[d], &index[d]);
+  }
+  if (!status) status = host->te_tensor_read(inputs[0], index, ndim, &read);
+  if (!status) status = host->te_float(factor, dtype, &factor_expr);
+  if (!status) status = host->te_binary(WEFT_TE_MUL, read, factor_expr, &body);
+  if (!status) status = host->te_compute("scale", axes, ndim, &body, 1, out_tensors);
+  for (d = 0; d < ndim; ++d) {
+    host->te_axis_release(axes[d]);
+    host->te_expr_release(index[d]);
+  }
+  host->te_expr_release(read);
+  host->te_expr_release(factor_expr);
+  host->te_expr_release(body);
+  return status;
+}
+
 /* d(data * factor) = grad * factor: the same op with the call's attrs. */
 static weft_status_t scale_gradient(void* user_data, weft_expr_t* call, weft_expr_t* output_grad,
                                     weft_expr_t** out_grads, size_t num_args) {
@@ -140,6 +178,7 @@ static weft_status_t init(const weft_host_api_t* h, weft_registrar_t* registrar)
   desc.support_level = 2;
   desc.type_relation = scale_relation;
   desc.kernel = scale_kernel;
+  desc.te_compute = scale_te;
   desc.prepare_kernel = prepare_scale;
 #ifndef HALF_PREPARED
   desc.run_prepared_kernel = run_prepared_scale;

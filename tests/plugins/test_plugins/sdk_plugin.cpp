@@ -51,6 +51,26 @@ struct StampPlan {
 
 int64_t stamp_preparations = 0;
 
+namespace te = sdk::te;
+
+// sdk.row_argmax's TE: a tuple reduction of (index, value) pairs, keeping the
+// first maximum, over the row padded at its end with the lowest float (which
+// never wins): shows a custom reducer, a multi-output compute and te::pad
+// crossing the boundary.
+std::vector<te::Tensor> row_argmax_te(const std::vector<te::Tensor>& in, const sdk::Attrs&, const sdk::Type&) {
+  te::Tensor padded = te::pad(in.at(0), {0, 0}, {0, 1}, te::lowest(sdk::dtype::float32), "padded");
+  te::Reducer first_max = te::comm_reducer(
+      [](const std::vector<te::Expr>& acc, const std::vector<te::Expr>& next) {
+        te::Expr take = next[1] > acc[1];
+        return std::vector<te::Expr>{te::select(take, next[0], acc[0]), te::select(take, next[1], acc[1])};
+      },
+      {te::int_imm(-1), te::lowest(sdk::dtype::float32)}, "first_max");
+  te::Axis k = te::reduce_axis(padded.shape()[1], "k");
+  return te::compute_multi(
+      {padded.shape()[0]},
+      [&](const te::Idx& i) { return te::reduce(first_max, {k.var(), padded(i[0], k)}, {k}); }, "row_argmax");
+}
+
 }  // namespace
 
 WEFT_PLUGIN(reg) {
@@ -96,6 +116,11 @@ WEFT_PLUGIN(reg) {
       .pattern(WEFT_PATTERN_ELEMWISE)
       .type_relation(axpy_relation)
       .kernel(axpy_kernel)
+      .te_compute([](const std::vector<te::Tensor>& in, const sdk::Attrs& attrs, const sdk::Type& out) {
+        const te::Tensor &x = in.at(0), &y = in.at(1);
+        te::Expr alpha = te::make_const(out.dtype(), attrs.get_float("alpha"));
+        return te::compute(x.shape(), [&](const te::Idx& i) { return alpha * x(i) + y(i); }, "axpy");
+      })
       .gradient([](const sdk::Expr& call, const sdk::Expr& grad) {
         // d/dx = alpha * grad, written as axpy(grad, grad, alpha - 1); d/dy = grad.
         double alpha = call.attrs().get_float("alpha");
@@ -119,6 +144,30 @@ WEFT_PLUGIN(reg) {
       .rewrite("unrewritable", [](const sdk::Expr&) -> sdk::Expr {
         throw sdk::Error("no rule for this call", WEFT_STATUS_UNSUPPORTED);
       });
+
+  reg.op("sdk.row_argmax")
+      .describe("(the index of each row's first maximum, that maximum) of a float32 matrix")
+      .input("data", "Tensor", "(rows, columns) float32.")
+      .support_level(10)
+      .pattern(WEFT_PATTERN_COMM_REDUCE)
+      .type_relation([](const std::vector<sdk::Type>& args, const sdk::Attrs&) {
+        std::vector<int64_t> shape = args.at(0).shape();
+        if (shape.size() != 2 || args[0].dtype() != sdk::dtype::float32) throw sdk::Error("expected a float32 matrix");
+        return sdk::Type::tuple({sdk::Type::tensor({shape[0]}, sdk::dtype::int32), sdk::Type::tensor({shape[0]})});
+      })
+      .kernel([](const sdk::KernelArgs& k) {
+        const sdk::TensorView& x = k.inputs.at(0);
+        const int64_t rows = x.shape()[0], cols = x.shape()[1];
+        for (int64_t r = 0; r < rows; ++r) {
+          int32_t best = 0;
+          for (int64_t c = 1; c < cols; ++c) {
+            if (x.data<float>()[r * cols + c] > x.data<float>()[r * cols + best]) best = static_cast<int32_t>(c);
+          }
+          k.outputs.at(0).data<int32_t>()[r] = best;
+          k.outputs.at(1).data<float>()[r] = x.data<float>()[r * cols + best];
+        }
+      })
+      .te_compute(row_argmax_te);
 
   // Throws what `what` names, to show how the SDK's guard reports each kind of exception.
   reg.op("sdk.throw")

@@ -34,6 +34,11 @@ using CombineFn = std::function<std::vector<PrimExpr>(const std::vector<Var>& lh
 /// A reducer of identity.size() values; lhs and rhs take identity's dtypes.
 /// Error when combine's results do not match them in number and dtype.
 CommReducer comm_reducer(CombineFn combine, std::vector<PrimExpr> identity, std::string name = "reducer");
+/// The reducer combining lhs and rhs (vars of identity's dtypes, one each per
+/// value) into `result`: what comm_reducer builds once it has made the vars,
+/// for callers that make them (the plugin boundary).
+CommReducer comm_reducer_over(std::vector<Var> lhs, std::vector<Var> rhs, std::vector<PrimExpr> result,
+                              std::vector<PrimExpr> identity, std::string name = "reducer");
 
 /// Output `value_index` of `combiner` folded over `axis` of `source` where
 /// `condition` holds. A compute's body is either reductions (all of one

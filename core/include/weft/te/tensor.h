@@ -109,6 +109,11 @@ std::vector<Tensor> compute_multi(std::vector<int64_t> shape,
                                   const std::function<std::vector<PrimExpr>(const std::vector<Var>&)>& fcompute,
                                   std::string name = "compute");
 
+/// The compute of `body` (one tensor per body) over the data-parallel axes
+/// `axis` that the bodies index by their vars: what compute_multi builds once
+/// it has made the axes, for callers that make them (the plugin boundary).
+std::vector<Tensor> compute_over(std::vector<IterVar> axis, std::vector<PrimExpr> body, std::string name = "compute");
+
 /// Every operation the outputs depend on, each once, producers before their
 /// consumers (placeholders included), outputs' operations last.
 std::vector<Operation> collect_operations(const std::vector<Tensor>& outputs);

@@ -1,0 +1,28 @@
+// The default schedule of a fused group's TE, written once in the core and
+// parameterized by what the target declares: injective stages that are not
+// outputs are inlined into their consumers (as FuseOps grouped them); an
+// injective output has its axes fused into one loop, split by the vector
+// width (where it divides) with the inner loop vectorized and the outer one parallel when the
+// target has several cores. Reductions keep one loop per axis.
+#pragma once
+
+#include <vector>
+
+#include "weft/attrs.h"
+#include "weft/te/schedule.h"
+
+namespace weft::te {
+
+/// What a target tells the default schedules about itself.
+struct TargetTraits {
+  int vector_lanes = 1;  // elements of one vector register (1: no vectors)
+  int cores = 1;         // cores a parallel loop may use
+};
+
+/// The traits a target's normalized options give in the fields
+/// `vector_lanes` and `cores` (the defaults above where it has none).
+TargetTraits target_traits(const Attrs& options);
+
+Schedule default_schedule(const std::vector<Tensor>& outputs, const TargetTraits& traits);
+
+}  // namespace weft::te
