@@ -20,6 +20,7 @@
 #include "weft/build.h"
 #include "weft/graph_executor.h"
 #include "weft/interpreter.h"
+#include "weft/op.h"
 #include "weft/testing/gtest_helpers.h"
 
 namespace weft::testing {
@@ -93,7 +94,8 @@ inline ::testing::AssertionResult bit_identical(const Value& got, const Value& w
 /// Builds `mod` for `target` and runs it on `args` through the graph
 /// executor; expects the result within tolerance of `want` (the interpreter on
 /// the unoptimized program) and, on ref, bit-identical to the interpreter on
-/// the built program. Records how many of the built program's ops ran on the
+/// the built program; on loops, every op with a TE compute must have run
+/// there. Records how many of the built program's ops ran on the
 /// target (ops_on_target of ops_total) and how many fell back to ref.
 /// Skips, with create()'s message, a target that cannot run on this machine.
 inline void check_on_target(const std::string& target, const IRModule& mod, const std::vector<Value>& args,
@@ -125,6 +127,14 @@ inline void check_on_target(const std::string& target, const IRModule& mod, cons
   ::testing::Test::RecordProperty("ops_total", static_cast<int>(ops_total));
   ::testing::Test::RecordProperty("fallback_ops", static_cast<int>(fallback_ops));
 
+  if (target == "loops") {
+    // As with `fallback: error` for these ops: every op with a TE compute runs on loops.
+    for (const CompiledGroup& group : compiled->groups) {
+      if (group.target == target) continue;
+      for (const std::string& op : group.ops)
+        EXPECT_FALSE(OpRegistry::global().get(op).te_compute) << op << " has a TE compute but ran on " << group.target;
+    }
+  }
   Value got = GraphExecutor(compiled).run(args);
   EXPECT_TRUE(conformant(got, want, kind));
   if (target == kReferenceTarget) {

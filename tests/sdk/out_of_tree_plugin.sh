@@ -27,4 +27,13 @@ grep -q "^example.softplus " <<<"$listing" || { echo "weft ops does not list exa
 got=$("$work/example/run_softplus")
 expected="0.693147 1.313262 0.313262"
 [ "$got" = "$expected" ] || { echo "run_softplus printed '$got', expected '$expected'"; exit 1; }
-echo "out-of-tree plugin built against the installed SDK and ran: $got"
+# Its TE compute runs on the loops target with no change to weft, to the
+# reference kernel's printed values.
+printf 'def @main(%%x: Tensor[(2, 3), float32]) {\n  example.softplus(%%x, beta=2f)\n}\n' >"$work/softplus.relay"
+on_loops=$("$work/prefix/bin/weft" run "$work/softplus.relay" --target loops --fallback error 2>&1) ||
+  { echo "weft run on loops failed:"; echo "$on_loops"; exit 1; }
+on_ref=$("$work/prefix/bin/weft" run "$work/softplus.relay" --target ref 2>&1)
+grep -q "^ran main of .*softplus.relay on loops " <<<"$on_loops" || { echo "softplus did not run on loops:"; echo "$on_loops"; exit 1; }
+[ "$(grep '^output:' <<<"$on_loops")" = "$(grep '^output:' <<<"$on_ref")" ] ||
+  { echo "loops and ref differ:"; echo "$on_loops"; echo "$on_ref"; exit 1; }
+echo "out-of-tree plugin built against the installed SDK and ran: $got; on loops: $(grep '^output:' <<<"$on_loops")"

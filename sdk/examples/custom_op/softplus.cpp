@@ -1,5 +1,6 @@
 // example.softplus: log(1 + e^(beta * x)) / beta, written as a third party would,
-// against the installed SDK only.
+// against the installed SDK only: a reference kernel, and a TE compute that
+// weft's code-generating targets (and `loops`) lower.
 #include <weft/plugin.hpp>
 
 #include <cmath>
@@ -35,5 +36,11 @@ WEFT_PLUGIN(reg) {
         } else {
           throw Error("example.softplus supports float32 and float64, got " + dtype_name(k.inputs[0].dtype()));
         }
+      })
+      .te_compute([](const std::vector<te::Tensor>& in, const Attrs& attrs, const Type&) {
+        const te::Tensor& x = in.at(0);
+        te::Expr beta = te::make_const(x.dtype(), attrs.get_float("beta"));
+        return te::compute(
+            x.shape(), [&](const te::Idx& i) { return te::log(1.0 + te::exp(beta * x(i))) / beta; }, "softplus");
       });
 }
