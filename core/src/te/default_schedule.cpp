@@ -3,8 +3,6 @@
 namespace weft::te {
 namespace {
 
-bool injective(const Stage& stage) { return stage.op()->kind == OpKind::kCompute && !stage.reduction(); }
-
 /// One loop over all the stage's elements, vectorized by lanes inside it.
 void schedule_injective_output(Stage& stage, const TargetTraits& traits) {
   std::vector<IterVar> loops = stage.leaf_iter_vars();
@@ -17,6 +15,24 @@ void schedule_injective_output(Stage& stage, const TargetTraits& traits) {
     fused = outer;
   }
   if (traits.cores > 1 && fused->extent > 1) stage.parallel(fused);
+}
+
+/// The data loops outside the reduce loops, the outermost parallel; the
+/// innermost data axis split by the lanes where they divide it, its lanes
+/// vectorized inside the reduce loops (one accumulator per lane).
+void schedule_reduction(Stage& stage, const TargetTraits& traits) {
+  std::vector<IterVar> data = static_cast<const ComputeOpNode&>(*stage.op()).axis;
+  if (data.empty()) return;  // a reduction to a scalar
+  const IterVar innermost = data.back();
+  if (traits.vector_lanes > 1 && innermost->extent % traits.vector_lanes == 0) {
+    auto [outer, inner] = stage.split(innermost, traits.vector_lanes);
+    std::vector<IterVar> order = stage.reduce_axis();
+    order.push_back(inner);
+    stage.reorder(order);
+    stage.vectorize(inner);
+    data.back() = outer;
+  }
+  if (traits.cores > 1 && data[0]->extent > 1) stage.parallel(data[0]);
 }
 
 }  // namespace
@@ -32,7 +48,11 @@ TargetTraits target_traits(const Attrs& options) {
 Schedule default_schedule(const std::vector<Tensor>& outputs, const TargetTraits& traits) {
   Schedule schedule(outputs);
   for (const auto& stage : schedule.stages()) {
-    if (!injective(*stage)) continue;
+    if (stage->op()->kind != OpKind::kCompute) continue;
+    if (stage->reduction()) {
+      schedule_reduction(*stage, traits);
+      continue;
+    }
     if (!schedule.is_output(stage->op())) {
       if (stage->op()->num_outputs() == 1) stage->compute_inline();
       continue;

@@ -2,8 +2,11 @@
 // parameterized by what the target declares: injective stages that are not
 // outputs are inlined into their consumers (as FuseOps grouped them); an
 // injective output has its axes fused into one loop, split by the vector
-// width (where it divides) with the inner loop vectorized and the outer one parallel when the
-// target has several cores. Reductions keep one loop per axis.
+// width (where it divides) with the inner loop vectorized and the outer one
+// parallel when the target has several cores. A reduction keeps its data
+// loops outside its reduce loops, the outermost parallel, and its innermost
+// data axis split by the vector width (where it divides), the lanes
+// vectorized inside the reduce loops.
 #pragma once
 
 #include <vector>
