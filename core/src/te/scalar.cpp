@@ -145,7 +145,7 @@ Scalar apply_binary(BinaryOp op, Scalar a, Scalar b) {
   return a.dtype.is_float() ? float_binary(op, a, b) : int_binary(op, a, b);
 }
 
-Scalar apply_intrinsic(Intrinsic op, const std::vector<Scalar>& args) {
+Scalar apply_intrinsic(Intrinsic op, std::span<const Scalar> args) {
   WEFT_ICHECK(!args.empty(), "intrinsic without arguments");
   const Scalar& x = args[0];
   const DataType dt = x.dtype;

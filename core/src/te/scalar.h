@@ -5,7 +5,7 @@
 #pragma once
 
 #include <cstdint>
-#include <vector>
+#include <span>
 
 #include "weft/dtype.h"
 #include "weft/te/expr.h"
@@ -32,7 +32,7 @@ double bfloat16_bits_to_double(uint16_t bits);
 /// a OP b with both operands of the operands' dtype; `result` is that dtype
 /// or bool for predicates. Integer division or modulo by zero is an Error.
 Scalar apply_binary(BinaryOp op, Scalar a, Scalar b);
-Scalar apply_intrinsic(Intrinsic op, const std::vector<Scalar>& args);
+Scalar apply_intrinsic(Intrinsic op, std::span<const Scalar> args);
 /// v converted to dtype as the reference cast kernel does (floats saturate
 /// into integers, anything non-zero is true).
 Scalar cast_scalar(DataType dtype, Scalar v);
