@@ -194,29 +194,43 @@ class IntrinsicCall : public ExprCode {
   std::vector<ExprPtr> args_;
 };
 
+/// One index of an access, with its axis's extent and stride: a variable's
+/// slot (most indices are one), or an expression.
+struct IndexCode {
+  size_t slot = 0;
+  ExprPtr expr;
+  int64_t extent = 0, stride = 0;
+};
+
 /// The element offset of buffer[indices], each index checked against its
 /// axis: the bounds check proved it, so a failure is a hole in that proof.
 class Access {
  public:
-  Access(const Buffer& buffer, size_t slot, std::vector<ExprPtr> indices)
+  Access(const Buffer& buffer, size_t slot, std::vector<IndexCode> indices)
       : buffer_(buffer), slot_(slot), indices_(std::move(indices)) {}
   char* base(Frame& frame) const { return frame.buffers[slot_]; }
   DataType dtype() const { return buffer_->dtype; }
   int64_t offset(Frame& frame) const {
     int64_t off = 0;
-    for (size_t d = 0; d < indices_.size(); ++d) {
-      const int64_t i = indices_[d]->eval(frame).i;
-      WEFT_ICHECK(i >= 0 && i < buffer_->shape[d], "index " + std::to_string(i) + " of buffer '" + buffer_->name +
-                                                       "' axis " + std::to_string(d) + " is out of bounds");
-      off += i * buffer_->strides[d];
+    const Scalar* vars = frame.vars.data();
+    for (const IndexCode& index : indices_) {
+      const int64_t i = index.expr ? index.expr->eval(frame).i : vars[index.slot].i;
+      if (i < 0 || i >= index.extent) out_of_bounds(i, &index - indices_.data());
+      off += i * index.stride;
     }
     return off;
   }
 
  private:
+  [[noreturn]] void out_of_bounds(int64_t i, ptrdiff_t axis) const {
+    throw InternalError(__FILE__, __LINE__,
+                        "index " + std::to_string(i) + " of buffer '" + buffer_->name + "' axis " +
+                            std::to_string(axis) + " is out of bounds: the bounds check let it through");
+  }
+
   Buffer buffer_;
   size_t slot_;
-  std::vector<ExprPtr> indices_;
+  std::vector<IndexCode> indices_;
 };
 
 class Load : public ExprCode {
@@ -230,14 +244,32 @@ class Load : public ExprCode {
   Access access_;
 };
 
+/// A float32 load without read_element's dispatch on the dtype.
+class Float32Load : public ExprCode {
+ public:
+  explicit Float32Load(Access access) : access_(std::move(access)) {}
+  Scalar eval(Frame& frame) const override {
+    Scalar r;
+    r.dtype = DataType::Float(32);
+    r.f = load_as<float>(access_.base(frame) + access_.offset(frame) * static_cast<int64_t>(sizeof(float)));
+    return r;
+  }
+
+ private:
+  Access access_;
+};
+
 class Loop : public StmtCode {
  public:
   Loop(size_t slot, DataType dtype, int64_t min, int64_t extent, StmtPtr body)
       : slot_(slot), dtype_(dtype), min_(min), extent_(extent), body_(std::move(body)) {}
   void run(Frame& frame) const override {
     // Every loop kind computes what the serial loop does.
+    Scalar index;  // loop bounds lie within the variable's dtype: nothing to wrap
+    index.dtype = dtype_;
     for (int64_t i = min_; i < min_ + extent_; ++i) {
-      frame.vars[slot_] = Scalar::of_int(dtype_, i);
+      index.i = i;
+      frame.vars[slot_] = index;
       body_->run(frame);
     }
   }
@@ -251,15 +283,21 @@ class Loop : public StmtCode {
 
 class Store : public StmtCode {
  public:
-  Store(Access access, ExprPtr value) : access_(std::move(access)), value_(std::move(value)) {}
+  Store(Access access, ExprPtr value)
+      : access_(std::move(access)), value_(std::move(value)), float32_(access_.dtype() == DataType::Float(32)) {}
   void run(Frame& frame) const override {
     const Scalar v = value_->eval(frame);
+    if (float32_) {
+      store_as(access_.base(frame) + access_.offset(frame) * static_cast<int64_t>(sizeof(float)), static_cast<float>(v.f));
+      return;
+    }
     write_element(access_.base(frame), access_.dtype(), access_.offset(frame), v);
   }
 
  private:
   Access access_;
   ExprPtr value_;
+  bool float32_;  // stored without write_element's dispatch on the dtype
 };
 
 class Allocation : public StmtCode {
@@ -365,8 +403,17 @@ class Compiler {
   Access access(const Buffer& b, const std::vector<PrimExpr>& indices) {
     auto slot = buffer_slots_.find(b.get());
     WEFT_ICHECK(slot != buffer_slots_.end(), "buffer '" + b->name + "' used outside its allocation");
-    std::vector<ExprPtr> codes;
-    for (const PrimExpr& i : indices) codes.push_back(expr(i));
+    std::vector<IndexCode> codes;
+    for (size_t d = 0; d < indices.size(); ++d) {
+      const PrimExpr& i = indices[d];
+      IndexCode code;
+      code.extent = b->shape[d];
+      code.stride = b->strides[d];
+      auto var = i->kind == PrimKind::kVar ? var_slots_.find(static_cast<const VarNode*>(i.get())) : var_slots_.end();
+      if (var != var_slots_.end()) code.slot = var->second;
+      else code.expr = expr(i);
+      codes.push_back(std::move(code));
+    }
     return Access(b, slot->second, std::move(codes));
   }
 
@@ -406,6 +453,7 @@ class Compiler {
       }
       case PrimKind::kBufferLoad: {
         const auto& l = *static_cast<const BufferLoadNode*>(e.get());
+        if (l.buffer->dtype == DataType::Float(32)) return std::make_unique<Float32Load>(access(l.buffer, l.indices));
         return std::make_unique<Load>(access(l.buffer, l.indices));
       }
       case PrimKind::kTensorRead:
