@@ -19,11 +19,11 @@
 #include "commands.h"
 #include "compiled_summary.h"
 #include "json_output.h"
-#include "model_cost.h"
 #include "program_run.h"
 #include "progress_bar.h"
 #include "weft/build.h"
 #include "weft/graph_executor.h"
+#include "weft/testing/count_macs.h"
 
 namespace weft::cli {
 
@@ -115,7 +115,7 @@ void print_text(const BenchOptions& o, const ProgramRun& loaded, const GraphExec
   std::cout << "\ngroup  target      time ms   share  GFLOP/s  ops\n";
   for (const GroupTime& t : profile) {
     const CompiledGroup& g = compiled.groups[t.group];
-    const int64_t macs = count_macs(g.primitive);
+    const int64_t macs = testing::count_macs(g.primitive);
     const std::string rate = macs > 0 && t.ms > 0 ? milliseconds(gflops_per_second(macs, t.ms)) : "-";
     std::printf("%5zu  %-10s %8s  %5.1f%%  %7s  %s\n", t.group, g.target.c_str(), milliseconds(t.ms).c_str(),
                 total > 0 ? 100 * t.ms / total : 0.0, rate.c_str(), join(g.ops).c_str());
@@ -134,7 +134,7 @@ void print_json_report(const BenchOptions& o, const ProgramRun& loaded, const Gr
   j["repeat"] = o.repeat;
   j["threads"] = compiled.config.threads;
   j["launches"] = executor.num_launches();
-  j["macs"] = count_macs(loaded.mod);
+  j["macs"] = testing::count_macs(loaded.mod);
   j["arena_bytes"] = m.arena_bytes;
   j["arena_bytes_by_target"] = m.arena_bytes_by_target;
   j["param_bytes"] = m.param_bytes;
@@ -154,7 +154,7 @@ void print_json_report(const BenchOptions& o, const ProgramRun& loaded, const Gr
                               {"ops", g.ops},
                               {"ms", t.ms},
                               {"share", total > 0 ? t.ms / total : 0.0},
-                              {"macs", count_macs(g.primitive)}});
+                              {"macs", testing::count_macs(g.primitive)}});
     }
   }
   print_json(std::cout, j);

@@ -10,9 +10,9 @@
 
 #include "commands.h"
 #include "json_output.h"
-#include "model_cost.h"
 #include "weft/model_spec.h"
 #include "weft/passes.h"
+#include "weft/testing/count_macs.h"
 #include "weft/testing/count_ops.h"
 
 namespace weft::cli {
@@ -109,7 +109,7 @@ std::string table_row(const std::string& name) {
   std::stable_sort(ops.begin(), ops.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
   std::ostringstream row;
   row << "| `" << name << "` | " << input << " | " << params << " (" << std::fixed << std::setprecision(2)
-      << params / 1e6 << "M) | " << std::defaultfloat << std::setprecision(4) << count_macs(mod) / 1e9 << " | " << total_ops << ": ";
+      << params / 1e6 << "M) | " << std::defaultfloat << std::setprecision(4) << testing::count_macs(mod) / 1e9 << " | " << total_ops << ": ";
   for (size_t i = 0; i < ops.size(); ++i) row << (i ? ", " : "") << ops[i].first << " " << ops[i].second;
   row << " |";
   return row.str();

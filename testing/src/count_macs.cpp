@@ -1,5 +1,5 @@
-// Multiply-accumulates of a typed program (see model_cost.h).
-#include "model_cost.h"
+// Multiply-accumulates of a typed program (see count_macs.h).
+#include "weft/testing/count_macs.h"
 
 #include <cctype>
 #include <string>
@@ -8,7 +8,7 @@
 #include "weft/functor.h"
 #include "weft/type.h"
 
-namespace weft::cli {
+namespace weft::testing {
 
 namespace {
 
@@ -78,4 +78,4 @@ int64_t count_macs(const Expr& typed_expr) {
   return total;
 }
 
-}  // namespace weft::cli
+}  // namespace weft::testing
