@@ -121,6 +121,7 @@ TEST_F(CliTest, OpsListsEveryOpWithPluginInputsAndAttrs) {
   EXPECT_EQ((*scale)["attrs"][0]["name"], "factor");
   EXPECT_EQ((*scale)["attrs"][0]["type"], "float");
   EXPECT_EQ((*scale)["attrs"][0]["default"], AttrValue(2.0).str());
+  EXPECT_EQ((*scale)["has_te_compute"], true);  // built in C with the te_* host functions
   const nlohmann::json* add = find_plugin(ops, "name", "add");
   ASSERT_NE(add, nullptr);
   EXPECT_EQ((*add)["plugin"], "tensor");
@@ -132,7 +133,7 @@ TEST_F(CliTest, OpsWarnsAboutBrokenPluginsAndListsTheRest) {
   CliResult r = run_weft("ops", plugin_path(), dir_.path());
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_THAT(r.err, HasSubstr("warning: skipping plugin nolib"));
-  EXPECT_THAT(r.out, HasSubstr("ctest.scale  (plugin scale"));
+  EXPECT_THAT(r.out, HasSubstr("ctest.scale  (plugin scale, level 2, elemwise, TE)"));
 }
 
 TEST_F(CliTest, TargetsListsABrokenTargetPluginWithItsError) {

@@ -23,6 +23,7 @@ nlohmann::json to_json(const OpDef& op) {
   j["variadic"] = op.variadic;
   j["has_kernel"] = static_cast<bool>(op.kernel);
   j["has_gradient"] = static_cast<bool>(op.gradient);
+  j["has_te_compute"] = static_cast<bool>(op.te_compute);
   j["inputs"] = nlohmann::json::array();
   for (const OpInput& in : op.inputs) j["inputs"].push_back({{"name", in.name}, {"type", in.type_desc}, {"doc", in.doc}});
   j["attrs"] = nlohmann::json::array();
@@ -38,7 +39,7 @@ nlohmann::json to_json(const OpDef& op) {
 
 void print_text(const OpDef& op) {
   std::cout << op.name << "  (plugin " << op.plugin << ", level " << op.support_level << ", "
-            << op_pattern_name(op.pattern) << ")\n";
+            << op_pattern_name(op.pattern) << (op.te_compute ? ", TE" : "") << ")\n";
   if (!op.description.empty()) std::cout << "  " << op.description << "\n";
   for (const OpInput& in : op.inputs) {
     std::cout << "  input " << in.name << ": " << in.type_desc << (in.doc.empty() ? "" : "  " + in.doc) << "\n";
