@@ -175,7 +175,7 @@ typedef enum weft_te_binary_op_e {
 
 /* Math intrinsics with the reference kernels' definitions (sigmoid is
  * 1 / (1 + exp(-x)), round is half to even, rsqrt is 1 / sqrt(x)). NEG and
- * ABS take any number, NOT a bool, POW two floats, the rest one float. */
+ * ABS take any number, NOT a bool, POW and FMOD two floats, the rest one float. */
 typedef enum weft_te_intrinsic_e {
   WEFT_TE_NEG = 0,
   WEFT_TE_ABS = 1,
@@ -191,6 +191,8 @@ typedef enum weft_te_intrinsic_e {
   WEFT_TE_ROUND = 11,
   WEFT_TE_POW = 12,
   WEFT_TE_NOT = 13,
+  WEFT_TE_TRUNC = 14, /* toward zero */
+  WEFT_TE_FMOD = 15,  /* two floats: C's fmod, x - trunc(x / y) * y computed exactly */
 } weft_te_intrinsic_t;
 
 /* The reductions of one value (TVM's te.sum, te.max, te.min, prod); they start

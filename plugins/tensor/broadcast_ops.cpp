@@ -5,6 +5,7 @@
 
 #include "kernel_util.h"
 #include "rewrite_match.h"
+#include "te_util.h"
 #include "tensor_ops.h"
 
 namespace weft_tensor {
@@ -149,6 +150,81 @@ void repeat_kernel(const KernelArgs& k) {
   });
 }
 
+/// broadcast_to and broadcast_to_like: data read where NumPy broadcasting maps.
+std::vector<te::Tensor> broadcast_te(const std::vector<te::Tensor>& in, const Attrs&, const Type& out) {
+  const te::Tensor& x = in.at(0);
+  if (te_is_empty(out.shape())) return te_one(te_empty(out.shape(), out.dtype(), "broadcast_to"));
+  return te_one(te::compute(out.shape(), [&](const te::Idx& i) { return x(te::broadcast_index(x, i)); },
+                            "broadcast_to"));
+}
+
+/// collapse_sum: out[j] sums data over the dims broadcasting made, reduce
+/// axes in data's dim order (the kernel's row-major order of additions).
+std::vector<te::Tensor> collapse_sum_te(const std::vector<te::Tensor>& in, const Attrs&, const Type& out) {
+  const te::Tensor& x = in.at(0);
+  te_require_number(x.dtype(), "collapse_sum");
+  Shape ishape = x.shape(), oshape = out.shape();
+  const size_t lead = ishape.size() - oshape.size();
+  if (te_is_empty(oshape) || te_is_empty(ishape)) {  // sums of nothing, or nothing to sum into
+    return te_one(te_empty(oshape, out.dtype(), "collapse_sum"));
+  }
+  std::vector<te::Axis> axes;
+  std::vector<int> axis_of(ishape.size(), -1);
+  for (size_t d = 0; d < ishape.size(); ++d) {
+    bool reduced = d < lead || (oshape[d - lead] == 1 && ishape[d] != 1);
+    if (reduced) {
+      axis_of[d] = static_cast<int>(axes.size());
+      axes.push_back(te::reduce_axis(ishape[d], "k" + std::to_string(d)));
+    }
+  }
+  return te_one(te::compute(
+      oshape,
+      [&](const te::Idx& i) {
+        te::Idx j;
+        for (size_t d = 0; d < ishape.size(); ++d) {
+          if (axis_of[d] >= 0) j.push_back(axes[static_cast<size_t>(axis_of[d])].var());
+          else j.push_back(ishape[d] == 1 ? te::Expr(0) : i[d - lead]);
+        }
+        return te::sum(x(j), axes);
+      },
+      "collapse_sum"));
+}
+
+/// tile: data at each output index modulo data's extent (dims lined up right).
+std::vector<te::Tensor> tile_te(const std::vector<te::Tensor>& in, const Attrs&, const Type& out) {
+  const te::Tensor& x = in.at(0);
+  Shape ishape = x.shape(), oshape = out.shape();
+  if (te_is_empty(oshape)) return te_one(te_empty(oshape, out.dtype(), "tile"));
+  const size_t lead = oshape.size() - ishape.size();
+  return te_one(te::compute(
+      oshape,
+      [&](const te::Idx& i) {
+        te::Idx j;
+        for (size_t d = 0; d < ishape.size(); ++d) {
+          const te::Expr& o = i[lead + d];
+          j.push_back(ishape[d] == 1 ? te::Expr(0) : ishape[d] == oshape[lead + d] ? o : te::floormod(o, te::Expr(ishape[d])));
+        }
+        return x(j);
+      },
+      "tile"));
+}
+
+/// repeat: data at the output index divided by repeats along axis.
+std::vector<te::Tensor> repeat_te(const std::vector<te::Tensor>& in, const Attrs& attrs, const Type& out) {
+  const te::Tensor& x = in.at(0);
+  if (te_is_empty(out.shape())) return te_one(te_empty(out.shape(), out.dtype(), "repeat"));
+  const int64_t repeats = attrs.get_int("repeats");
+  const size_t axis = static_cast<size_t>(repeat_axis(attrs, static_cast<int64_t>(x.ndim())));
+  return te_one(te::compute(
+      out.shape(),
+      [&](const te::Idx& i) {
+        te::Idx j = i;
+        if (repeats != 1) j[axis] = te::floordiv(i[axis], te::Expr(repeats));
+        return x(j);
+      },
+      "repeat"));
+}
+
 }  // namespace
 
 namespace {
@@ -199,6 +275,7 @@ void register_broadcast_ops(Registrar& reg) {
       .pattern(WEFT_PATTERN_BROADCAST)
       .type_relation(broadcast_to_relation)
       .kernel(broadcast_kernel)
+      .te_compute(broadcast_te)
       .gradient([](const Expr& c, const Expr& g) { return std::vector<Expr>{grad::collapse_sum_like(g, c.arg(0))}; });
   reg.op("broadcast_to_like")
       .describe("data broadcast to the shape of broadcast_type as in NumPy.")
@@ -208,6 +285,7 @@ void register_broadcast_ops(Registrar& reg) {
       .pattern(WEFT_PATTERN_BROADCAST)
       .type_relation(broadcast_to_like_relation)
       .kernel(broadcast_kernel)
+      .te_compute(broadcast_te)
       .rewrite("simplify_expr", concretized("broadcast_to", {0}, "shape", false))
       .gradient([](const Expr& c, const Expr& g) {
         return std::vector<Expr>{grad::collapse_sum_like(g, c.arg(0)), grad::zeros_like(c.arg(1))};
@@ -220,6 +298,7 @@ void register_broadcast_ops(Registrar& reg) {
       .pattern(WEFT_PATTERN_COMM_REDUCE)
       .type_relation(collapse_sum_like_relation)
       .kernel(collapse_sum_kernel)
+      .te_compute(collapse_sum_te)
       .rewrite("simplify_expr", concretized("collapse_sum_to", {0}, "shape", false))
       .gradient([](const Expr& c, const Expr& g) {
         return std::vector<Expr>{call("broadcast_to_like", {g, c.arg(0)}), grad::zeros_like(c.arg(1))};
@@ -234,6 +313,7 @@ void register_broadcast_ops(Registrar& reg) {
       .pattern(WEFT_PATTERN_COMM_REDUCE)
       .type_relation(collapse_sum_to_relation)
       .kernel(collapse_sum_kernel)
+      .te_compute(collapse_sum_te)
       .gradient([](const Expr& c, const Expr& g) {
         return std::vector<Expr>{call("broadcast_to_like", {g, c.arg(0)})};
       });
@@ -246,6 +326,7 @@ void register_broadcast_ops(Registrar& reg) {
       .pattern(WEFT_PATTERN_BROADCAST)
       .type_relation(tile_relation)
       .kernel(tile_kernel)
+      .te_compute(tile_te)
       .gradient(tile_gradient);
   reg.op("repeat")
       .describe("Each element of data repeated repeats times along axis.")
@@ -256,6 +337,7 @@ void register_broadcast_ops(Registrar& reg) {
       .pattern(WEFT_PATTERN_BROADCAST)
       .type_relation(repeat_relation)
       .kernel(repeat_kernel)
+      .te_compute(repeat_te)
       .gradient(repeat_gradient);
 }
 

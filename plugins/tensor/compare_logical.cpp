@@ -3,6 +3,7 @@
 #include <weft/sdk/gradient.hpp>
 
 #include "kernel_util.h"
+#include "te_util.h"
 #include "tensor_ops.h"
 
 namespace weft_tensor {
@@ -95,37 +96,79 @@ void where_kernel(const KernelArgs& k) {
   }
 }
 
+/// The TE of a broadcasting comparison or logical op: f(lhs, rhs) at each
+/// output element, on the dtypes the kernel takes.
+template <typename F>
+TeCompute broadcast_te(const char* name, bool logical, F f) {
+  return [name, logical, f](const std::vector<te::Tensor>& in, const Attrs&, const Type& out) {
+    const te::Tensor &a = in.at(0), &b = in.at(1);
+    if (!logical) te_require_number(a.dtype(), name, true);
+    if (te_is_empty(out.shape())) return te_one(te_empty(out.shape(), out.dtype(), name));
+    return te_one(te::compute(
+        out.shape(), [&](const te::Idx& i) { return f(a(te::broadcast_index(a, i)), b(te::broadcast_index(b, i))); },
+        name));
+  };
+}
+
+/// where's condition as the kernel reads it: any nonzero is true (NaN too).
+te::Expr truthy(const te::Expr& c) {
+  if (c.dtype() == dtype::boolean) return c;
+  return te::not_equal(c, te::make_const(c.dtype(), 0));
+}
+
+std::vector<te::Tensor> where_te(const std::vector<te::Tensor>& in, const Attrs&, const Type& out) {
+  const te::Tensor &c = in.at(0), &x = in.at(1), &y = in.at(2);
+  te_require_number(c.dtype(), "where", true);
+  if (te_is_empty(out.shape())) return te_one(te_empty(out.shape(), out.dtype(), "where"));
+  return te_one(te::compute(
+      out.shape(),
+      [&](const te::Idx& i) {
+        return te::select(truthy(c(te::broadcast_index(c, i))), x(te::broadcast_index(x, i)),
+                          y(te::broadcast_index(y, i)));
+      },
+      "where"));
+}
+
 }  // namespace
 
 void register_compare_logical_ops(Registrar& reg) {
   two_inputs(reg, "equal", "Elementwise lhs == rhs as bool, with broadcasting.")
       .type_relation(compare_relation)
-      .kernel(compare_kernel("equal", [](auto a, auto b) { return a == b; }));
+      .kernel(compare_kernel("equal", [](auto a, auto b) { return a == b; }))
+      .te_compute(broadcast_te("equal", false, [](const te::Expr& a, const te::Expr& b) { return te::equal(a, b); }));
   two_inputs(reg, "not_equal", "Elementwise lhs != rhs as bool, with broadcasting.")
       .type_relation(compare_relation)
-      .kernel(compare_kernel("not_equal", [](auto a, auto b) { return a != b; }));
+      .kernel(compare_kernel("not_equal", [](auto a, auto b) { return a != b; }))
+      .te_compute(broadcast_te("not_equal", false, [](const te::Expr& a, const te::Expr& b) { return te::not_equal(a, b); }));
   two_inputs(reg, "less", "Elementwise lhs < rhs as bool, with broadcasting.")
       .type_relation(compare_relation)
-      .kernel(compare_kernel("less", [](auto a, auto b) { return a < b; }));
+      .kernel(compare_kernel("less", [](auto a, auto b) { return a < b; }))
+      .te_compute(broadcast_te("less", false, [](const te::Expr& a, const te::Expr& b) { return a < b; }));
   two_inputs(reg, "less_equal", "Elementwise lhs <= rhs as bool, with broadcasting.")
       .type_relation(compare_relation)
-      .kernel(compare_kernel("less_equal", [](auto a, auto b) { return a <= b; }));
+      .kernel(compare_kernel("less_equal", [](auto a, auto b) { return a <= b; }))
+      .te_compute(broadcast_te("less_equal", false, [](const te::Expr& a, const te::Expr& b) { return a <= b; }));
   two_inputs(reg, "greater", "Elementwise lhs > rhs as bool, with broadcasting.")
       .type_relation(compare_relation)
-      .kernel(compare_kernel("greater", [](auto a, auto b) { return a > b; }));
+      .kernel(compare_kernel("greater", [](auto a, auto b) { return a > b; }))
+      .te_compute(broadcast_te("greater", false, [](const te::Expr& a, const te::Expr& b) { return a > b; }));
   two_inputs(reg, "greater_equal", "Elementwise lhs >= rhs as bool, with broadcasting.")
       .type_relation(compare_relation)
-      .kernel(compare_kernel("greater_equal", [](auto a, auto b) { return a >= b; }));
+      .kernel(compare_kernel("greater_equal", [](auto a, auto b) { return a >= b; }))
+      .te_compute(broadcast_te("greater_equal", false, [](const te::Expr& a, const te::Expr& b) { return a >= b; }));
 
   two_inputs(reg, "logical_and", "Elementwise lhs AND rhs of bool tensors, with broadcasting.")
       .type_relation(logical_relation)
-      .kernel(logical_kernel([](bool a, bool b) { return a && b; }));
+      .kernel(logical_kernel([](bool a, bool b) { return a && b; }))
+      .te_compute(broadcast_te("logical_and", true, [](const te::Expr& a, const te::Expr& b) { return te::logical_and(a, b); }));
   two_inputs(reg, "logical_or", "Elementwise lhs OR rhs of bool tensors, with broadcasting.")
       .type_relation(logical_relation)
-      .kernel(logical_kernel([](bool a, bool b) { return a || b; }));
+      .kernel(logical_kernel([](bool a, bool b) { return a || b; }))
+      .te_compute(broadcast_te("logical_or", true, [](const te::Expr& a, const te::Expr& b) { return te::logical_or(a, b); }));
   two_inputs(reg, "logical_xor", "Elementwise lhs XOR rhs of bool tensors, with broadcasting.")
       .type_relation(logical_relation)
-      .kernel(logical_kernel([](bool a, bool b) { return a != b; }));
+      .kernel(logical_kernel([](bool a, bool b) { return a != b; }))
+      .te_compute(broadcast_te("logical_xor", true, [](const te::Expr& a, const te::Expr& b) { return te::not_equal(a, b); }));
   reg.op("logical_not")
       .describe("Elementwise NOT of a bool tensor.")
       .input("data", "Tensor", "The input bool tensor.")
@@ -137,6 +180,11 @@ void register_compare_logical_ops(Registrar& reg) {
         const uint8_t* x = k.inputs.at(0).data<uint8_t>();
         uint8_t* o = k.outputs.at(0).data<uint8_t>();
         for (int64_t i = 0, n = k.outputs[0].numel(); i < n; ++i) o[i] = x[i] ? 0 : 1;
+      })
+      .te_compute([](const std::vector<te::Tensor>& in, const Attrs&, const Type& out) {
+        const te::Tensor& x = in.at(0);
+        if (te_is_empty(out.shape())) return te_one(te_empty(out.shape(), out.dtype(), "logical_not"));
+        return te_one(te::compute(x.shape(), [&](const te::Idx& i) { return te::logical_not(x(i)); }, "logical_not"));
       });
 
   reg.op("where")
@@ -150,6 +198,7 @@ void register_compare_logical_ops(Registrar& reg) {
       .pattern(WEFT_PATTERN_BROADCAST)
       .type_relation(where_relation)
       .kernel(where_kernel)
+      .te_compute(where_te)
       .gradient([](const Expr& c, const Expr& g) {
         Expr cond = c.arg(0), x = c.arg(1), y = c.arg(2);
         Expr zeros = grad::zeros_like(g);

@@ -144,6 +144,33 @@ void clip_kernel(const KernelArgs& k) {
   });
 }
 
+namespace te = weft::sdk::te;
+
+/// clip's bound as clip_bound<T> gives it, as an immediate of dt.
+te::Expr clip_bound_te(DLDataType dt, double bound) {
+  if (dt == dtype::float32) return te::make_const(dt, static_cast<double>(static_cast<float>(bound)));
+  if (dt == dtype::float64) return te::make_const(dt, bound);
+  if (std::isnan(bound)) throw Unsupported("clip: a NaN bound has no value in an integer dtype");
+  if (dt == dtype::int32) return te::int_imm(saturate_cast<int32_t>(bound), dt);
+  if (dt == dtype::int64) return te::int_imm(saturate_cast<int64_t>(bound), dt);
+  throw Unsupported("clip: no TE for dtype " + dtype_name(dt));
+}
+
+/// The kernel's clamp, select for select (NaN data gives a_max, as there).
+std::vector<te::Tensor> clip_te(const std::vector<te::Tensor>& in, const Attrs& attrs, const Type&) {
+  const te::Tensor& x = in.at(0);
+  te::Expr lo = clip_bound_te(x.dtype(), attrs.get_float("a_min"));
+  te::Expr hi = clip_bound_te(x.dtype(), attrs.get_float("a_max"));
+  return std::vector<te::Tensor>{te::compute(
+      x.shape(),
+      [&](const te::Idx& i) {
+        te::Expr v = x(i);
+        te::Expr y = te::select(v < hi, v, hi);
+        return te::select(y > lo, y, lo);
+      },
+      "clip")};
+}
+
 /// Integer division by zero has no value; the reference leaves it undefined.
 template <typename T>
 void check_divisor(T b, const char* op) {
@@ -210,8 +237,6 @@ OpBuilder& unary(Registrar& reg, const char* name, const char* doc, int level) {
       .type_relation(identity_relation)
       .infer_layout(layouts::elementwise);
 }
-
-namespace te = weft::sdk::te;
 
 /// The TE of a broadcasting binary op: f(lhs, rhs) at each output element.
 template <typename F>
@@ -370,6 +395,9 @@ void register_elementwise_math_ops(Registrar& reg) {
       });
   binary(reg, "mod", "Elementwise remainder of lhs / rhs truncated toward zero (C fmod), with broadcasting.", 1)
       .kernel(broadcast_kernel("mod", Dtypes::kNumber, [](auto a, auto b) { return trunc_mod(a, b); }))
+      .te_compute(broadcast_te("mod", [](const te::Expr& a, const te::Expr& b) {
+        return is_float(a.dtype()) ? te::fmod(a, b) : a - a / b * b;  // `/` truncates integers
+      }))
       .gradient(remainder_gradient);
   binary(reg, "floor_divide", "Elementwise floor(lhs / rhs), with broadcasting.", 1)
       .kernel(broadcast_kernel("floor_divide", Dtypes::kNumber, [](auto a, auto b) { return floor_div(a, b); }))
@@ -470,6 +498,7 @@ void register_elementwise_math_ops(Registrar& reg) {
       .attr_required("a_min", WEFT_ATTR_FLOAT, "The lower bound.", "a number")
       .attr_required("a_max", WEFT_ATTR_FLOAT, "The upper bound.", "a number")
       .kernel(clip_kernel)
+      .te_compute(clip_te)
       .rewrite("simplify_expr", clip_of_what_fits)
       .rewrite("simplify_expr_post_alter_op", clip_of_what_fits)
       .gradient([](const Expr& c, const Expr& g) {

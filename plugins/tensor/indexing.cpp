@@ -6,6 +6,7 @@
 #include <weft/sdk/gradient.hpp>
 
 #include "kernel_util.h"
+#include "te_util.h"
 #include "tensor_ops.h"
 
 namespace weft_tensor {
@@ -307,6 +308,87 @@ InferredLayouts strided_slice_layouts(const Attrs& attrs, const std::vector<Layo
   return {{layout}, {layout}, layouts::with(attrs, changes)};
 }
 
+// ---- TE ----------------------------------------------------------------------------------
+
+/// take's index read at `at`, brought into [0, n) as the mode says: clamped
+/// (clip), wrapped (wrap) or, for fast, clamped too (the kernel's error on an
+/// index out of range has no TE form; in range, all three agree).
+/// e clamped into [0, n) by selects, whose conditions the bounds proof
+/// assumes (it bounds neither a load nor min/max of one).
+te::Expr clamp_index(const te::Expr& e, int64_t n) {
+  const DLDataType dt = e.dtype();
+  return te::select(e >= te::int_imm(0, dt), te::select(e < te::int_imm(n, dt), e, te::int_imm(n - 1, dt)),
+                    te::int_imm(0, dt));
+}
+
+te::Expr take_position(const te::Tensor& indices, const te::Idx& at, int64_t n, const std::string& mode) {
+  te::Expr v = indices(at);
+  const bool wide = v.dtype() == dtype::int64;
+  const DLDataType dt = wide ? dtype::int64 : dtype::int32;
+  v = te::cast(dt, v);  // int8/int16/uint8 widen exactly
+  te::Expr p = mode == "wrap" ? te::floormod(v, te::int_imm(n, dt)) : clamp_index(v, n);
+  if (!wide) return p;
+  // In [0, n) already; clamped again in int32 so that the bound is provable
+  // (the interval arithmetic does not see through a narrowing cast).
+  return clamp_index(te::cast(dtype::int32, p), n);
+}
+
+std::vector<te::Tensor> take_te(const std::vector<te::Tensor>& in, const Attrs& attrs, const Type& out) {
+  const te::Tensor &data = in.at(0), &indices = in.at(1);
+  Shape dshape = data.shape(), ishape = indices.shape(), oshape = out.shape();
+  if (te_is_empty(oshape)) return te_one(te_empty(oshape, out.dtype(), "take"));
+  std::string mode = attrs.get_string("mode");
+  te_require_int32_extent(dshape, "take");
+  Value axis_value = attrs.get_value("axis");
+  if (axis_value.is_none()) {
+    int64_t n = product(dshape);
+    if (n == 0) throw Unsupported("take: no TE for taking from empty data");
+    return te_one(te::compute(
+        oshape, [&](const te::Idx& i) { return data(te_unflatten(take_position(indices, i, n, mode), dshape)); },
+        "take"));
+  }
+  const int64_t nd = static_cast<int64_t>(dshape.size()), ni = static_cast<int64_t>(ishape.size());
+  const int64_t axis = normalize_axis(axis_value.as_int(), nd);
+  int64_t batch_dims = attrs.get_int("batch_dims");
+  if (batch_dims < 0) batch_dims += ni;
+  const int64_t n = dshape[static_cast<size_t>(axis)];
+  if (n == 0) throw Unsupported("take: no TE for taking along an empty axis");
+  return te_one(te::compute(
+      oshape,
+      [&](const te::Idx& i) {
+        // out is [batch..., pre..., idx..., post...]; indices [batch..., idx...].
+        te::Idx at(i.begin(), i.begin() + batch_dims);
+        at.insert(at.end(), i.begin() + axis, i.begin() + axis + (ni - batch_dims));
+        te::Idx j(i.begin(), i.begin() + axis);
+        j.push_back(take_position(indices, at, n, mode));
+        j.insert(j.end(), i.begin() + axis + (ni - batch_dims), i.end());
+        return data(j);
+      },
+      "take"));
+}
+
+std::vector<te::Tensor> strided_slice_te(const std::vector<te::Tensor>& in, const Attrs& attrs, const Type& out) {
+  const te::Tensor& x = in.at(0);
+  Shape shape = x.shape();
+  if (te_is_empty(out.shape())) return te_one(te_empty(out.shape(), out.dtype(), "strided_slice"));
+  Shape begin(shape.size(), 0), step(shape.size(), 1);
+  for (const SliceAxis& s : slice_plan(shape, attrs)) {
+    begin[s.axis] = s.begin;
+    step[s.axis] = s.stride;
+  }
+  return te_one(te::compute(
+      out.shape(),
+      [&](const te::Idx& i) {
+        te::Idx j;
+        for (size_t d = 0; d < i.size(); ++d) {
+          te::Expr e = step[d] == 1 ? i[d] : i[d] * te::Expr(step[d]);
+          j.push_back(begin[d] == 0 ? e : te::Expr(begin[d]) + e);
+        }
+        return x(j);
+      },
+      "strided_slice"));
+}
+
 }  // namespace
 
 void register_indexing_ops(Registrar& reg) {
@@ -326,6 +408,7 @@ void register_indexing_ops(Registrar& reg) {
       .pattern(WEFT_PATTERN_INJECTIVE)
       .type_relation(take_relation)
       .kernel(take_kernel)
+      .te_compute(take_te)
       .gradient(take_gradient);
   reg.op("strided_slice")
       .describe(
@@ -351,6 +434,7 @@ void register_indexing_ops(Registrar& reg) {
       .type_relation(strided_slice_relation)
       .infer_layout(strided_slice_layouts)
       .kernel(strided_slice_kernel)
+      .te_compute(strided_slice_te)
       .gradient(strided_slice_gradient);
 }
 

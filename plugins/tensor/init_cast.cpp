@@ -8,6 +8,7 @@
 
 #include "kernel_util.h"
 #include "rewrite_match.h"
+#include "te_util.h"
 #include "tensor_ops.h"
 
 namespace weft_tensor {
@@ -120,14 +121,38 @@ OpBuilder& like_op(Registrar& reg, const char* name, const char* doc) {
       .infer_layout(layouts::elementwise);
 }
 
+/// out = value at every element (zeros, ones).
+TeCompute fill_te(const char* name, double value) {
+  return [name, value](const std::vector<te::Tensor>&, const Attrs&, const Type& out) {
+    te_require_number(out.dtype(), name, true);
+    return te_one(te::compute(
+        out.shape(), [&](const te::Idx&) { return te::make_const(out.dtype(), value); }, name));
+  };
+}
+
+/// out[i] = in[i] converted (or the scalar in converted, for full).
+TeCompute convert_te_compute(const char* name, size_t input, bool scalar) {
+  return [name, input, scalar](const std::vector<te::Tensor>& in, const Attrs&, const Type& out) {
+    const te::Tensor& x = in.at(input);
+    te_require_number(x.dtype(), name, true);
+    te_require_number(out.dtype(), name, true);
+    if (te_is_empty(out.shape())) return te_one(te_empty(out.shape(), out.dtype(), name));
+    return te_one(te::compute(
+        out.shape(),
+        [&](const te::Idx& i) { return te::cast(out.dtype(), scalar ? x(std::vector<te::Expr>{}) : x(i)); }, name));
+  };
+}
+
 }  // namespace
 
 void register_init_cast_ops(Registrar& reg) {
   init_op(reg, "zeros", "A tensor of the given shape and dtype filled with zeros.")
       .kernel([](const KernelArgs& k) { fill(k.outputs.at(0), 0, "zeros"); })
+      .te_compute(fill_te("zeros", 0))
       .gradient([](const Expr&, const Expr&) { return std::vector<Expr>{}; });
   init_op(reg, "ones", "A tensor of the given shape and dtype filled with ones.")
       .kernel([](const KernelArgs& k) { fill(k.outputs.at(0), 1, "ones"); })
+      .te_compute(fill_te("ones", 1))
       .gradient([](const Expr&, const Expr&) { return std::vector<Expr>{}; });
   reg.op("full")
       .describe("A tensor of the given shape filled with the scalar fill_value, converted to dtype.")
@@ -140,16 +165,19 @@ void register_init_cast_ops(Registrar& reg) {
       .pattern(WEFT_PATTERN_ELEMWISE)
       .type_relation(full_relation)
       .kernel([](const KernelArgs& k) { convert(k.inputs.at(0), k.outputs.at(0), "full", true); })
+      .te_compute(convert_te_compute("full", 0, true))
       .gradient([](const Expr& c, const Expr& g) {
         return std::vector<Expr>{grad::cast_like(grad::collapse_sum_like(g, c.arg(0)), c.arg(0))};
       });
 
   like_op(reg, "zeros_like", "Zeros with the shape and dtype of data.")
       .kernel([](const KernelArgs& k) { fill(k.outputs.at(0), 0, "zeros_like"); })
+      .te_compute(fill_te("zeros_like", 0))
       .rewrite("simplify_expr", concretized("zeros", {}, "shape", true))
       .gradient([](const Expr& c, const Expr&) { return std::vector<Expr>{grad::zeros_like(c.arg(0))}; });
   like_op(reg, "ones_like", "Ones with the shape and dtype of data.")
       .kernel([](const KernelArgs& k) { fill(k.outputs.at(0), 1, "ones_like"); })
+      .te_compute(fill_te("ones_like", 1))
       .rewrite("simplify_expr", concretized("ones", {}, "shape", true))
       .gradient([](const Expr& c, const Expr&) { return std::vector<Expr>{grad::zeros_like(c.arg(0))}; });
   reg.op("full_like")
@@ -160,6 +188,7 @@ void register_init_cast_ops(Registrar& reg) {
       .pattern(WEFT_PATTERN_ELEMWISE)
       .type_relation(full_like_relation)
       .kernel([](const KernelArgs& k) { convert(k.inputs.at(1), k.outputs.at(0), "full_like", true); })
+      .te_compute(convert_te_compute("full_like", 1, true))
       .rewrite("simplify_expr", concretized("full", {1}, "shape", true))
       .gradient([](const Expr& c, const Expr& g) {
         Expr fill = c.arg(1);
@@ -178,6 +207,11 @@ void register_init_cast_ops(Registrar& reg) {
         const TensorView& out = k.outputs.at(0);
         std::memcpy(mutable_bytes_of(out), bytes_of(k.inputs.at(0)), out.numel() * out.element_bytes());
       })
+      .te_compute([](const std::vector<te::Tensor>& in, const Attrs&, const Type& out) {
+        const te::Tensor& x = in.at(0);
+        if (te_is_empty(out.shape())) return te_one(te_empty(out.shape(), out.dtype(), "copy"));
+        return te_one(te::compute(out.shape(), [&](const te::Idx& i) { return x(i); }, "copy"));
+      })
       .gradient([](const Expr&, const Expr& g) { return std::vector<Expr>{g}; });
   reg.op("cast")
       .describe("data converted elementwise to dtype (C conversion; nonzero, not NaN, is true for bool).")
@@ -188,6 +222,7 @@ void register_init_cast_ops(Registrar& reg) {
       .type_relation(cast_relation)
       .infer_layout(layouts::elementwise)
       .kernel([](const KernelArgs& k) { convert(k.inputs.at(0), k.outputs.at(0), "cast", false); })
+      .te_compute(convert_te_compute("cast", 0, false))
       .gradient([](const Expr& c, const Expr& g) { return std::vector<Expr>{grad::cast_like(g, c.arg(0))}; })
       .rewrite("simplify_expr", simplified_cast)
       .rewrite("simplify_expr_post_alter_op", simplified_cast);

@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "kernel_util.h"
+#include "te_util.h"
 #include "tensor_ops.h"
 
 namespace weft_tensor {
@@ -197,6 +198,90 @@ void split_kernel(const KernelArgs& k) {
   }
 }
 
+/// concatenate: out[.., i, ..] is field k's element at i - offset_k where
+/// offset_k <= i < offset_k + extent_k, chosen by a chain of selects.
+std::vector<te::Tensor> concatenate_te(const std::vector<te::Tensor>& in, const Attrs& attrs, const Type& out) {
+  Shape oshape = out.shape();
+  if (te_is_empty(oshape)) return te_one(te_empty(oshape, out.dtype(), "concatenate"));
+  const size_t axis = static_cast<size_t>(normalize_axis(attrs.get_int("axis"), static_cast<int64_t>(oshape.size())));
+  struct Piece {
+    const te::Tensor* t;
+    int64_t offset, extent;
+  };
+  std::vector<Piece> pieces;
+  int64_t offset = 0;
+  for (const te::Tensor& t : in) {
+    int64_t extent = t.shape()[axis];
+    if (extent > 0) pieces.push_back({&t, offset, extent});
+    offset += extent;
+  }
+  return te_one(te::compute(
+      oshape,
+      [&](const te::Idx& i) {
+        auto read = [&](const Piece& p) {
+          te::Idx j = i;
+          // The index clamped to the field: a no-op in the select branch that reads it.
+          te::Expr local = p.offset == 0 ? i[axis] : i[axis] - te::Expr(p.offset);
+          j[axis] = te::min(te::max(local, te::Expr(0)), te::Expr(p.extent - 1));
+          return (*p.t)(j);
+        };
+        te::Expr value = read(pieces.back());
+        for (size_t k = pieces.size() - 1; k-- > 0;) {
+          value = te::select(i[axis] < te::Expr(pieces[k].offset + pieces[k].extent), read(pieces[k]), value);
+        }
+        return value;
+      },
+      "concatenate"));
+}
+
+/// stack: out[.., k, ..] is field k at the index without the new axis.
+std::vector<te::Tensor> stack_te(const std::vector<te::Tensor>& in, const Attrs& attrs, const Type& out) {
+  Shape oshape = out.shape();
+  if (te_is_empty(oshape)) return te_one(te_empty(oshape, out.dtype(), "stack"));
+  const size_t axis = static_cast<size_t>(stack_axis(attrs, static_cast<int64_t>(oshape.size()) - 1));
+  return te_one(te::compute(
+      oshape,
+      [&](const te::Idx& i) {
+        te::Idx j = i;
+        j.erase(j.begin() + static_cast<std::ptrdiff_t>(axis));
+        te::Expr value = in.back()(j);
+        for (size_t k = in.size() - 1; k-- > 0;) {
+          value = te::select(te::equal(i[axis], te::Expr(static_cast<int64_t>(k))), in[k](j), value);
+        }
+        return value;
+      },
+      "stack"));
+}
+
+/// split: piece k reads data at its index moved by the piece's start along axis.
+std::vector<te::Tensor> split_te(const std::vector<te::Tensor>& in, const Attrs& attrs, const Type& out) {
+  const te::Tensor& x = in.at(0);
+  std::vector<Type> fields = out.fields();
+  int64_t axis = attrs.get_int("axis");
+  if (axis < 0) axis += static_cast<int64_t>(x.ndim());
+  const size_t a = static_cast<size_t>(axis);
+  std::vector<te::Tensor> pieces;
+  int64_t start = 0;
+  for (size_t k = 0; k < fields.size(); ++k) {
+    Shape shape = fields[k].shape();
+    std::string name = "split" + std::to_string(k);
+    if (te_is_empty(shape)) {
+      pieces.push_back(te_empty(shape, fields[k].dtype(), name));
+    } else {
+      pieces.push_back(te::compute(
+          shape,
+          [&](const te::Idx& i) {
+            te::Idx j = i;
+            if (start != 0) j[a] = i[a] + te::Expr(start);
+            return x(j);
+          },
+          name));
+    }
+    start += shape[a];
+  }
+  return pieces;
+}
+
 }  // namespace
 
 namespace {
@@ -309,6 +394,7 @@ void register_join_split_ops(Registrar& reg) {
       .type_relation(concatenate_relation)
       .infer_layout(concatenate_layouts)
       .kernel(concatenate_kernel)
+      .te_compute(concatenate_te)
       .gradient(concatenate_gradient);
   reg.op("stack")
       .describe("The tensors of data, all of one shape, joined along a new axis.")
@@ -318,6 +404,7 @@ void register_join_split_ops(Registrar& reg) {
       .pattern(WEFT_PATTERN_INJECTIVE)
       .type_relation(stack_relation)
       .kernel(stack_kernel)
+      .te_compute(stack_te)
       .gradient(stack_gradient);
   reg.op("split")
       .describe(
@@ -333,6 +420,7 @@ void register_join_split_ops(Registrar& reg) {
       .type_relation(split_relation)
       .infer_layout(split_layouts)
       .kernel(split_kernel)
+      .te_compute(split_te)
       .gradient([](const Expr& c, const Expr& g) {
         // g is the tuple of the pieces' gradients: join them back.
         return std::vector<Expr>{call("concatenate", {g}, {{"axis", c.attrs().get_int("axis")}})};

@@ -7,6 +7,7 @@
 
 #include "kernel_util.h"
 #include "rewrite_match.h"
+#include "te_util.h"
 #include "tensor_ops.h"
 
 namespace weft_tensor {
@@ -148,6 +149,56 @@ Expr simplified_layout_transform(const Expr& c) {
   return {};
 }
 
+/// BackwardIndex in TE: per primal axis the position the output index names,
+/// split into data's axes; where one passes data's extent (the padding of a
+/// rounded-up axis) the element is zero.
+std::vector<te::Tensor> layout_transform_te(const std::vector<te::Tensor>& in, const Attrs& attrs, const Type& out) {
+  const te::Tensor& x = in.at(0);
+  if (te_is_empty(out.shape())) return te_one(te_empty(out.shape(), out.dtype(), "layout_transform"));
+  BijectiveLayout map = layouts(attrs);
+  const Layout &src = map.src(), &dst = map.dst();
+  Shape in_shape = x.shape();
+  te_require_int32_extent(in_shape, "layout_transform");
+  te_require_int32_extent(out.shape(), "layout_transform");
+  return te_one(te::compute(
+      out.shape(),
+      [&](const te::Idx& i) {
+        std::vector<char> primals;
+        std::vector<te::Expr> coords;
+        auto slot_of = [&](char primal) {
+          for (size_t k = 0; k < primals.size(); ++k) {
+            if (primals[k] == primal) return k;
+          }
+          primals.push_back(primal);
+          coords.push_back(te::Expr(0));
+          return primals.size() - 1;
+        };
+        for (size_t d = 0; d < dst.ndim(); ++d) {
+          const LayoutAxis& a = dst[d];
+          const int64_t f = dst.factor_of(a.name);
+          const int64_t multiplier = a.primal() && f > 0 ? f : 1;
+          size_t k = slot_of(a.primal_name());
+          coords[k] = coords[k] + (multiplier == 1 ? i[d] : i[d] * te::Expr(multiplier));
+        }
+        te::Idx j;
+        te::Expr inside;
+        for (size_t d = 0; d < src.ndim(); ++d) {
+          const LayoutAxis& a = src[d];
+          const te::Expr total = coords[slot_of(a.primal_name())];
+          const int64_t factor = src.factor_of(a.name);
+          te::Expr at = factor <= 0 ? total
+                        : a.primal() ? te::floordiv(total, te::Expr(factor))
+                                     : te::floormod(total, te::Expr(factor));
+          te::Expr fits = at < te::Expr(in_shape[d]);
+          inside = inside.get() ? te::logical_and(inside, fits) : fits;
+          // Clamped into data: a no-op where the select reads it.
+          j.push_back(te::min(at, te::Expr(in_shape[d] - 1)));
+        }
+        return te::select(inside, x(j), te::make_const(x.dtype(), 0));
+      },
+      "layout_transform"));
+}
+
 }  // namespace
 
 void register_layout_transform_op(Registrar& reg) {
@@ -162,6 +213,7 @@ void register_layout_transform_op(Registrar& reg) {
       .pattern(WEFT_PATTERN_INJECTIVE)
       .type_relation(layout_transform_relation)
       .kernel(layout_transform_kernel)
+      .te_compute(layout_transform_te)
       .gradient([](const Expr& c, const Expr& g) {
         // The transform back, then the padding a rounded-up axis gained (which
         // reads no input) cut off.

@@ -9,6 +9,7 @@
 #include <weft/sdk/integer_math.hpp>
 
 #include "kernel_util.h"
+#include "te_util.h"
 #include "tensor_ops.h"
 
 namespace weft_tensor {
@@ -258,6 +259,183 @@ OpBuilder& reduce_op(Registrar& reg, const char* name, const char* doc) {
       .infer_layout(reduce_layouts);
 }
 
+// ---- TE ------------------------------------------------------------------------------------
+
+/// A reduction's TE: one reduce axis per reduced dim, in dim order (the
+/// kernels fold the input in row-major order, so the additions happen in
+/// the same order), and data's index from the output index and those axes.
+struct TeReduction {
+  Shape in, out;
+  std::vector<bool> reduced;
+  std::vector<te::Axis> axes;
+  bool keepdims = false;
+
+  TeReduction(const te::Tensor& x, const Attrs& attrs, const Type& out_type) : in(x.shape()), out(out_type.shape()) {
+    reduced = reduced_axes(static_cast<int64_t>(in.size()), attrs);
+    keepdims = attrs.get_bool("keepdims");
+    if (te_is_empty(in)) return;  // no axes: a reduce axis has a positive extent; callers handle it
+    for (size_t d = 0; d < in.size(); ++d) {
+      if (reduced[d]) axes.push_back(te::reduce_axis(in[d], "k" + std::to_string(d)));
+    }
+  }
+
+  /// data's index at output index i.
+  te::Idx index(const te::Idx& i) const {
+    te::Idx j;
+    size_t k = 0, o = 0;
+    for (size_t d = 0; d < in.size(); ++d) {
+      if (reduced[d]) {
+        j.push_back(axes[k++].var());
+        if (keepdims) ++o;
+      } else {
+        j.push_back(i[o++]);
+      }
+    }
+    return j;
+  }
+
+  /// The number of elements each output folds.
+  int64_t count() const {
+    int64_t n = 1;
+    for (size_t d = 0; d < in.size(); ++d) {
+      if (reduced[d]) n *= in[d];
+    }
+    return n;
+  }
+
+  bool empty_input() const { return te_is_empty(in); }
+};
+
+using Fold = te::Expr (*)(const te::Expr&, const std::vector<te::Axis>&, const te::Expr&);
+using Combine = te::Expr (*)(const te::Expr& acc, const te::Expr& x);
+using Identity = te::Expr (*)(DLDataType dt);
+
+/// sum / max / min / prod: the builtin reducer, whose identity and combine
+/// (acc + x; acc < x ? x : acc; x < acc ? x : acc; acc * x) are the kernel's.
+/// With no axis reduced each output folds one element: combine(identity, x),
+/// as the kernel does (so a max of -inf alone is the lowest finite value).
+TeCompute fold_te(const char* name, Fold fold, Identity identity, Combine combine) {
+  return [=](const std::vector<te::Tensor>& in, const Attrs& attrs, const Type& out) {
+    const te::Tensor& x = in.at(0);
+    const DLDataType dt = x.dtype();
+    te_require_number(dt, name);
+    TeReduction r(x, attrs, out);
+    if (te_is_empty(r.out)) return te_one(te_empty(r.out, out.dtype(), name));
+    if (r.empty_input()) {  // every output folds nothing: the kernel's initial value
+      return te_one(te::compute(r.out, [&](const te::Idx&) { return identity(dt); }, name));
+    }
+    if (r.axes.empty()) {
+      return te_one(te::compute(r.out, [&](const te::Idx& i) { return combine(identity(dt), x(r.index(i))); }, name));
+    }
+    return te_one(te::compute(r.out, [&](const te::Idx& i) { return fold(x(r.index(i)), r.axes, te::Expr()); }, name));
+  };
+}
+
+/// sum(source) over r's axes as a stage of its own; with none reduced, 0 + source.
+template <typename F>
+te::Tensor sum_stage(const TeReduction& r, DLDataType dt, F source, const std::string& name) {
+  if (r.empty_input()) return te_empty(r.out, dt, name);
+  if (r.axes.empty()) {
+    return te::compute(r.out, [&](const te::Idx& i) { return te::make_const(dt, 0) + source(r.index(i)); }, name);
+  }
+  return te::compute(r.out, [&](const te::Idx& i) { return te::sum(source(r.index(i)), r.axes); }, name);
+}
+
+/// all / any over bool data.
+TeCompute bool_fold_te(bool is_all) {
+  return [is_all](const std::vector<te::Tensor>& in, const Attrs& attrs, const Type& out) {
+    const char* name = is_all ? "all" : "any";
+    const te::Tensor& x = in.at(0);
+    TeReduction r(x, attrs, out);
+    te::Expr identity = te::make_const(dtype::boolean, is_all ? 1 : 0);
+    if (te_is_empty(r.out)) return te_one(te_empty(r.out, out.dtype(), name));
+    if (r.empty_input()) return te_one(te::compute(r.out, [&](const te::Idx&) { return identity; }, name));
+    if (r.axes.empty()) return te_one(te::compute(r.out, [&](const te::Idx& i) { return x(r.index(i)); }, name));
+    te::Reducer reducer = te::comm_reducer(
+        [is_all](const std::vector<te::Expr>& a, const std::vector<te::Expr>& b) {
+          return std::vector<te::Expr>{is_all ? te::logical_and(a[0], b[0]) : te::logical_or(a[0], b[0])};
+        },
+        {identity}, name);
+    return te_one(te::compute_multi(
+        r.out, [&](const te::Idx& i) { return te::reduce(reducer, {x(r.index(i))}, r.axes); }, name)[0]);
+  };
+}
+
+/// mean: a sum stage (wrapping for integers), then a divide by the count.
+std::vector<te::Tensor> mean_te(const std::vector<te::Tensor>& in, const Attrs& attrs, const Type& out) {
+  const te::Tensor& x = in.at(0);
+  DLDataType dt = x.dtype();
+  te_require_number(dt, "mean");
+  TeReduction r(x, attrs, out);
+  if (te_is_empty(r.out)) return te_one(te_empty(r.out, out.dtype(), "mean"));
+  const int64_t count = r.count();
+  if (!te_is_float(dt) && count == 0) throw Unsupported("mean: integer mean over no elements");
+  te::Tensor total = sum_stage(r, dt, [&](const te::Idx& j) { return x(j); }, "mean_sum");
+  te::Expr n = te::make_const(dt, static_cast<double>(count));
+  return te_one(te::compute(r.out, [&](const te::Idx& i) { return total(i) / n; }, "mean"));
+}
+
+/// argmax / argmin: a tuple reduction over (position, value) that, as the
+/// kernel, takes the first element, then one strictly better (or equal,
+/// with select_last_index); the position is row-major over the reduced dims.
+TeCompute arg_te(const char* name, bool is_max) {
+  return [name, is_max](const std::vector<te::Tensor>& in, const Attrs& attrs, const Type& out) {
+    const te::Tensor& x = in.at(0);
+    DLDataType dt = x.dtype();
+    te_require_number(dt, name);
+    TeReduction r(x, attrs, out);
+    if (te_is_empty(r.out)) return te_one(te_empty(r.out, out.dtype(), name));
+    if (r.empty_input()) throw Unsupported(std::string(name) + ": no TE for a reduction over no elements");
+    if (r.axes.empty()) {  // each output sees one element, at position 0
+      return te_one(te::compute(r.out, [](const te::Idx&) { return te::Expr(0); }, name));
+    }
+    te_require_int32_extent(r.in, name);
+    const bool last = attrs.get_bool("select_last_index");
+    te::Reducer reducer = te::comm_reducer(
+        [is_max, last](const std::vector<te::Expr>& acc, const std::vector<te::Expr>& v) {
+          te::Expr better = is_max ? v[1] > acc[1] : v[1] < acc[1];
+          if (last) better = te::logical_or(better, te::equal(v[1], acc[1]));
+          better = te::logical_or(acc[0] < te::Expr(0), better);  // nothing seen yet
+          return std::vector<te::Expr>{te::select(better, v[0], acc[0]), te::select(better, v[1], acc[1])};
+        },
+        {te::Expr(-1), te::make_const(dt, 0)}, name);
+    Shape sub;
+    for (size_t d = 0; d < r.in.size(); ++d) {
+      if (r.reduced[d]) sub.push_back(r.in[d]);
+    }
+    te::Idx ks;
+    for (const te::Axis& a : r.axes) ks.push_back(a.var());
+    std::vector<te::Tensor> both = te::compute_multi(
+        r.out,
+        [&](const te::Idx& i) {
+          return te::reduce(reducer, {te_flat_index(ks, sub), x(r.index(i))}, r.axes);
+        },
+        name);
+    // The reduction's stage has both values; the output is its positions.
+    const te::Tensor& position = both[0];
+    return te_one(te::compute(r.out, [&](const te::Idx& i) { return position(i); }, name));
+  };
+}
+
+/// variance: sum((data - mean)^2) as a stage, then a divide by N (N - 1 unbiased).
+std::vector<te::Tensor> variance_te(const std::vector<te::Tensor>& in, const Attrs& attrs, const Type& out) {
+  const te::Tensor &x = in.at(0), &m = in.at(1);
+  DLDataType dt = x.dtype();
+  te_require_float(dt, "variance");
+  TeReduction r(x, attrs, out);
+  if (te_is_empty(r.out)) return te_one(te_empty(r.out, out.dtype(), "variance"));
+  const int64_t count = r.count() - (attrs.get_bool("unbiased") ? 1 : 0);
+  te::Tensor total = sum_stage(
+      r, dt,
+      [&](const te::Idx& j) {
+        te::Expr d = x(j) - m(te::broadcast_index(m, j));
+        return d * d;
+      },
+      "variance_sum");
+  te::Expr n = te::make_const(dt, static_cast<double>(count));
+  return te_one(te::compute(r.out, [&](const te::Idx& i) { return total(i) / n; }, "variance"));
+}
+
 }  // namespace
 
 void register_reduce_ops(Registrar& reg) {
@@ -267,10 +445,15 @@ void register_reduce_ops(Registrar& reg) {
   exclude(reduce_op(reg, "sum", "The sum of data over axis."))
       .type_relation(reduce_relation)
       .kernel(fold_kernel("sum", [](auto z) { return z; }, [](auto a, auto x) { return wrapping_add(a, x); }))
+      .te_compute(fold_te(
+          "sum", [](const te::Expr& s, const std::vector<te::Axis>& a, const te::Expr& c) { return te::sum(s, a, c); },
+          [](DLDataType dt) { return te::make_const(dt, 0); },
+          [](const te::Expr& acc, const te::Expr& x) { return acc + x; }))
       .gradient([](const Expr& c, const Expr& g) { return std::vector<Expr>{grad::unreduce(g, c.arg(0), c.attrs())}; });
   exclude(reduce_op(reg, "mean", "The mean of data over axis."))
       .type_relation(reduce_relation)
       .kernel(mean_kernel)
+      .te_compute(mean_te)
       .gradient([](const Expr& c, const Expr& g) {
         Expr x = c.arg(0);
         double count = static_cast<double>(grad::reduced_count(x, c.attrs()));
@@ -281,17 +464,29 @@ void register_reduce_ops(Registrar& reg) {
       .kernel(fold_kernel(
           "max", [](auto z) { return std::numeric_limits<decltype(z)>::lowest(); },
           [](auto a, auto x) { return x > a ? x : a; }))
+      .te_compute(fold_te(
+          "max", [](const te::Expr& s, const std::vector<te::Axis>& a, const te::Expr& c) { return te::max(s, a, c); },
+          [](DLDataType dt) { return te::lowest(dt); },
+          [](const te::Expr& acc, const te::Expr& x) { return te::max(acc, x); }))
       .gradient(extremum_gradient);
   exclude(reduce_op(reg, "min", "The minimum of data over axis."))
       .type_relation(reduce_relation)
       .kernel(fold_kernel(
           "min", [](auto z) { return std::numeric_limits<decltype(z)>::max(); },
           [](auto a, auto x) { return x < a ? x : a; }))
+      .te_compute(fold_te(
+          "min", [](const te::Expr& s, const std::vector<te::Axis>& a, const te::Expr& c) { return te::min(s, a, c); },
+          [](DLDataType dt) { return te::highest(dt); },
+          [](const te::Expr& acc, const te::Expr& x) { return te::min(acc, x); }))
       .gradient(extremum_gradient);
   exclude(reduce_op(reg, "prod", "The product of data over axis."))
       .type_relation(reduce_relation)
       .kernel(fold_kernel("prod", [](auto z) { return static_cast<decltype(z)>(1); },
                           [](auto a, auto x) { return wrapping_mul(a, x); }))
+      .te_compute(fold_te(
+          "prod", [](const te::Expr& s, const std::vector<te::Axis>& a, const te::Expr& c) { return te::prod(s, a, c); },
+          [](DLDataType dt) { return te::make_const(dt, 1); },
+          [](const te::Expr& acc, const te::Expr& x) { return acc * x; }))
       .gradient([](const Expr& c, const Expr& g) {
         // d prod / dx_i = prod / x_i (as Relay, for nonzero elements).
         Expr x = c.arg(0);
@@ -299,10 +494,12 @@ void register_reduce_ops(Registrar& reg) {
       });
   exclude(reduce_op(reg, "all", "Whether every element of the bool data over axis is true."))
       .type_relation(bool_reduce_relation)
-      .kernel(bool_fold_kernel(true));
+      .kernel(bool_fold_kernel(true))
+      .te_compute(bool_fold_te(true));
   exclude(reduce_op(reg, "any", "Whether some element of the bool data over axis is true."))
       .type_relation(bool_reduce_relation)
-      .kernel(bool_fold_kernel(false));
+      .kernel(bool_fold_kernel(false))
+      .te_compute(bool_fold_te(false));
   for (bool is_max : {true, false}) {
     const char* name = is_max ? "argmax" : "argmin";
     exclude(reduce_op(reg, name,
@@ -310,7 +507,8 @@ void register_reduce_ops(Registrar& reg) {
                              : "The int32 index of the minimum of data over axis (flattened over several axes).")
                 .attr("select_last_index", false, "Whether ties go to the last index rather than the first."))
         .type_relation(arg_reduce_relation)
-        .kernel(arg_kernel(name, is_max));
+        .kernel(arg_kernel(name, is_max))
+        .te_compute(arg_te(name, is_max));
   }
   exclude(reduce_op(reg, "variance",
                     "The mean of (data - mean)^2 over axis, dividing by N - 1 when unbiased; mean broadcasts to "
@@ -319,6 +517,7 @@ void register_reduce_ops(Registrar& reg) {
       .attr("unbiased", false, "Whether to divide by N - 1 rather than N.")
       .type_relation(variance_relation)
       .kernel(variance_kernel)
+      .te_compute(variance_te)
       .gradient([](const Expr& c, const Expr& g) {
         // d/dx sum((x - m)^2) / n = 2 (x - m) / n; the mean gets minus that, summed to its shape.
         Expr x = c.arg(0), m = c.arg(1);

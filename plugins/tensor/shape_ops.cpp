@@ -9,6 +9,7 @@
 
 #include "kernel_util.h"
 #include "rewrite_match.h"
+#include "te_util.h"
 #include "tensor_ops.h"
 
 namespace weft_tensor {
@@ -364,6 +365,31 @@ InferredLayouts squeeze_layouts(const Attrs& attrs, const std::vector<Layout>& n
   return {{in}, {Layout(out)}, in == old_layout ? Attrs() : layouts::with(attrs, {{"axis", Value(*at)}})};
 }
 
+/// The TE of an op that keeps the row-major data: data read in out's shape.
+std::vector<te::Tensor> reshape_te(const std::vector<te::Tensor>& in, const Attrs&, const Type& out) {
+  return te_one(te_reshape(in.at(0), out.shape(), "reshape"));
+}
+
+/// out[i] = data[j] with j[axes[d]] = i[d].
+std::vector<te::Tensor> transpose_te(const std::vector<te::Tensor>& in, const Attrs& attrs, const Type& out) {
+  const te::Tensor& x = in.at(0);
+  Shape axes;
+  const int64_t ndim = static_cast<int64_t>(x.ndim());
+  if (!optional_ints(attrs, "axes", axes)) {
+    for (int64_t i = ndim - 1; i >= 0; --i) axes.push_back(i);
+  }
+  for (int64_t& a : axes) a = a < 0 ? a + ndim : a;
+  if (te_is_empty(out.shape())) return te_one(te_empty(out.shape(), out.dtype(), "transpose"));
+  return te_one(te::compute(
+      out.shape(),
+      [&](const te::Idx& i) {
+        te::Idx j(axes.size());
+        for (size_t d = 0; d < axes.size(); ++d) j[static_cast<size_t>(axes[d])] = i[d];
+        return x(j);
+      },
+      "transpose"));
+}
+
 }  // namespace
 
 void register_shape_ops(Registrar& reg) {
@@ -378,6 +404,7 @@ void register_shape_ops(Registrar& reg) {
       .attr("allowzero", false, "Whether a 0 in newshape means an empty dim rather than a copied one.")
       .type_relation(reshape_relation)
       .kernel(copy_kernel)
+      .te_compute(reshape_te)
       .gradient(reshape_back)
       .rewrite("simplify_expr", reshape_of_reshape)
       .rewrite("simplify_expr_post_alter_op", reshape_of_reshape);
@@ -396,6 +423,7 @@ void register_shape_ops(Registrar& reg) {
       .pattern(WEFT_PATTERN_INJECTIVE)
       .type_relation(reshape_like_relation)
       .kernel(copy_kernel)
+      .te_compute(reshape_te)
       .rewrite("simplify_expr", concretized("reshape", {0}, "newshape", false))
       .gradient([](const Expr& c, const Expr& g) {
         return std::vector<Expr>{call("reshape_like", {g, c.arg(0)}), grad::zeros_like(c.arg(1))};
@@ -409,6 +437,7 @@ void register_shape_ops(Registrar& reg) {
       .type_relation(squeeze_relation)
       .infer_layout(squeeze_layouts)
       .kernel(copy_kernel)
+      .te_compute(reshape_te)
       .gradient(reshape_back)
       .rewrite("simplify_expr", undo_of("expand_dims"));
   data_op(reg, "expand_dims", "data with num_newaxis dims of extent 1 inserted at axis.", 1, WEFT_PATTERN_BROADCAST)
@@ -417,6 +446,7 @@ void register_shape_ops(Registrar& reg) {
       .attr("num_newaxis", int64_t{1}, "How many dims to insert (>= 0).")
       .type_relation(expand_dims_relation)
       .kernel(copy_kernel)
+      .te_compute(reshape_te)
       .gradient(reshape_back)
       .rewrite("simplify_expr", undo_of("squeeze"));
   data_op(reg, "transpose", "data with its dims permuted by axes (reversed when axes is None).", 3,
@@ -427,6 +457,7 @@ void register_shape_ops(Registrar& reg) {
       .type_relation(transpose_relation)
       .infer_layout(transpose_layouts)
       .kernel(transpose_kernel)
+      .te_compute(transpose_te)
       .gradient([](const Expr& c, const Expr& g) {
         // The inverse permutation; None (reversal) is its own inverse.
         Value axes = c.attrs().get_value("axes");

@@ -77,12 +77,14 @@ te::PrimExpr intrinsic(weft_te_intrinsic_t op, std::vector<te::PrimExpr> args) {
     case WEFT_TE_CEIL: return call(te::Intrinsic::kCeil);
     case WEFT_TE_ROUND: return call(te::Intrinsic::kRound);
     case WEFT_TE_POW: return call(te::Intrinsic::kPow);
+    case WEFT_TE_TRUNC: return call(te::Intrinsic::kTrunc);
+    case WEFT_TE_FMOD: return call(te::Intrinsic::kFmod);
     case WEFT_TE_NOT:
       if (args.size() != 1) throw Error("TE: not of " + std::to_string(args.size()) + " arguments").expected("1");
       return te::logical_not(std::move(args[0]));
   }
   throw StatusError{WEFT_STATUS_INVALID_ARGUMENT,
-                    "unknown TE intrinsic " + std::to_string(static_cast<int>(op)) + " (expected 0..13)"};
+                    "unknown TE intrinsic " + std::to_string(static_cast<int>(op)) + " (expected 0..15)"};
 }
 
 te::PrimExpr builtin_reduce(weft_te_reduce_kind_t kind, te::PrimExpr source, std::vector<te::IterVar> axes,

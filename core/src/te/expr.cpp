@@ -153,13 +153,13 @@ PrimExpr cast(DataType dtype, PrimExpr value) {
 }
 
 PrimExpr call_intrinsic(Intrinsic op, std::vector<PrimExpr> args) {
-  const size_t arity = op == Intrinsic::kPow ? 2 : 1;
+  const size_t arity = op == Intrinsic::kPow || op == Intrinsic::kFmod ? 2 : 1;
   if (args.size() != arity) {
     throw Error("TE: " + std::string(intrinsic_name(op)) + " with " + std::to_string(args.size()) + " arguments")
         .expected(std::to_string(arity));
   }
   for (const PrimExpr& a : args) require_defined(a, intrinsic_name(op));
-  if (op == Intrinsic::kPow) match_dtypes(args[0], args[1], "pow");
+  if (arity == 2) match_dtypes(args[0], args[1], intrinsic_name(op));
   if (op != Intrinsic::kNeg && op != Intrinsic::kAbs) require_float(args[0], op);
   if (args[0].dtype().is_bool()) throw Error("TE: " + std::string(intrinsic_name(op)) + " of a bool");
   const DataType dtype = args[0].dtype();
@@ -178,6 +178,8 @@ PrimExpr floor(PrimExpr x) { return call_intrinsic(Intrinsic::kFloor, {std::move
 PrimExpr ceil(PrimExpr x) { return call_intrinsic(Intrinsic::kCeil, {std::move(x)}); }
 PrimExpr round(PrimExpr x) { return call_intrinsic(Intrinsic::kRound, {std::move(x)}); }
 PrimExpr pow(PrimExpr x, PrimExpr y) { return call_intrinsic(Intrinsic::kPow, {std::move(x), std::move(y)}); }
+PrimExpr trunc(PrimExpr x) { return call_intrinsic(Intrinsic::kTrunc, {std::move(x)}); }
+PrimExpr fmod(PrimExpr x, PrimExpr y) { return call_intrinsic(Intrinsic::kFmod, {std::move(x), std::move(y)}); }
 
 PrimExpr max_value(DataType dtype) {
   if (dtype.is_bool()) return bool_imm(true);
@@ -235,6 +237,8 @@ std::string_view intrinsic_name(Intrinsic op) {
     case Intrinsic::kCeil: return "ceil";
     case Intrinsic::kRound: return "round";
     case Intrinsic::kPow: return "pow";
+    case Intrinsic::kTrunc: return "trunc";
+    case Intrinsic::kFmod: return "fmod";
   }
   return "?";
 }

@@ -1,7 +1,7 @@
 #include "weft/te/function_te.h"
 
-#include <set>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "weft/functor.h"
 #include "weft/op.h"
@@ -161,9 +161,12 @@ FunctionTe function_te(const Function& fn) {
         throw unsupported(e);
     }
   });
-  std::set<std::pair<const OperationNode*, int>> taken;
+  // A result is its compute's own buffer when nothing else is: a compute of
+  // one output, returned once. A multi-output compute stays an intermediate
+  // (its other outputs are no results), and a parameter is copied.
+  std::unordered_set<const OperationNode*> taken;
   for (const Tensor& t : tensors.at(fn->body.get())) {
-    bool own = t->op->kind == OpKind::kCompute && taken.emplace(t->op.get(), t->value_index).second;
+    bool own = t->op->kind == OpKind::kCompute && t->op->num_outputs() == 1 && taken.insert(t->op.get()).second;
     out.outputs.push_back(own ? t : copy_of(t));
   }
   return out;

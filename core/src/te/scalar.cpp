@@ -169,9 +169,13 @@ Scalar apply_intrinsic(Intrinsic op, std::span<const Scalar> args) {
     case Intrinsic::kFloor: return unary([](auto p) { return std::floor(p); });
     case Intrinsic::kCeil: return unary([](auto p) { return std::ceil(p); });
     case Intrinsic::kRound: return unary([](auto p) { return std::nearbyint(p); });
+    case Intrinsic::kTrunc: return unary([](auto p) { return std::trunc(p); });
     case Intrinsic::kPow:
       WEFT_ICHECK(args.size() == 2, "pow takes two arguments");
       return float_op(dt, [](auto p, auto q) { return std::pow(p, q); }, x.f, args[1].f);
+    case Intrinsic::kFmod:
+      WEFT_ICHECK(args.size() == 2, "fmod takes two arguments");
+      return float_op(dt, [](auto p, auto q) { return std::fmod(p, q); }, x.f, args[1].f);
     case Intrinsic::kNeg:
     case Intrinsic::kAbs: break;
   }
@@ -179,7 +183,8 @@ Scalar apply_intrinsic(Intrinsic op, std::span<const Scalar> args) {
 }
 
 Scalar cast_scalar(DataType dtype, Scalar v) {
-  if (dtype.is_bool()) return Scalar::of_int(dtype, v.truthy());
+  // Into bool, as the reference cast: nonzero and not NaN is true.
+  if (dtype.is_bool()) return Scalar::of_int(dtype, v.dtype.is_float() ? v.f != 0 && !std::isnan(v.f) : v.i != 0);
   if (dtype.is_float()) return Scalar::of_float(dtype, v.as_double());
   if (!v.dtype.is_float()) return Scalar::of_int(dtype, v.i);
   // Floats saturate into integers (sdk::saturate_cast's rule): NaN is 0.

@@ -34,7 +34,7 @@ double bfloat16_bits_to_double(uint16_t bits);
 Scalar apply_binary(BinaryOp op, Scalar a, Scalar b);
 Scalar apply_intrinsic(Intrinsic op, std::span<const Scalar> args);
 /// v converted to dtype as the reference cast kernel does (floats saturate
-/// into integers, anything non-zero is true).
+/// into integers; anything nonzero but NaN is true).
 Scalar cast_scalar(DataType dtype, Scalar v);
 
 }  // namespace weft::te

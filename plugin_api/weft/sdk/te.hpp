@@ -206,6 +206,10 @@ inline Expr ceil(const Expr& x) { return intrinsic(WEFT_TE_CEIL, {x}); }
 /// Half to even.
 inline Expr round(const Expr& x) { return intrinsic(WEFT_TE_ROUND, {x}); }
 inline Expr pow(const Expr& x, const Expr& y) { return intrinsic(WEFT_TE_POW, {x, y}); }
+/// Toward zero.
+inline Expr trunc(const Expr& x) { return intrinsic(WEFT_TE_TRUNC, {x}); }
+/// C's fmod: the remainder of the truncating division, with x's sign, exact.
+inline Expr fmod(const Expr& x, const Expr& y) { return intrinsic(WEFT_TE_FMOD, {x, y}); }
 
 // ---- Computes --------------------------------------------------------------------------
 

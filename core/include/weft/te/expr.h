@@ -120,6 +120,8 @@ enum class Intrinsic : uint8_t {
   kNeg, kAbs,  // any number
   kExp, kLog, kTanh, kErf, kSqrt, kRsqrt, kSigmoid, kFloor, kCeil, kRound,  // floats
   kPow,        // floats, two arguments
+  kTrunc,      // floats: toward zero
+  kFmod,       // floats, two arguments: C's fmod, the remainder of the truncating division (LLVM's frem)
 };
 
 class CallNode : public PrimExprNode {
@@ -197,6 +199,8 @@ PrimExpr floor(PrimExpr x);
 PrimExpr ceil(PrimExpr x);
 PrimExpr round(PrimExpr x);
 PrimExpr pow(PrimExpr x, PrimExpr y);
+PrimExpr trunc(PrimExpr x);
+PrimExpr fmod(PrimExpr x, PrimExpr y);
 
 /// The largest / smallest finite value of dtype (-inf / +inf aside: the
 /// reference kernels start max and min reductions at lowest() and max()).

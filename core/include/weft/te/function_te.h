@@ -33,7 +33,8 @@ struct FunctionTe {
   /// Placeholders standing for the function's constants, with their data.
   std::vector<std::pair<Tensor, weft::Tensor>> constants;
   /// One tensor per result tensor, each a compute of its own (a result that
-  /// is a parameter, a constant or another result again is copied).
+  /// is a parameter, a constant, an output of a multi-output compute or
+  /// another result again is copied).
   std::vector<Tensor> outputs;
   /// The placeholders in the order a lowered kernel takes them: params, then
   /// constants.
