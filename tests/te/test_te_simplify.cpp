@@ -2,6 +2,7 @@
 // expressions.
 #include <gtest/gtest.h>
 
+#include "weft/te/buffer.h"
 #include "weft/te/interval.h"
 #include "weft/te/printer.h"
 #include "weft/te/simplify.h"
@@ -74,6 +75,35 @@ TEST_F(TeSimplify, IntervalsFollowFloorSemanticsAndConditions) {
   Interval g = guarded.bound(i - 1);
   EXPECT_EQ(g.lo, 0);
   EXPECT_EQ(g.hi, 3);
+}
+
+TEST_F(TeSimplify, ClampsOfLoadedIndicesAndNarrowingCastsAreBounded) {
+  // An index read from a tensor: any int32, which min/max clamp into [0, 9].
+  Buffer idx = make_buffer("idx", DataType::Int(32), {4});
+  PrimExpr loaded = buffer_load(idx, {j});
+  Interval any = ctx.bound(loaded);
+  EXPECT_EQ(any.lo, -2147483648);
+  EXPECT_EQ(any.hi, 2147483647);
+  Interval clamped = ctx.bound(min(max(loaded, 0), 9));
+  EXPECT_EQ(clamped.lo, 0);
+  EXPECT_EQ(clamped.hi, 9);
+  // An int64 index cast down to int32 keeps its range where it fits, and
+  // loses it where it would wrap.
+  Interval narrowed = ctx.bound(cast(DataType::Int(32), cast(DataType::Int(64), i) * 2));
+  EXPECT_EQ(narrowed.lo, 0);
+  EXPECT_EQ(narrowed.hi, 18);
+  EXPECT_FALSE(ctx.bound(cast(DataType::Int(8), i * 100)).bounded());
+}
+
+TEST_F(TeSimplify, ASelectsElseBranchKnowsItsConditionFailed) {
+  // i < 5 ? i : i - 5 is in [0, 4]: the else branch sees i >= 5.
+  Interval r = ctx.bound(select(i < 5, PrimExpr(i), i - 5));
+  EXPECT_EQ(r.lo, 0);
+  EXPECT_EQ(r.hi, 4);
+  // Where neither side of || holds: i >= 2 && i <= 7.
+  Interval s = ctx.bound(select(logical_or(i < 2, i > 7), PrimExpr(0), i - 2));
+  EXPECT_EQ(s.lo, 0);
+  EXPECT_EQ(s.hi, 5);
 }
 
 TEST_F(TeSimplify, AnIfWhoseConditionTheLoopsDecideIsRemoved) {

@@ -29,6 +29,24 @@ Wide floor_div(Wide a, Wide b) {
 
 Interval intersect(Interval a, Interval b) { return {std::max(a.lo, b.lo), std::min(a.hi, b.hi)}; }
 
+/// Every value of an integer dtype (unbounded for 64 bits and floats).
+Interval dtype_range(DataType dt) {
+  if (dt.is_float() || dt.is_bool() || dt.bits >= 64) return dt.is_bool() ? Interval{0, 1} : Interval{};
+  if (dt.is_uint()) return {0, (int64_t{1} << dt.bits) - 1};
+  return {-(int64_t{1} << (dt.bits - 1)), (int64_t{1} << (dt.bits - 1)) - 1};
+}
+
+/// The comparison that holds where `op` does not (`a < b` -> `a >= b`).
+bool negated(BinaryOp op, BinaryOp* out) {
+  switch (op) {
+    case BinaryOp::kLt: *out = BinaryOp::kGe; return true;
+    case BinaryOp::kLe: *out = BinaryOp::kGt; return true;
+    case BinaryOp::kGt: *out = BinaryOp::kLe; return true;
+    case BinaryOp::kGe: *out = BinaryOp::kLt; return true;
+    default: return false;
+  }
+}
+
 Interval combine(BinaryOp op, Interval a, Interval b) {
   const bool unbounded = !a.bounded() || !b.bounded();
   switch (op) {
@@ -99,14 +117,25 @@ void IntervalContext::assume(const PrimExpr& cond) {
   facts_.emplace_back(e, fact);
 }
 
+void IntervalContext::assume_not(const PrimExpr& cond) {
+  if (cond->kind != PrimKind::kBinary) return;
+  const auto& b = *static_cast<const BinaryNode*>(cond.get());
+  if (b.op == BinaryOp::kOr) {  // neither holds
+    assume_not(b.a);
+    assume_not(b.b);
+    return;
+  }
+  BinaryOp op;
+  if (negated(b.op, &op)) assume(make_ref<BinaryNode>(op, DataType::Bool(), b.a, b.b));
+}
+
 Interval IntervalContext::bound(const PrimExpr& e) const {
   Interval r = structural_bound(e);
   // Past its dtype's range an integer wraps: nothing is known then.
   const DataType dt = e.dtype();
   if (!dt.is_float() && !dt.is_bool() && dt.bits < 64) {
-    const int64_t min = dt.is_uint() ? 0 : -(int64_t{1} << (dt.bits - 1));
-    const int64_t max = dt.is_uint() ? (int64_t{1} << dt.bits) - 1 : (int64_t{1} << (dt.bits - 1)) - 1;
-    if (!r.within(min, max)) r = Interval();
+    const Interval range = dtype_range(dt);
+    if (!r.within(range.lo, range.hi)) r = Interval();
   }
   for (const auto& [expr, fact] : facts_) {
     if (structural_equal(expr, e)) r = intersect(r, fact);
@@ -130,16 +159,22 @@ Interval IntervalContext::structural_bound(const PrimExpr& e) const {
     }
     case PrimKind::kSelect: {
       const auto& s = *static_cast<const SelectNode*>(e.get());
-      IntervalContext then_ctx = *this;
+      IntervalContext then_ctx = *this, else_ctx = *this;
       then_ctx.assume(s.cond);
-      const Interval t = then_ctx.bound(s.then_value), f = bound(s.else_value);
+      else_ctx.assume_not(s.cond);
+      const Interval t = then_ctx.bound(s.then_value), f = else_ctx.bound(s.else_value);
       return {std::min(t.lo, f.lo), std::max(t.hi, f.hi)};
     }
     case PrimKind::kCast: {
       const auto& c = *static_cast<const CastNode*>(e.get());
-      if (c.value.dtype().is_float() || c.dtype.bits < c.value.dtype().bits) return {};
+      if (c.value.dtype().is_float()) return {};
+      if (c.dtype.is_bool()) return {0, 1};
+      // A narrowing cast keeps the value where it fits (bound() drops it otherwise).
       return bound(c.value);
     }
+    case PrimKind::kBufferLoad:
+    case PrimKind::kTensorRead:
+      return dtype_range(e.dtype());  // any value of its dtype
     case PrimKind::kCall: {
       const auto& c = *static_cast<const CallNode*>(e.get());
       if (c.op != Intrinsic::kNeg || c.dtype.is_float()) return {};

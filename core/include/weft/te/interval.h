@@ -37,6 +37,9 @@ class IntervalContext {
   /// `e > c`, `e >= c`, `e == c` (c an integer immediate, either side) of a
   /// conjunction. Other conditions give nothing.
   void assume(const PrimExpr& cond);
+  /// The facts `cond` gives where it does not hold (a select's else branch):
+  /// the negation of a comparison with an immediate, or of each side of `||`.
+  void assume_not(const PrimExpr& cond);
 
   /// The values integer expression e can take here (unbounded when unknown).
   Interval bound(const PrimExpr& e) const;
