@@ -5,12 +5,14 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <string>
 #include <vector>
 
 #include <weft/sdk/gradient.hpp>
 
 #include "nn_ops.h"
+#include "te_util.h"
 #include "tensor_access.h"
 
 namespace weft_nn {
@@ -172,6 +174,117 @@ void dropout_kernel(const KernelArgs& k) {
   });
 }
 
+// ---- TE computes -------------------------------------------------------------------------------
+
+/// x > 0 ? x : slope * x, as rectify.
+TeCompute rectify_te(const char* name, bool has_alpha) {
+  return [name, has_alpha](const std::vector<te::Tensor>& in, const Attrs& attrs, const Type&) {
+    const te::Tensor& x = in.at(0);
+    te_util::require_float(x.dtype(), name);
+    te::Expr slope = te::make_const(x.dtype(), has_alpha ? attrs.get_float("alpha") : 0.0);
+    return std::vector<te::Tensor>{te::compute(
+        x.shape(), [&](const te::Idx& i) { return te::select(x(i) > 0, x(i), slope * x(i)); }, name)};
+  };
+}
+
+std::vector<te::Tensor> prelu_te(const std::vector<te::Tensor>& in, const Attrs& attrs, const Type&) {
+  const te::Tensor &x = in.at(0), &alpha = in.at(1);
+  te_util::require_float(x.dtype(), "nn.prelu");
+  const size_t axis = static_cast<size_t>(attrs.get_int("axis"));
+  return {te::compute(
+      x.shape(), [&](const te::Idx& i) { return te::select(x(i) > 0, x(i), x(i) * alpha(i.at(axis))); }, "prelu")};
+}
+
+/// The maximum as the kernel folds it, m = x0 then m = m < x ? x : m: x0
+/// combined with the rest folded from -inf (equal even for NaN and -inf).
+te::Reducer fold_max(DLDataType dt) {
+  return te::comm_reducer(
+      [](const std::vector<te::Expr>& a, const std::vector<te::Expr>& b) {
+        return std::vector<te::Expr>{te::select(a[0] < b[0], b[0], a[0])};
+      },
+      {te::make_const(dt, -std::numeric_limits<double>::infinity())}, "fold_max");
+}
+
+/// fast_exp in float32, operation for operation (2^n as the kernel builds
+/// it from bits: 0 for n = -127, infinity for n = 128, else exactly 2^n).
+te::Expr fast_exp_te(const te::Expr& v) {
+  auto c = [](float f) { return te::make_const(dtype::float32, static_cast<double>(f)); };
+  const te::Expr x = te::max(te::min(v, c(88.3762626647950f)), c(-88.3762626647949f));
+  const te::Expr n = te::floor(x * c(1.44269504088896341f) + c(0.5f));
+  const te::Expr f = x - n * c(0.6931471805599453f);
+  te::Expr p = c(1.9875691500E-4f) * f + c(1.3981999507E-3f);
+  p = p * f + c(8.3334519073E-3f);
+  p = p * f + c(4.1665795894E-2f);
+  p = p * f + c(1.6666665459E-1f);
+  p = p * f + c(5.0000001201E-1f);
+  const te::Expr y = p * f * f + f + c(1.0f);
+  const te::Expr two_n = te::select(n < c(-126.5f), c(0.0f),
+                                    te::select(n > c(127.5f), c(std::numeric_limits<float>::infinity()),
+                                               te::pow(c(2.0f), n)));
+  return te::max(two_n * y, v);
+}
+
+/// Softmax (or log_softmax) as the kernel: the maximum along the axis, the
+/// sum of exp(x - max), then exp(x - max) / sum (x - max - log(sum)).
+TeCompute softmax_te(SoftmaxKind kind) {
+  return [kind](const std::vector<te::Tensor>& in, const Attrs& attrs, const Type&) {
+    const te::Tensor& x = in.at(0);
+    te_util::require_float(x.dtype(), "softmax");
+    const bool fast = kind == SoftmaxKind::kFastSoftmax && x.dtype() == dtype::float32;
+    auto exp_of = [fast](const te::Expr& e) { return fast ? fast_exp_te(e) : te::exp(e); };
+    std::vector<int64_t> shape = x.shape();
+    const size_t axis = static_cast<size_t>(normalize_axis(attrs.get_int("axis"), shape.size(), "data"));
+    const int64_t extent = shape[axis];
+    for (int64_t d : shape) {
+      if (d == 0) throw Unsupported("softmax: no TE for empty data");
+    }
+    std::vector<int64_t> reduced = shape;
+    reduced[axis] = 1;
+    auto at = [&](const te::Idx& i, const te::Expr& e) {
+      te::Idx j = i;
+      j[axis] = e;
+      return x(j);
+    };
+    te::Tensor m;
+    if (extent <= 1) {
+      m = te::compute(reduced, [&](const te::Idx& i) { return at(i, 0); }, "max");
+    } else {
+      te::Reducer r = fold_max(x.dtype());
+      te::Tensor rest = te::compute_multi(
+          reduced,
+          [&](const te::Idx& i) {
+            te::Axis e = te::reduce_axis(1, extent - 1, "k");
+            return te::reduce(r, {at(i, e.var())}, {e});
+          },
+          "max_rest")[0];
+      m = te::compute(reduced, [&](const te::Idx& i) { return te::max(at(i, 0), rest(i)); }, "max");
+    }
+    auto m_at = [&](const te::Idx& i) {
+      te::Idx j = i;
+      j[axis] = te::Expr(0);
+      return m(j);
+    };
+    te::Tensor s = te::compute(
+        reduced,
+        [&](const te::Idx& i) {
+          te::Axis e = te::reduce_axis(extent, "k");
+          return te::sum(exp_of(at(i, e.var()) - m_at(i)), {e});
+        },
+        "exp_sum");
+    auto s_at = [&](const te::Idx& i) {
+      te::Idx j = i;
+      j[axis] = te::Expr(0);
+      return s(j);
+    };
+    if (kind == SoftmaxKind::kLogSoftmax) {
+      return std::vector<te::Tensor>{te::compute(
+          shape, [&](const te::Idx& i) { return x(i) - m_at(i) - te::log(s_at(i)); }, "log_softmax")};
+    }
+    return std::vector<te::Tensor>{
+        te::compute(shape, [&](const te::Idx& i) { return exp_of(x(i) - m_at(i)) / s_at(i); }, "softmax")};
+  };
+}
+
 using Grads = std::vector<Expr>;
 
 /// `g` where x >= 0, `negative_part` where x < 0.
@@ -197,6 +310,7 @@ void register_activation_ops(Registrar& reg) {
       .type_relation(identity_relation)
       .infer_layout(layouts::elementwise)
       .kernel([](const KernelArgs& k) { rectify(k, 0.0); })
+      .te_compute(rectify_te("relu", false))
       .gradient([](const Expr& c, const Expr& g) { return Grads{rectified(c.arg(0), g, grad::zeros_like(g))}; });
 
   reg.op("nn.leaky_relu")
@@ -209,6 +323,7 @@ void register_activation_ops(Registrar& reg) {
       .type_relation(identity_relation)
       .infer_layout(layouts::elementwise)
       .kernel([](const KernelArgs& k) { rectify(k, k.attrs.get_float("alpha")); })
+      .te_compute(rectify_te("leaky_relu", true))
       .gradient([](const Expr& c, const Expr& g) {
         Expr x = c.arg(0);
         return Grads{rectified(x, g, grad::mul(g, grad::scalar_like(x, c.attrs().get_float("alpha"))))};
@@ -232,6 +347,7 @@ void register_activation_ops(Registrar& reg) {
         return InferredLayouts{{data, Layout(std::string(1, data[static_cast<size_t>(axis)].name))}, {data}, Attrs()};
       })
       .kernel(prelu_kernel)
+      .te_compute(prelu_te)
       .gradient([](const Expr& c, const Expr& g) {
         // alpha runs along axis: view it with 1s elsewhere to broadcast.
         Expr x = c.arg(0), alpha = c.arg(1);
@@ -247,14 +363,17 @@ void register_activation_ops(Registrar& reg) {
       });
 
   softmax_op(reg, "nn.softmax", "Softmax along axis: exp(x_i) / sum_j exp(x_j).", SoftmaxKind::kSoftmax)
+      .te_compute(softmax_te(SoftmaxKind::kSoftmax))
       .gradient(softmax_gradient);
   // The fast exponential approximates exp, so the gradient is softmax's.
   softmax_op(reg, "nn.fast_softmax",
              "Softmax along axis computed with the reference's fast exponential approximation "
              "(float32; other dtypes use exp).",
              SoftmaxKind::kFastSoftmax)
+      .te_compute(softmax_te(SoftmaxKind::kFastSoftmax))
       .gradient(softmax_gradient);
   softmax_op(reg, "nn.log_softmax", "Log of softmax along axis: x_i - log(sum_j exp(x_j)).", SoftmaxKind::kLogSoftmax)
+      .te_compute(softmax_te(SoftmaxKind::kLogSoftmax))
       .gradient([](const Expr& c, const Expr& g) {
         // g - softmax * sum(g) along axis.
         Expr total = call("sum", {g}, {{"axis", std::vector<int64_t>{c.attrs().get_int("axis")}}, {"keepdims", true}});
@@ -279,6 +398,13 @@ void register_activation_ops(Registrar& reg) {
         return out;
       })
       .kernel(dropout_kernel)
+      .te_compute([](const std::vector<te::Tensor>& in, const Attrs&, const Type&) {
+        const te::Tensor& x = in.at(0);
+        te_util::require_float(x.dtype(), "nn.dropout");
+        return std::vector<te::Tensor>{
+            te::compute(x.shape(), [&](const te::Idx& i) { return x(i); }, "dropout"),
+            te::compute(x.shape(), [&](const te::Idx&) { return te::make_const(x.dtype(), 1.0); }, "dropout_mask")};
+      })
       .gradient([](const Expr&, const Expr& g) {
         // The result is the data (nothing dropped at inference); the mask is constant.
         return Grads{get_item(g, 0)};

@@ -4,6 +4,7 @@
 // conv2d_gemm_weight_transform lays it out (topi/nn/conv2d.py; padding from
 // arm_utils.get_conv2d_weights_padding).
 #include "conv_common.h"
+#include "te_util.h"
 
 #include <cstring>
 
@@ -174,6 +175,87 @@ void gemm_conv_kernel(const KernelArgs& a) {
   });
 }
 
+/// Row `row` (a K index) and column `col` (an N index) of the tiled weight
+/// matrix at a tiled weight's index, as GemmTiles::offset lays them out.
+std::pair<te::Expr, te::Expr> tile_row_col(const GemmTiles& t, const te::Idx& i) {
+  te::Expr a = t.transposed ? i[3] : i[2], b = t.transposed ? i[2] : i[3];
+  return {i[1] * te::Expr(t.tile_k) + a, i[0] * te::Expr(t.tile_n) + b};
+}
+
+/// The TE of transform_kernel: the HWIO weight as a K x N matrix laid out in
+/// tiles, zero past its rows and columns.
+std::vector<te::Tensor> transform_te(const std::vector<te::Tensor>& in, const Attrs& attrs, const Type& out) {
+  const te::Tensor& w = in.at(0);
+  if (!te_util::is_plain(w.dtype())) throw Unsupported("nn.contrib_conv2d_gemm_weight_transform: no TE for this dtype");
+  const std::vector<int64_t> shape = w.shape();
+  for (int64_t d : shape) {
+    if (d == 0) throw Unsupported("nn.contrib_conv2d_gemm_weight_transform: no TE for an empty weight");
+  }
+  const GemmTiles t = transform_plan(shape, attrs, w.dtype());
+  return {te::compute(
+      out.shape(),
+      [&](const te::Idx& i) {
+        auto [row, col] = tile_row_col(t, i);
+        te::Idx src = te_util::unravel(te_util::clamp(row, 0, t.k - 1), {shape[0], shape[1], shape[2]});
+        src.push_back(te_util::clamp(col, 0, t.n - 1));
+        return te::select(te::logical_and(row < te::Expr(t.k), col < te::Expr(t.n)), w(src),
+                          te::make_const(w.dtype(), 0.0));
+      },
+      "gemm_weight_transform")};
+}
+
+/// The TE of gemm_conv_kernel: per output element the sum over the taps
+/// inside the data and the input channels (in that order), the weight read
+/// from its tiles.
+std::vector<te::Tensor> gemm_conv_te(const std::vector<te::Tensor>& in, const Attrs& attrs, const Type& out) {
+  const te::Tensor &x = in.at(0), &wt = in.at(1);
+  const DLDataType acc = out.dtype();
+  auto readable = [](DLDataType t) {
+    return t == dtype::float32 || t == dtype::float64 || t == dtype::int8 || t == dtype::uint8 || t == dtype::int32 ||
+           t == dtype::int64;
+  };
+  if (!(acc == dtype::float32 || acc == dtype::float64 || acc == dtype::int32) || !readable(x.dtype()) ||
+      !readable(wt.dtype())) {
+    throw Unsupported("nn.contrib_conv2d_gemm_without_weight_transform: no TE for these dtypes");
+  }
+  const GemmConvPlan p = plan_gemm_conv(x.shape(), attrs);
+  const GemmTiles t = weight_tiles(p, wt.shape(), wt.dtype());
+  for (const std::vector<int64_t>* shape : {&p.data, &p.out}) {
+    for (int64_t d : *shape) {
+      if (d == 0) throw Unsupported("nn.contrib_conv2d_gemm_without_weight_transform: no TE for empty tensors");
+    }
+  }
+  const te_util::LayoutMap data_map(p.a.data_layout.name(), "NHWC"), out_map(p.a.out_layout.name(), "NHWC");
+  const int64_t ic_n = p.data[3], kw_n = p.kernel[1];
+  auto load = [&](const te::Tensor& v, const te::Idx& i) {
+    te::Expr e = v(i);
+    return v.dtype() == acc ? e : te::cast(acc, e);
+  };
+  return {te::compute(
+      out.shape(),
+      [&](const te::Idx& lo) {
+        te::Idx o = out_map.to_canonical(lo);  // (b, oy, ox, oc)
+        te::Axis kh = te::reduce_axis(p.kernel[0], "kh"), kw = te::reduce_axis(kw_n, "kw"), ic = te::reduce_axis(ic_n, "ic");
+        te::Expr cond;
+        te::Idx xi = {o[0]};
+        const te::Expr taps[2] = {kh.var(), kw.var()};
+        for (size_t d = 0; d < 2; ++d) {
+          te::Expr at = o[1 + d] * te::Expr(p.a.strides[d]) + taps[d] * te::Expr(p.a.dilation[d]) - te::Expr(p.a.padding[d]);
+          te::Expr inside = te::logical_and(at >= 0, at < te::Expr(p.data[1 + d]));
+          cond = cond.get() ? te::logical_and(cond, inside) : inside;
+          xi.push_back(te_util::clamp(at, 0, p.data[1 + d] - 1));
+        }
+        xi.push_back(ic.var());
+        te::Expr row = (kh.var() * te::Expr(kw_n) + kw.var()) * te::Expr(ic_n) + ic.var();
+        const te::Expr& col = o[3];
+        te::Expr a = te::floormod(row, te::Expr(t.tile_k)), b = te::floormod(col, te::Expr(t.tile_n));
+        te::Idx wi = {te::floordiv(col, te::Expr(t.tile_n)), te::floordiv(row, te::Expr(t.tile_k)), t.transposed ? b : a,
+                      t.transposed ? a : b};
+        return te::sum(load(x, data_map.to_layout(xi)) * load(wt, wi), {kh, kw, ic}, cond);
+      },
+      "conv2d_gemm")};
+}
+
 }  // namespace
 }  // namespace weft_nn::conv
 
@@ -201,7 +283,8 @@ void register_conv_gemm_ops(weft::sdk::Registrar& reg) {
       .support_level(10)
       .pattern(WEFT_PATTERN_OUT_ELEMWISE_FUSABLE)
       .type_relation(transform_relation)
-      .kernel(transform_kernel);
+      .kernel(transform_kernel)
+      .te_compute(transform_te);
 
   OpBuilder& op =
       reg.op("nn.contrib_conv2d_gemm_without_weight_transform")
@@ -220,7 +303,7 @@ void register_conv_gemm_ops(weft::sdk::Registrar& reg) {
   channel_attrs(op, 2);
   layout_attrs(op, "NCHW", "OIHW");
   out_dtype_attr(op);
-  op.type_relation(gemm_conv_relation).kernel(gemm_conv_kernel);
+  op.type_relation(gemm_conv_relation).kernel(gemm_conv_kernel).te_compute(gemm_conv_te);
 }
 
 }  // namespace weft_nn

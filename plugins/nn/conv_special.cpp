@@ -8,6 +8,7 @@
 #include <weft/sdk/gradient.hpp>
 
 #include "conv_common.h"
+#include "te_util.h"
 #include "conv_gradient.h"
 
 namespace weft_nn::conv {
@@ -107,6 +108,55 @@ void backward_weight_kernel(const KernelArgs& k) {
     }
     from_canonical(dw, p.weight_layout, p.weight, out);
   });
+}
+
+/// The TE of backward_weight_kernel: per weight element, one reduction over
+/// the batch and the gradient's positions (in that order), a position whose
+/// data tap lies outside the data skipped (its read clamped into the data).
+std::vector<te::Tensor> backward_weight_te(const std::vector<te::Tensor>& in, const Attrs& attrs, const Type& out) {
+  const te::Tensor &grad = in.at(0), &data = in.at(1);
+  const DLDataType acc = out.dtype();
+  auto readable = [](DLDataType t) {
+    return t == dtype::float32 || t == dtype::float64 || t == dtype::int8 || t == dtype::uint8 || t == dtype::int32 ||
+           t == dtype::int64;
+  };
+  if (!(acc == dtype::float32 || acc == dtype::float64 || acc == dtype::int32) || !readable(grad.dtype()) ||
+      !readable(data.dtype())) {
+    throw Unsupported("nn.conv2d_backward_weight: no TE for these dtypes");
+  }
+  const BackwardWeightPlan p = plan_backward_weight(grad.shape(), data.shape(), attrs);
+  for (const std::vector<int64_t>* shape : {&p.grad, &p.data, &p.weight}) {
+    for (int64_t d : *shape) {
+      if (d == 0) throw Unsupported("nn.conv2d_backward_weight: no TE for empty tensors");
+    }
+  }
+  const te_util::LayoutMap grad_map(p.grad_layout.name(), "NCHW"), data_map(p.data_layout.name(), "NCHW");
+  const te_util::LayoutMap weight_map(p.weight_layout.name(), "OIHW");
+  const int64_t c_in = p.data[1], c_out = p.grad[1], opg = c_out / p.groups;
+  auto load = [&](const te::Tensor& t, const te::Idx& i) {
+    te::Expr v = t(i);
+    return t.dtype() == acc ? v : te::cast(acc, v);
+  };
+  return {te::compute(
+      out.shape(),
+      [&](const te::Idx& lw) {
+        te::Idx w = weight_map.to_canonical(lw);  // (o, i, kh, kw)
+        te::Axis n = te::reduce_axis(p.data[0], "n"), y = te::reduce_axis(p.grad[2], "y"),
+                 x = te::reduce_axis(p.grad[3], "x");
+        te::Expr c = te::floordiv(w[0], te::Expr(opg)) * te::Expr(c_in / p.groups) + w[1];
+        te::Expr cond;
+        te::Idx xi = {n.var(), c};
+        const te::Expr pos[2] = {y.var(), x.var()};
+        for (size_t d = 0; d < 2; ++d) {
+          te::Expr at = pos[d] * te::Expr(p.strides[d]) - te::Expr(p.padding[d]) + w[2 + d] * te::Expr(p.dilation[d]);
+          te::Expr inside = te::logical_and(at >= 0, at < te::Expr(p.data[2 + d]));
+          cond = cond.get() ? te::logical_and(cond, inside) : inside;
+          xi.push_back(te_util::clamp(at, 0, p.data[2 + d] - 1));
+        }
+        te::Idx gi = {n.var(), w[0], y.var(), x.var()};
+        return te::sum(load(grad, grad_map.to_layout(gi)) * load(data, data_map.to_layout(xi)), {n, y, x}, cond);
+      },
+      "conv2d_backward_weight")};
 }
 
 // ---- deformable_conv2d ------------------------------------------------------------
@@ -449,6 +499,55 @@ void correlation_kernel(const KernelArgs& k) {
   });
 }
 
+/// The TE of correlation_kernel: both inputs zero-padded (the kernel reads
+/// padding as zero values), the sum over channels and the patch, divided by
+/// the patch's size.
+std::vector<te::Tensor> correlation_te(const std::vector<te::Tensor>& in, const Attrs& attrs, const Type& out) {
+  const te::Tensor &a = in.at(0), &b = in.at(1);
+  const DLDataType acc = out.dtype();
+  auto readable = [](DLDataType t) {
+    return t == dtype::float32 || t == dtype::float64 || t == dtype::int8 || t == dtype::uint8 || t == dtype::int32 ||
+           t == dtype::int64;
+  };
+  if (!(acc == dtype::float32 || acc == dtype::float64 || acc == dtype::int32) || !readable(a.dtype()) ||
+      !readable(b.dtype())) {
+    throw Unsupported("nn.correlation: no TE for these dtypes");
+  }
+  const CorrelationPlan p = plan_correlation(a.shape(), b.shape(), attrs);
+  for (int64_t d : p.data) {
+    if (d == 0) throw Unsupported("nn.correlation: no TE for empty data");
+  }
+  const bool multiply = attrs.get_bool("is_multiply");
+  const int64_t radius = p.max_displacement / p.stride2, size = 2 * radius + 1;
+  // The padded extent the farthest patch of the second input reaches.
+  std::vector<int64_t> before = {0, 0, p.padding[0], p.padding[1]}, after = {0, 0, 0, 0};
+  for (size_t d = 0; d < 2; ++d) {
+    const int64_t reach =
+        (p.out[2 + d] - 1) * p.stride1 + p.max_displacement + radius * p.stride2 + p.kernel;  // an extent
+    after[2 + d] = std::max<int64_t>(reach - p.padding[d] - p.data[2 + d], 0);
+  }
+  auto padded = [&](const te::Tensor& t, const char* name) {
+    te::Tensor c = t.dtype() == acc ? t : te::compute(t.shape(), [&](const te::Idx& i) { return te::cast(acc, t(i)); }, "cast");
+    return te::pad(c, before, after, te::make_const(acc, 0.0), name);
+  };
+  const te::Tensor pa = padded(a, "pad_a"), pb = padded(b, "pad_b");
+  te::Tensor sum = te::compute(
+      p.out,
+      [&](const te::Idx& o) {
+        te::Axis c = te::reduce_axis(p.data[1], "c"), ry = te::reduce_axis(p.kernel, "ry"),
+                 rx = te::reduce_axis(p.kernel, "rx");
+        te::Expr y1 = o[2] * te::Expr(p.stride1) + te::Expr(p.max_displacement);
+        te::Expr x1 = o[3] * te::Expr(p.stride1) + te::Expr(p.max_displacement);
+        te::Expr y2 = y1 + (te::floordiv(o[1], te::Expr(size)) - te::Expr(radius)) * te::Expr(p.stride2);
+        te::Expr x2 = x1 + (te::floormod(o[1], te::Expr(size)) - te::Expr(radius)) * te::Expr(p.stride2);
+        te::Expr u = pa(o[0], c, y1 + ry.var(), x1 + rx.var()), v = pb(o[0], c, y2 + ry.var(), x2 + rx.var());
+        return te::sum(multiply ? u * v : te::select(u > v, u - v, v - u), {c, ry, rx});
+      },
+      "correlation_sum");
+  te::Expr norm = te::make_const(acc, static_cast<double>(p.kernel * p.kernel * p.data[1]));
+  return {te::compute(p.out, [&](const te::Idx& o) { return sum(o) / norm; }, "correlation")};
+}
+
 }  // namespace
 
 void register_conv_special_ops(Registrar& reg) {
@@ -473,6 +572,7 @@ void register_conv_special_ops(Registrar& reg) {
   out_dtype_attr(bw);
   bw.type_relation(backward_weight_relation)
       .kernel(backward_weight_kernel)
+      .te_compute(backward_weight_te)
       .gradient(conv2d_backward_weight_gradient);
 
   OpBuilder& dc = reg.op("nn.deformable_conv2d")
@@ -524,7 +624,8 @@ void register_conv_special_ops(Registrar& reg) {
       .support_level(2)
       .pattern(WEFT_PATTERN_OUT_ELEMWISE_FUSABLE)
       .type_relation(correlation_relation)
-      .kernel(correlation_kernel);
+      .kernel(correlation_kernel)
+      .te_compute(correlation_te);
 }
 
 }  // namespace weft_nn::conv

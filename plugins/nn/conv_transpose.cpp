@@ -3,6 +3,7 @@
 // and TOPI's (group_)conv*_transpose computes, weights in IOW/IOHW/IODHW.
 #include "conv_common.h"
 #include "conv_gradient.h"
+#include "te_util.h"
 
 namespace weft_nn::conv {
 
@@ -115,6 +116,77 @@ void run_transpose(const TransposePlan& p, const KernelArgs& k) {
   });
 }
 
+/// The transposed conv as a gather in conv_transpose's order: output
+/// element (n, o, pos) sums x[n, c, i] * w[c, o', k] over the group's input
+/// channels c and, per spatial axis, the inputs i with i * stride - pad + k *
+/// dilation = pos (increasing i: the kernel's scatter order), each axis a
+/// reduce axis over the few i that can reach pos, conditioned on one doing so
+/// (reads clamped into their axes, where they lie then).
+std::vector<te::Tensor> transpose_te(const ConvKind& kind, const std::vector<te::Tensor>& in, const Attrs& attrs,
+                                     const Type& out) {
+  const te::Tensor &x = in.at(0), &wt = in.at(1);
+  const DLDataType acc = out.dtype();
+  auto readable = [](DLDataType t) {
+    return t == dtype::float32 || t == dtype::float64 || t == dtype::int8 || t == dtype::uint8 || t == dtype::int32 ||
+           t == dtype::int64;
+  };
+  if (!(acc == dtype::float32 || acc == dtype::float64 || acc == dtype::int32) || !readable(x.dtype()) ||
+      !readable(wt.dtype())) {
+    throw Unsupported(std::string(kind.op) + ": no TE for these dtypes");
+  }
+  const TransposePlan p = plan_transpose(ConvAttrs::read(kind, attrs), x.shape(), wt.shape());
+  for (int64_t d : p.data) {
+    if (d == 0) throw Unsupported(std::string(kind.op) + ": no TE for empty data");
+  }
+  for (int64_t d : p.out) {
+    if (d == 0) throw Unsupported(std::string(kind.op) + ": no TE for an empty result");
+  }
+  const size_t dims = p.data.size() - 2;
+  const te_util::LayoutMap data_map(p.a.data_layout.name(), kind.data_canon);
+  const te_util::LayoutMap kernel_map(p.a.kernel_layout.name(), kind.kernel_canon);
+  const te_util::LayoutMap out_map(p.a.out_layout.name(), kind.data_canon);
+  const int64_t in_c = p.data[1], out_c = p.out[1];
+  const int64_t in_per_group = in_c / p.a.groups, out_per_group = out_c / p.a.groups;
+  auto load = [&](const te::Tensor& t, const te::Idx& i) {
+    te::Expr v = t(i);
+    return t.dtype() == acc ? v : te::cast(acc, v);
+  };
+  return {te::compute(
+      out.shape(),
+      [&](const te::Idx& lo) {
+        te::Idx o = out_map.to_canonical(lo);
+        std::vector<te::Axis> r;
+        r.push_back(te::reduce_axis(in_per_group, "rc"));
+        te::Expr ci = r[0].var();
+        te::Expr oj = out_per_group == 1 ? te::Expr(0) : te::floormod(o[1], te::Expr(out_per_group));
+        te::Expr channel = p.a.groups == 1 ? ci
+                           : out_per_group == 1
+                               ? o[1] * te::Expr(in_per_group) + ci
+                               : te::floordiv(o[1], te::Expr(out_per_group)) * te::Expr(in_per_group) + ci;
+        if (out_per_group == out_c) oj = o[1];
+        te::Idx xi = {o[0], channel}, wi = {channel, oj};
+        te::Expr cond;
+        auto require = [&](const te::Expr& c) { cond = cond.get() ? te::logical_and(cond, c) : c; };
+        for (size_t d = 0; d < dims; ++d) {
+          const int64_t s = p.a.strides[d], pad = p.a.padding[d], dil = p.a.dilation[d], extent = p.data[2 + d];
+          const int64_t k = p.weight[2 + d], span = (k - 1) * dil;
+          // t = pos + pad; the inputs reaching it: i in [ceil((t - span) / s), floor(t / s)].
+          te::Expr t = pad ? o[2 + d] + te::Expr(pad) : o[2 + d];
+          te::Expr first = s == 1 ? t - te::Expr(span) : te::floordiv(t - te::Expr(span) + te::Expr(s - 1), te::Expr(s));
+          r.push_back(te::reduce_axis(span / s + 1, "r" + std::to_string(d)));
+          te::Expr i = first + r.back().var();
+          te::Expr tap = t - i * te::Expr(s);  // k * dilation
+          require(te::logical_and(i >= 0, i < te::Expr(extent)));
+          require(tap >= 0);
+          if (dil > 1) require(equal(te::floormod(tap, te::Expr(dil)), te::Expr(0)));
+          xi.push_back(te_util::clamp(i, 0, extent - 1));
+          wi.push_back(te_util::clamp(dil == 1 ? tap : te::floordiv(tap, te::Expr(dil)), 0, k - 1));
+        }
+        return te::sum(load(x, data_map.to_layout(xi)) * load(wt, kernel_map.to_layout(wi)), r, cond);
+      },
+      kind.op + 3)};
+}
+
 OpBuilder& register_transpose(Registrar& reg, const ConvKind& kind, const std::string& doc) {
   const size_t n = kind.dims;
   OpBuilder& op = reg.op(kind.op)
@@ -138,7 +210,10 @@ OpBuilder& register_transpose(Registrar& reg, const ConvKind& kind, const std::s
   layout_hooks(op, kind);
   return op.type_relation(
         [kind](const std::vector<Type>& args, const Attrs& attrs) { return transpose_relation(kind, args, attrs); })
-      .prepared_kernel(prepare_transpose(kind), run_transpose);
+      .prepared_kernel(prepare_transpose(kind), run_transpose)
+      .te_compute([kind](const std::vector<te::Tensor>& in, const Attrs& attrs, const Type& out) {
+        return transpose_te(kind, in, attrs, out);
+      });
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include "conv_common.h"
 #include "conv_gradient.h"
 #include "nn_ops.h"
+#include "te_util.h"
 
 namespace weft_nn {
 
@@ -103,6 +104,85 @@ void run_conv(const ConvPlan& p, const KernelArgs& k) {
   });
 }
 
+/// The conv as conv_forward computes it, in out_dtype: one reduction over
+/// the group's input channels and the taps (in that order), a tap outside the
+/// data skipped by the reduction's condition (its read clamped into the data,
+/// where it lies then), data and weight read through their layouts.
+std::vector<te::Tensor> conv_te(const ConvKind& kind, const std::vector<te::Tensor>& in, const Attrs& attrs,
+                                const Type& out) {
+  const te::Tensor &x = in.at(0), &wt = in.at(1);
+  const DLDataType acc = out.dtype();
+  auto readable = [](DLDataType t) {
+    return t == dtype::float32 || t == dtype::float64 || t == dtype::int8 || t == dtype::uint8 || t == dtype::int32 ||
+           t == dtype::int64;
+  };
+  if (!(acc == dtype::float32 || acc == dtype::float64 || acc == dtype::int32) || !readable(x.dtype()) ||
+      !readable(wt.dtype())) {
+    throw Unsupported(std::string(kind.op) + ": no TE for these dtypes");
+  }
+  const ConvPlan p = plan_conv(ConvAttrs::read(kind, attrs), x.shape(), wt.shape());
+  for (int64_t d : p.out) {
+    if (d == 0) throw Unsupported(std::string(kind.op) + ": no TE for an empty result");
+  }
+  for (int64_t d : p.data) {
+    if (d == 0) throw Unsupported(std::string(kind.op) + ": no TE for empty data");
+  }
+  const size_t dims = p.data.size() - 2;
+  const te_util::LayoutMap data_map(p.a.data_layout.name(), kind.data_canon);
+  const te_util::LayoutMap kernel_map(p.a.kernel_layout.name(), kind.kernel_canon);
+  const te_util::LayoutMap out_map(p.a.out_layout.name(), kind.data_canon);
+  // The weight's own canonical shape; the kernel reads it flat as p.weight.
+  const std::vector<int64_t> wshape = p.a.kernel_layout.to_canonical(wt.shape());
+  const bool same_weight = wshape == p.weight;
+  const int64_t in_c = p.data[1], out_c = p.out[1];
+  const int64_t in_per_group = in_c / p.a.groups, out_per_group = out_c / p.a.groups;
+  auto load = [&](const te::Tensor& t, const te::Idx& i) {
+    te::Expr v = t(i);
+    return t.dtype() == acc ? v : te::cast(acc, v);
+  };
+  return {te::compute(
+      out.shape(),
+      [&](const te::Idx& lo) {
+        te::Idx o = out_map.to_canonical(lo);
+        std::vector<te::Axis> r;
+        r.push_back(te::reduce_axis(in_per_group, "rc"));
+        for (size_t d = 0; d < dims; ++d) r.push_back(te::reduce_axis(p.weight[2 + d], "r" + std::to_string(d)));
+        te::Expr ci = r[0].var();
+        te::Expr channel = p.a.groups == 1 ? ci
+                           : in_per_group == 1
+                               ? te::floordiv(o[1], te::Expr(out_per_group))
+                               : te::floordiv(o[1], te::Expr(out_per_group)) * te::Expr(in_per_group) + ci;
+        te::Idx xi = {o[0], channel};
+        te::Expr cond;
+        for (size_t d = 0; d < dims; ++d) {
+          const int64_t stride = p.a.strides[d], pad = p.a.padding[d], dil = p.a.dilation[d], extent = p.data[2 + d];
+          const int64_t kernel = p.weight[2 + d];
+          te::Expr pos = stride == 1 ? o[2 + d] : o[2 + d] * te::Expr(stride);
+          if (pad) pos = pos - te::Expr(pad);
+          pos = pos + (dil == 1 ? r[1 + d].var() : r[1 + d].var() * te::Expr(dil));
+          // Whether a tap can leave the data: the first reaches back past 0, the last past the end.
+          const int64_t out_extent = p.out[2 + d];
+          const bool low = pad > 0, high = (out_extent - 1) * stride - pad + (kernel - 1) * dil > extent - 1;
+          if (low || high) {
+            te::Expr inside = low && high ? te::logical_and(pos >= 0, pos < te::Expr(extent))
+                              : low       ? pos >= 0
+                                          : pos < te::Expr(extent);
+            cond = cond.get() ? te::logical_and(cond, inside) : inside;
+            pos = te_util::clamp(pos, 0, extent - 1);
+          }
+          xi.push_back(pos);
+        }
+        te::Idx wi = {o[1], ci};
+        for (size_t d = 0; d < dims; ++d) wi.push_back(r[1 + d].var());
+        if (!same_weight) {
+          // A depthwise weight (C, multiplier, k...) read flat as (C * multiplier, 1, k...).
+          wi = te_util::unravel(te_util::ravel(wi, p.weight), wshape);
+        }
+        return te::sum(load(x, data_map.to_layout(xi)) * load(wt, kernel_map.to_layout(wi)), r, cond);
+      },
+      kind.op + 3)};
+}
+
 OpBuilder& register_conv(Registrar& reg, const ConvKind& kind, const std::string& doc) {
   OpBuilder& op = reg.op(kind.op)
                       .describe(doc)
@@ -121,7 +201,10 @@ OpBuilder& register_conv(Registrar& reg, const ConvKind& kind, const std::string
   return op
       .type_relation(
           [kind](const std::vector<Type>& args, const Attrs& attrs) { return conv_relation(kind, args, attrs); })
-      .prepared_kernel(prepare_conv(kind), run_conv);
+      .prepared_kernel(prepare_conv(kind), run_conv)
+      .te_compute([kind](const std::vector<te::Tensor>& in, const Attrs& attrs, const Type& out) {
+        return conv_te(kind, in, attrs, out);
+      });
 }
 
 /// The blocked-layout convs of Relay's AlterOpLayout: contrib_conv2d_NCHWc
@@ -145,6 +228,9 @@ void register_blocked_conv(Registrar& reg, const ConvKind& kind, bool needs_chan
       return conv_relation(kind, args, attrs, needs_channels);
     })
       .prepared_kernel(prepare_conv(kind), run_conv)
+      .te_compute([kind](const std::vector<te::Tensor>& in, const Attrs& attrs, const Type& out) {
+        return conv_te(kind, in, attrs, out);
+      })
       .gradient(conv_gradient);
 }
 

@@ -13,6 +13,7 @@
 
 #include "bias_axis.h"
 #include "nn_ops.h"
+#include "te_util.h"
 #include "tensor_access.h"
 
 namespace weft_nn {
@@ -269,6 +270,125 @@ void batch_flatten_kernel(const KernelArgs& k) {
   std::memcpy(static_cast<char*>(out.data) + out.byte_offset, static_cast<const char*>(in.data) + in.byte_offset, bytes);
 }
 
+// ---- TE computes -------------------------------------------------------------------------------
+
+/// The dtype the kernel accumulates a product of `in` into `out` in, and
+/// each operand's conversion to it: the output's dtype, except that float
+/// operands of an integer output go through int64 (the kernel's load_as).
+/// Integer sums wrap alike in any width, so the residue is the kernel's.
+struct ProductDtypes {
+  DLDataType acc;
+  bool through_int64;
+};
+
+ProductDtypes product_dtypes(const std::vector<te::Tensor>& in, DLDataType out, const char* op) {
+  for (const te::Tensor& t : in) {
+    if (!te_util::is_plain(t.dtype())) throw Unsupported(std::string(op) + ": no TE for dtype " + dtype_name(t.dtype()));
+  }
+  if (!te_util::is_plain(out)) throw Unsupported(std::string(op) + ": no TE for out_dtype " + dtype_name(out));
+  bool int_out = out.code != kDLFloat, float_in = false;
+  for (const te::Tensor& t : in) float_in = float_in || t.dtype().code == kDLFloat;
+  if (int_out && float_in) return {dtype::int64, true};
+  return {out, false};
+}
+
+te::Expr convert(const te::Expr& e, DLDataType from, DLDataType to) {
+  if (from == to) return e;
+  return te::cast(to, e);
+}
+
+/// A product out[..] = sum_k a(.., k) * b(.., k) in the kernel's dtype,
+/// cast to out's dtype where that differs (a stage of its own).
+template <typename Body>
+te::Tensor product_te(const std::vector<te::Tensor>& in, const Type& out, int64_t depth, const char* name,
+                      Body body) {
+  ProductDtypes p = product_dtypes(in, out.dtype(), name);
+  auto load = [&](const te::Tensor& t, const te::Idx& i) { return convert(t(i), t.dtype(), p.acc); };
+  te::Tensor acc = te::compute(
+      out.shape(),
+      [&](const te::Idx& i) {
+        te::Axis k = te::reduce_axis(depth, "k");
+        auto [ia, ib] = body(i, k.var());
+        return te::sum(load(in[0], ia) * load(in[1], ib), {k});
+      },
+      name);
+  if (p.acc == out.dtype()) return acc;
+  return te::compute(out.shape(), [&](const te::Idx& i) { return te::cast(out.dtype(), acc(i)); }, "cast");
+}
+
+/// nn.dense / nn.matmul: tensor_a (..., K) or (..., K, M); tensor_b (K, N) or (N, K).
+TeCompute matmul_te(bool fixed, bool fixed_ta, bool fixed_tb) {
+  return [=](const std::vector<te::Tensor>& in, const Attrs& attrs, const Type& out) {
+    const bool ta = fixed ? fixed_ta : attrs.get_bool("transpose_a");
+    const bool tb = fixed ? fixed_tb : attrs.get_bool("transpose_b");
+    std::vector<int64_t> ashape = in.at(0).shape();
+    const size_t r = ashape.size();
+    const int64_t depth = ta ? ashape[r - 2] : ashape[r - 1];
+    return std::vector<te::Tensor>{product_te(in, out, depth, fixed ? "dense" : "matmul", [&](const te::Idx& i, const te::Expr& k) {
+      te::Idx ia = i, ib;
+      const te::Expr col = i[r - 1];
+      if (ta) {
+        // out (..., M, N): a[..., k, m]
+        ia[r - 2] = k;
+        ia[r - 1] = i[r - 2];
+      } else {
+        ia[r - 1] = k;
+      }
+      ib = tb ? te::Idx{col, k} : te::Idx{k, col};
+      return std::pair<te::Idx, te::Idx>{ia, ib};
+    })};
+  };
+}
+
+std::vector<te::Tensor> batch_matmul_te(const std::vector<te::Tensor>& in, const Attrs& attrs, const Type& out) {
+  const bool ta = attrs.get_bool("transpose_a"), tb = attrs.get_bool("transpose_b");
+  std::vector<int64_t> xs = in.at(0).shape(), ys = in.at(1).shape();
+  const int64_t depth = xs[ta ? 1 : 2];
+  return {product_te(in, out, depth, "batch_matmul", [&](const te::Idx& i, const te::Expr& k) {
+    te::Expr ba = xs[0] == 1 ? te::Expr(0) : i[0], bb = ys[0] == 1 ? te::Expr(0) : i[0];
+    te::Idx ia = ta ? te::Idx{ba, k, i[1]} : te::Idx{ba, i[1], k};
+    te::Idx ib = tb ? te::Idx{bb, i[2], k} : te::Idx{bb, k, i[2]};
+    return std::pair<te::Idx, te::Idx>{ia, ib};
+  })};
+}
+
+std::vector<te::Tensor> dense_pack_te(const std::vector<te::Tensor>& in, const Attrs&, const Type& out) {
+  std::vector<int64_t> w = in.at(1).shape();
+  const int64_t tile = w[2], depth = in.at(0).shape()[1];
+  return {product_te(in, out, depth, "dense_pack", [&](const te::Idx& i, const te::Expr& k) {
+    te::Expr unit = i[1], t(tile);
+    te::Idx ib;
+    if (w.size() == 3) {
+      ib = {te::floordiv(unit, t), k, te::floormod(unit, t)};
+    } else {
+      te::Expr inner(w[3]);
+      ib = {te::floordiv(unit, t), te::floordiv(k, inner), te::floormod(unit, t), te::floormod(k, inner)};
+    }
+    return std::pair<te::Idx, te::Idx>{te::Idx{i[0], k}, ib};
+  })};
+}
+
+std::vector<te::Tensor> bias_add_te(const std::vector<te::Tensor>& in, const Attrs& attrs, const Type&) {
+  const te::Tensor &x = in.at(0), &bias = in.at(1);
+  te_util::require_float(x.dtype(), "nn.bias_add");
+  const size_t axis = static_cast<size_t>(normalize_axis(attrs.get_int("axis"), x.ndim(), "data"));
+  return {te::compute(x.shape(), [&](const te::Idx& i) { return x(i) + bias(i.at(axis)); }, "bias_add")};
+}
+
+std::vector<te::Tensor> batch_flatten_te(const std::vector<te::Tensor>& in, const Attrs&, const Type& out) {
+  const te::Tensor& x = in.at(0);
+  std::vector<int64_t> shape = x.shape();
+  std::vector<int64_t> rest(shape.begin() + 1, shape.end());
+  return {te::compute(
+      out.shape(),
+      [&](const te::Idx& i) {
+        te::Idx j = te_util::unravel(i[1], rest);
+        j.insert(j.begin(), i[0]);
+        return x(j);
+      },
+      "batch_flatten")};
+}
+
 /// Gradients of out = op(A) op(B), op a transpose when the call's flag says
 /// so, with `op_name` (nn.matmul or nn.batch_matmul) computing each product:
 /// d op(A) = g op(B)^T and d op(B) = op(A)^T g, transposed back where needed.
@@ -306,6 +426,7 @@ void register_dense_ops(Registrar& reg) {
       .type_relation([](const std::vector<Type>& args, const Attrs& attrs) { return matmul_type(args, attrs, false, true, "data", "weight"); })
       .infer_layout(matrix_layouts)
       .kernel([](const KernelArgs& k) { matmul_compute(k, false, true); })
+      .te_compute(matmul_te(true, false, true))
       .gradient([](const Expr& c, const Expr& g) {
         // out = data W^T on data flattened to (rows, K): d data = g W, d W = g^T data.
         Expr data = c.arg(0), weight = c.arg(1);
@@ -328,7 +449,8 @@ void register_dense_ops(Registrar& reg) {
       .support_level(10)
       .pattern(WEFT_PATTERN_OUT_ELEMWISE_FUSABLE)
       .type_relation(dense_pack_relation)
-      .kernel(dense_pack_kernel);
+      .kernel(dense_pack_kernel)
+      .te_compute(dense_pack_te);
 
   matmul_attrs(reg.op("nn.matmul")
                    .describe("Matrix product out = A * B with either operand transposed: tensor_a (..., K) or "
@@ -347,6 +469,7 @@ void register_dense_ops(Registrar& reg) {
       .kernel([](const KernelArgs& k) {
         matmul_compute(k, k.attrs.get_bool("transpose_a"), k.attrs.get_bool("transpose_b"));
       })
+      .te_compute(matmul_te(false, false, false))
       .gradient([](const Expr& c, const Expr& g) {
         if (c.arg(0).type().ndim() != 2) throw Error("the gradient of nn.matmul covers a 2-D tensor_a");
         return product_gradient("nn.matmul", c, g);
@@ -365,6 +488,7 @@ void register_dense_ops(Registrar& reg) {
       .pattern(WEFT_PATTERN_OUT_ELEMWISE_FUSABLE)
       .type_relation(batch_matmul_relation)
       .kernel(batch_matmul_kernel)
+      .te_compute(batch_matmul_te)
       .gradient([](const Expr& c, const Expr& g) {
         // A batch of 1 broadcasts: sum its gradient over the batch.
         std::vector<Expr> grads = product_gradient("nn.batch_matmul", c, g);
@@ -383,6 +507,7 @@ void register_dense_ops(Registrar& reg) {
       .infer_layout([](const Attrs& attrs, const std::vector<Layout>& new_in, const std::vector<Layout>& old_in,
                        const std::vector<Type>&) { return layouts::single_axis(attrs, new_in, old_in, "axis", 1); })
       .kernel(bias_add_kernel)
+      .te_compute(bias_add_te)
       .gradient([](const Expr& c, const Expr& g) {
         int64_t axis = c.attrs().get_int("axis");
         return std::vector<Expr>{g, call("sum", {g}, {{"axis", std::vector<int64_t>{axis}}, {"exclude", true}})};
@@ -401,6 +526,7 @@ void register_dense_ops(Registrar& reg) {
       .is_reshape()
       .type_relation(batch_flatten_relation)
       .kernel(batch_flatten_kernel)
+      .te_compute(batch_flatten_te)
       .gradient([](const Expr& c, const Expr& g) { return std::vector<Expr>{call("reshape_like", {g, c.arg(0)})}; });
 }
 

@@ -5,6 +5,7 @@
 
 #include <weft/sdk/gradient.hpp>
 
+#include "te_util.h"
 #include "transform.h"
 
 namespace weft_nn {
@@ -54,6 +55,30 @@ void register_dilate_op(Registrar& reg) {
                             }
                             return offset;
                           });
+      })
+      .te_compute([](const std::vector<te::Tensor>& in, const Attrs& attrs, const Type& out) {
+        const te::Tensor& x = in.at(0);
+        if (!te_util::is_plain(x.dtype())) throw Unsupported("nn.dilate: no TE for dtype " + dtype_name(x.dtype()));
+        std::vector<int64_t> strides = attrs.get_ints("strides");
+        for (int64_t d : out.shape()) {
+          if (d == 0) throw Unsupported("nn.dilate: no TE for an empty result");
+        }
+        te::Expr fill = te::make_const(x.dtype(), attrs.get_float("dilation_value"));
+        return te::compute(
+            out.shape(),
+            [&](const te::Idx& i) {
+              te::Idx j = i;
+              te::Expr on;
+              for (size_t d = 0; d < i.size(); ++d) {
+                if (strides[d] == 1) continue;
+                te::Expr s(strides[d]);
+                j[d] = te::floordiv(i[d], s);
+                te::Expr hit = equal(te::floormod(i[d], s), te::Expr(0));
+                on = on.get() ? te::logical_and(on, hit) : hit;
+              }
+              return on.get() ? te::select(on, x(j), fill) : x(j);
+            },
+            "dilate");
       })
       .gradient([](const Expr& c, const Expr& g) {
         // Only the elements at multiples of the strides came from x: take those (TVM's _tensor_grad.py).

@@ -5,6 +5,7 @@
 #include <vector>
 #include <weft/sdk/gradient.hpp>
 
+#include "te_util.h"
 #include "transform.h"
 
 namespace weft_nn {
@@ -68,6 +69,28 @@ void register_fifo_buffer_op(Registrar& reg) {
             std::memcpy(o + ((p * length + j) * inner) * es, from, inner * es);
           }
         }
+      })
+      .te_compute([](const std::vector<te::Tensor>& in, const Attrs& attrs, const Type& out) {
+        const te::Tensor &data = in.at(0), &buffer = in.at(1);
+        const std::vector<int64_t> shape = buffer.shape();
+        int64_t axis = attrs.get_int("axis");
+        if (axis < 0) axis += static_cast<int64_t>(shape.size());
+        const int64_t shift = data.shape()[axis], length = shape[axis];
+        for (int64_t d : shape) {
+          if (d == 0) throw Unsupported("nn.fifo_buffer: no TE for an empty buffer");
+        }
+        return te::compute(
+            out.shape(),
+            [&](const te::Idx& i) {
+              // Entry j is the buffer's j + shift, or past its end the data's j + shift - length.
+              te::Expr src = i[axis] + te::Expr(shift);
+              te::Idx from_buffer = i, from_data = i;
+              from_buffer[axis] = te_util::clamp(src, 0, length - 1);
+              if (shift == 0) return buffer(from_buffer);
+              from_data[axis] = te_util::clamp(src - te::Expr(length), 0, shift - 1);
+              return te::select(src < te::Expr(length), buffer(from_buffer), data(from_data));
+            },
+            "fifo_buffer");
       })
       .gradient([](const Expr& c, const Expr& g) {
         // The result is concatenate(buffer, data)[shift:] along axis: its gradient with zeros for the

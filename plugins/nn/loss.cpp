@@ -9,6 +9,7 @@
 #include <weft/sdk/gradient.hpp>
 
 #include "nn_ops.h"
+#include "te_util.h"
 #include "tensor_access.h"
 
 namespace weft_nn {
@@ -28,6 +29,27 @@ Type cross_entropy_relation(const std::vector<Type>& args, const Attrs&) {
   if (!ok) throw Error("predictions and targets must be 2-D of one shape, got x " + x.str() + " and y " + y.str());
   if (x.dtype() != y.dtype()) throw Error("predictions and targets differ in dtype: x " + x.str() + ", y " + y.str());
   return Type::tensor({}, x.dtype());
+}
+
+/// The TE of cross_entropy_kernel: the sum over the elements in C order
+/// (a reduction from a 0-d compute), then -sum / batch.
+template <typename F>
+TeCompute cross_entropy_te(F term) {
+  return [term](const std::vector<te::Tensor>& in, const Attrs&, const Type&) {
+    const te::Tensor &x = in.at(0), &y = in.at(1);
+    te_util::require_float(x.dtype(), "cross_entropy");
+    std::vector<int64_t> shape = x.shape();
+    te::Tensor sum = te::compute(
+        {},
+        [&](const te::Idx&) {
+          te::Axis r0 = te::reduce_axis(shape[0], "r0"), r1 = te::reduce_axis(shape[1], "r1");
+          return te::sum(term(x(r0, r1), y(r0, r1)), {r0, r1});
+        },
+        "cross_entropy_sum");
+    te::Expr batch = te::make_const(x.dtype(), static_cast<double>(shape[0]));
+    return std::vector<te::Tensor>{
+        te::compute({}, [&](const te::Idx&) { return -sum(te::Idx{}) / batch; }, "cross_entropy")};
+  };
 }
 
 /// -sum(term(x, y)) / batch, the reference's compute for both cross entropies.
@@ -174,6 +196,7 @@ void register_loss_ops(Registrar& reg) {
       .pattern(WEFT_PATTERN_OPAQUE)
       .type_relation(cross_entropy_relation)
       .kernel(cross_entropy_kernel([](auto x, auto y) { return std::log(x) * y; }))
+      .te_compute(cross_entropy_te([](const te::Expr& x, const te::Expr& y) { return te::log(x) * y; }))
       .gradient([](const Expr& c, const Expr& g) {
         // loss = -sum(log(x) y) / batch.
         Expr x = c.arg(0), y = c.arg(1);
@@ -189,6 +212,7 @@ void register_loss_ops(Registrar& reg) {
       .pattern(WEFT_PATTERN_OPAQUE)
       .type_relation(cross_entropy_relation)
       .kernel(cross_entropy_kernel([](auto x, auto y) { return x * y; }))
+      .te_compute(cross_entropy_te([](const te::Expr& x, const te::Expr& y) { return x * y; }))
       .gradient([](const Expr& c, const Expr& g) {
         // loss = -sum(x y) / batch.
         Expr x = c.arg(0), y = c.arg(1);

@@ -7,6 +7,7 @@
 
 #include <weft/sdk/gradient.hpp>
 
+#include "te_util.h"
 #include "transform.h"
 
 namespace weft_nn {
@@ -92,6 +93,79 @@ Border pad_border(const std::string& mode) {
   if (mode == "edge") return Border::kEdge;
   if (mode == "reflect") return Border::kReflect;
   return Border::kConstant;
+}
+
+// ---- TE computes -------------------------------------------------------------------------------
+
+bool te_fill_dtype(DLDataType t) {
+  return te_util::is_plain(t) || t == dtype::boolean;
+}
+
+/// The padded tensor as pad_kernel gathers it: the constant through te::pad
+/// (after cropping where a width is negative), the border modes by an index
+/// per axis, clamped into the axis (where it already lies).
+te::Tensor pad_te(const te::Tensor& x, const IntPairs& widths, Border mode, const te::Expr& fill,
+                  const std::vector<int64_t>& out_shape) {
+  std::vector<int64_t> shape = x.shape();
+  for (int64_t d : shape) {
+    if (d == 0) throw Unsupported("pad: no TE for an empty axis");
+  }
+  for (int64_t d : out_shape) {
+    if (d == 0) throw Unsupported("pad: no TE for an empty result");
+  }
+  if (mode == Border::kConstant) {
+    te::Tensor cropped = x;
+    bool crops = false;
+    std::vector<int64_t> before, after, cshape = shape;
+    for (size_t d = 0; d < shape.size(); ++d) {
+      crops = crops || widths[d].first < 0 || widths[d].second < 0;
+      cshape[d] += std::min<int64_t>(widths[d].first, 0) + std::min<int64_t>(widths[d].second, 0);
+      before.push_back(std::max<int64_t>(widths[d].first, 0));
+      after.push_back(std::max<int64_t>(widths[d].second, 0));
+    }
+    if (crops) {
+      cropped = te::compute(
+          cshape,
+          [&](const te::Idx& i) {
+            te::Idx j = i;
+            for (size_t d = 0; d < j.size(); ++d) {
+              if (widths[d].first < 0) j[d] = j[d] + te::Expr(-widths[d].first);
+            }
+            return x(j);
+          },
+          "crop");
+    }
+    bool pads = false;
+    for (size_t d = 0; d < shape.size(); ++d) pads = pads || before[d] > 0 || after[d] > 0;
+    if (!pads) {
+      return te::compute(out_shape, [&](const te::Idx& i) { return cropped(i); }, "pad");
+    }
+    return te::pad(cropped, before, after, fill, "pad");
+  }
+  return te::compute(
+      out_shape,
+      [&](const te::Idx& o) {
+        te::Idx j = o;
+        for (size_t d = 0; d < j.size(); ++d) {
+          const int64_t b = widths[d].first, n = shape[d];
+          if (b == 0 && widths[d].second <= 0) continue;
+          te::Expr i = b == 0 ? o[d] : o[d] - te::Expr(b);
+          te::Expr src;
+          switch (mode) {
+            case Border::kEdge: src = i; break;
+            case Border::kReflect:
+              src = te::select(i < 0, -i, te::select(i >= te::Expr(n), te::Expr(2 * n - 2) - i, i));
+              break;
+            case Border::kSymmetric:
+              src = te::select(i < 0, -i - te::Expr(1), te::select(i >= te::Expr(n), te::Expr(2 * n - 1) - i, i));
+              break;
+            case Border::kConstant: break;
+          }
+          j[d] = te_util::clamp(src, 0, n - 1);
+        }
+        return x(j);
+      },
+      "pad");
 }
 
 /// `g` sliced along `axis` to [begin, end), in reverse order when `reverse`.
@@ -235,6 +309,20 @@ void register_pad_ops(Registrar& reg) {
         pad_kernel(k.inputs.at(0), out, transform::get_pairs(k.attrs, "pad_width"),
                    pad_border(k.attrs.get_string("pad_mode")), fill);
       })
+      .te_compute([](const std::vector<te::Tensor>& in, const Attrs& attrs, const Type& out) {
+        const te::Tensor &x = in.at(0), &value = in.at(1);
+        if (!te_fill_dtype(x.dtype()) || !te_fill_dtype(value.dtype()) || value.dtype().bits > 8 * 8 ||
+            (value.dtype().code == kDLUInt && value.dtype().bits > 8)) {
+          throw Unsupported("nn.pad: no TE for these dtypes");
+        }
+        // The kernel reads the value as a double and casts it to the data's dtype.
+        te::Expr v = value(te::Idx{});
+        te::Expr fill = v.dtype() == x.dtype() && x.dtype().code == kDLFloat
+                            ? v
+                            : te::cast(x.dtype(), v.dtype() == dtype::float64 ? v : te::cast(dtype::float64, v));
+        return std::vector<te::Tensor>{pad_te(x, transform::get_pairs(attrs, "pad_width"),
+                                              pad_border(attrs.get_string("pad_mode")), fill, out.shape())};
+      })
       .gradient([](const Expr& c, const Expr& g_result) {
         // The data's gradient is the unpadded window; the pad value's is the rest.
         const std::string mode = c.attrs().get_string("pad_mode");
@@ -285,6 +373,13 @@ void register_pad_ops(Registrar& reg) {
         Border mode = k.attrs.get_string("mode") == "SYMMETRIC" ? Border::kSymmetric : Border::kReflect;
         pad_kernel(k.inputs.at(0), out, transform::get_pairs(k.attrs, "pad_width"), mode,
                    std::vector<unsigned char>(transform::element_bytes(out.dtype())));
+      })
+      .te_compute([](const std::vector<te::Tensor>& in, const Attrs& attrs, const Type& out) {
+        const te::Tensor& x = in.at(0);
+        if (!te_fill_dtype(x.dtype())) throw Unsupported("nn.mirror_pad: no TE for this dtype");
+        Border mode = attrs.get_string("mode") == "SYMMETRIC" ? Border::kSymmetric : Border::kReflect;
+        return std::vector<te::Tensor>{
+            pad_te(x, transform::get_pairs(attrs, "pad_width"), mode, te::Expr(0), out.shape())};
       })
       .gradient([](const Expr& c, const Expr& g) {
         Border mode = c.attrs().get_string("mode") == "SYMMETRIC" ? Border::kSymmetric : Border::kReflect;

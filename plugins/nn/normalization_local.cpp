@@ -5,6 +5,7 @@
 #include <weft/sdk/gradient.hpp>
 
 #include "normalization.h"
+#include "te_util.h"
 
 namespace weft_nn::norm {
 
@@ -105,6 +106,76 @@ void l2_kernel(const KernelArgs& k) {
   for (size_t e = 0; e < group_of.size(); ++e) y[e] = x[e] / std::sqrt(std::max(sum[group_of[e]], eps));
 }
 
+// ---- TE computes ---------------------------------------------------------------------------
+
+/// lrn as lrn_kernel: the sum of squares over the channels in the window
+/// (those inside the axis: the reduction's condition), then the division.
+std::vector<te::Tensor> lrn_te(const std::vector<te::Tensor>& in, const Attrs& attrs, const Type&) {
+  const te::Tensor& x = in.at(0);
+  te_util::require_float(x.dtype(), "nn.lrn");
+  const std::vector<int64_t> shape = x.shape();
+  const int64_t size = attrs.get_int("size"), half = size / 2;
+  const size_t axis = static_cast<size_t>(attrs.get_int("axis"));
+  const int64_t channels = shape[axis];
+  if (channels == 0) throw weft::sdk::Unsupported("nn.lrn: no TE for empty channels");
+  const DLDataType dt = x.dtype();
+  te::Tensor sum = te::compute(
+      shape,
+      [&](const te::Idx& i) {
+        te::Axis r = te::reduce_axis(size, "r");
+        te::Expr j = i[axis] + r.var() - te::Expr(half);
+        te::Idx at = i;
+        at[axis] = te_util::clamp(j, 0, channels - 1);
+        te::Expr v = x(at);
+        return te::sum(v * v, {r}, te::logical_and(j >= 0, j < te::Expr(channels)));
+      },
+      "lrn_sum");
+  te::Expr alpha = te::make_const(dt, static_cast<double>(attrs.get_float("alpha")));
+  te::Expr beta = te::make_const(dt, attrs.get_float("beta")), bias = te::make_const(dt, attrs.get_float("bias"));
+  te::Expr n = te::make_const(dt, static_cast<double>(size));
+  return {te::compute(
+      shape, [&](const te::Idx& i) { return x(i) / te::pow(bias + alpha * sum(i) / n, beta); }, "lrn")};
+}
+
+/// l2_normalize as l2_kernel: the sum of squares over the reduced axes (in
+/// the order of the elements), then x / sqrt(max(sum, eps)).
+std::vector<te::Tensor> l2_te(const std::vector<te::Tensor>& in, const Attrs& attrs, const Type&) {
+  const te::Tensor& x = in.at(0);
+  te_util::require_float(x.dtype(), "nn.l2_normalize");
+  const std::vector<int64_t> shape = x.shape();
+  std::vector<bool> reduced = l2_axes(attrs, Type::tensor(shape, x.dtype()));
+  std::vector<int64_t> kept = shape;
+  for (size_t d = 0; d < shape.size(); ++d) {
+    if (reduced[d]) kept[d] = 1;
+    if (shape[d] == 0) throw weft::sdk::Unsupported("nn.l2_normalize: no TE for empty data");
+  }
+  te::Tensor sum = te::compute(
+      kept,
+      [&](const te::Idx& i) {
+        std::vector<te::Axis> r;
+        te::Idx at = i;
+        for (size_t d = 0; d < shape.size(); ++d) {
+          if (!reduced[d]) continue;
+          r.push_back(te::reduce_axis(shape[d], "r" + std::to_string(d)));
+          at[d] = r.back().var();
+        }
+        te::Expr v = x(at);
+        return te::sum(v * v, r);
+      },
+      "l2_sum");
+  te::Expr eps = te::make_const(x.dtype(), attrs.get_float("eps"));
+  return {te::compute(
+      shape,
+      [&](const te::Idx& i) {
+        te::Idx at = i;
+        for (size_t d = 0; d < shape.size(); ++d) {
+          if (reduced[d]) at[d] = te::Expr(0);
+        }
+        return x(i) / te::sqrt(te::max(sum(at), eps));
+      },
+      "l2_normalize")};
+}
+
 namespace grad = weft::sdk::grad;
 using weft::sdk::call;
 using weft::sdk::Expr;
@@ -198,6 +269,7 @@ void register_local_normalization_ops(Registrar& reg) {
       .pattern(WEFT_PATTERN_OPAQUE)
       .type_relation(lrn_relation)
       .kernel([](const KernelArgs& k) { dispatch_float(k, [&](auto t) { lrn_kernel<decltype(t)>(k); }); })
+      .te_compute(lrn_te)
       .gradient(lrn_gradient);
 
   reg.op("nn.l2_normalize")
@@ -224,6 +296,7 @@ void register_local_normalization_ops(Registrar& reg) {
       .kernel([](const KernelArgs& k) {
         dispatch_float(k, [&](auto t) { l2_kernel<decltype(t)>(k); });
       })
+      .te_compute(l2_te)
       .gradient(l2_normalize_gradient)
       .rewrite("simplify_inference", l2_normalize_simplified);
 }

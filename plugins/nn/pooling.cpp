@@ -9,6 +9,7 @@
 #include <weft/sdk/gradient.hpp>
 
 #include "nn_ops.h"
+#include "te_util.h"
 
 namespace weft_nn {
 
@@ -202,6 +203,73 @@ std::string with_axes(const char* doc, const char* spatial) {
   return out;
 }
 
+/// The pool as pool_kernel computes it: the data padded (with the lowest
+/// value for max, zero for the mean: neither changes the fold), reduced over
+/// the window in its order, the mean then divided by avg_divisor's count.
+std::vector<te::Tensor> pool_te(const PoolOp& p, const std::vector<te::Tensor>& in, const Attrs& attrs,
+                                const Type& out) {
+  const te::Tensor& x = in.at(0);
+  te_util::require_float(x.dtype(), p.name);
+  const PoolAttrs a = PoolAttrs::read(attrs, p.spatial, p.is_max, Type::tensor(x.shape(), x.dtype()));
+  const Window& w = a.window;
+  const std::vector<int64_t> shape = x.shape(), oshape = out.shape();
+  for (int64_t d : oshape) {
+    if (d == 0) throw weft::sdk::Unsupported(std::string(p.name) + ": no TE for an empty result");
+  }
+  std::vector<int64_t> before(shape.size(), 0), after(shape.size(), 0);
+  bool pads = false;
+  for (size_t i = 0; i < a.axes.size(); ++i) {
+    const size_t ax = a.axes[i];
+    // The padded positions the last window reaches: [0, (out - 1) * s + (k - 1) * d].
+    const int64_t reach = (oshape[ax] - 1) * w.strides[i] + (w.size[i] - 1) * w.dilation[i] + 1;
+    before[ax] = w.pad_head[i];
+    after[ax] = std::max<int64_t>(reach - w.pad_head[i] - shape[ax], 0);
+    pads = pads || before[ax] > 0 || after[ax] > 0;
+  }
+  te::Expr fill = p.is_max ? te::lowest(x.dtype()) : te::make_const(x.dtype(), 0.0);
+  te::Tensor padded = pads ? te::pad(x, before, after, fill, "pad") : x;
+  te::Tensor acc = te::compute(
+      oshape,
+      [&](const te::Idx& o) {
+        std::vector<te::Axis> r;
+        te::Idx j = o;
+        for (size_t i = 0; i < a.axes.size(); ++i) {
+          const size_t ax = a.axes[i];
+          r.push_back(te::reduce_axis(w.size[i], "r" + std::to_string(i)));
+          te::Expr pos = w.strides[i] == 1 ? o[ax] : o[ax] * te::Expr(w.strides[i]);
+          te::Expr step = w.dilation[i] == 1 ? r.back().var() : r.back().var() * te::Expr(w.dilation[i]);
+          j[ax] = pos + step;
+        }
+        return p.is_max ? te::max(padded(j), r) : te::sum(padded(j), r);
+      },
+      p.is_max ? "max_pool" : "avg_pool_sum");
+  if (p.is_max) return {acc};
+  return {te::compute(
+      oshape,
+      [&](const te::Idx& o) {
+        te::Expr count;
+        for (size_t i = 0; i < a.axes.size(); ++i) {
+          const size_t ax = a.axes[i];
+          const int64_t d = w.dilation[i], extent = shape[ax];
+          te::Expr start = o[ax] * te::Expr(w.strides[i]) - te::Expr(w.pad_head[i]);
+          te::Expr end = start + te::Expr((w.size[i] - 1) * d);
+          te::Expr c;
+          if (a.count_include_pad) {
+            end = te::min(end, te::Expr(extent + w.pad_tail[i] - 1));
+            c = (end - start) / te::Expr(d) + 1;
+          } else {
+            te::Expr jumps = te::max((te::Expr(d - 1) - start) / te::Expr(d), te::Expr(0));
+            end = te::min(end, te::Expr(extent - 1));
+            c = (end - (start + te::Expr(d) * jumps)) / te::Expr(d) + 1;
+          }
+          count = i == 0 ? c : count * c;
+        }
+        if (!a.count_include_pad) count = te::max(count, te::Expr(1));
+        return acc(o) / te::cast(x.dtype(), count);
+      },
+      "avg_pool")};
+}
+
 void register_pool(Registrar& reg, const PoolOp& p) {
   const size_t n = std::string(p.spatial).size();
   OpBuilder& op =
@@ -229,6 +297,9 @@ void register_pool(Registrar& reg, const PoolOp& p) {
   }
   op.type_relation([p](const std::vector<Type>& args, const Attrs& attrs) { return pool_relation(p, args, attrs); });
   op.kernel([p](const KernelArgs& k) { dispatch_float(k, [&](auto t) { pool_kernel<decltype(t)>(p, k); }); });
+  op.te_compute([p](const std::vector<te::Tensor>& in, const Attrs& attrs, const Type& out) {
+    return pool_te(p, in, attrs, out);
+  });
   op.gradient([p, n](const weft::sdk::Expr& call, const weft::sdk::Expr& grad) {
     if (n == 3 || !grad_op_covers(p, call.attrs())) return box_window_gradient(p, call, grad);
     return n == 2 ? pool2d_gradient(p, call, grad) : pool1d_gradient(p, call, grad);

@@ -8,6 +8,7 @@
 #include <weft/sdk/gradient.hpp>
 
 #include "pooling.h"
+#include "te_util.h"
 
 namespace weft_nn::pooling {
 
@@ -203,6 +204,73 @@ std::vector<Expr> adaptive_max_gradient(const AdaptiveOp& p, const Expr& c, cons
                               })};
 }
 
+/// The adaptive pool as adaptive_kernel: along each pooled axis a reduce
+/// axis as long as the widest span, the update conditioned on lying in the
+/// output's span (its read clamped into the axis, where it lies then).
+std::vector<te::Tensor> adaptive_te(const AdaptiveOp& p, const std::vector<te::Tensor>& in, const Attrs& attrs,
+                                    const Type& out) {
+  const te::Tensor& x = in.at(0);
+  te_util::require_float(x.dtype(), p.name);
+  const std::vector<size_t> axes = AdaptiveAttrs::read(p, attrs, Type::tensor(x.shape(), x.dtype())).axes;
+  const std::vector<int64_t> shape = x.shape(), oshape = out.shape();
+  for (int64_t d : shape) {
+    if (d == 0) throw weft::sdk::Unsupported(std::string(p.name) + ": no TE for empty data");
+  }
+  std::vector<int64_t> widest(axes.size(), 0);
+  std::vector<bool> uniform(axes.size(), true);
+  for (size_t i = 0; i < axes.size(); ++i) {
+    const int64_t ie = shape[axes[i]], oe = oshape[axes[i]];
+    for (int64_t o = 0; o < oe; ++o) {
+      Span s = adaptive_span(o, ie, oe);
+      if (o > 0 && s.end - s.begin != widest[i]) uniform[i] = false;
+      widest[i] = std::max(widest[i], s.end - s.begin);
+    }
+  }
+  auto span = [&](const te::Idx& o, size_t i) {
+    const int64_t ie = shape[axes[i]], oe = oshape[axes[i]];
+    const te::Expr& idx = o[axes[i]];
+    te::Expr begin = te::floordiv(idx * te::Expr(ie), te::Expr(oe));
+    te::Expr end = te::floordiv((idx + 1) * te::Expr(ie) + te::Expr(oe - 1), te::Expr(oe));
+    return std::pair<te::Expr, te::Expr>{begin, end};
+  };
+  te::Tensor acc = te::compute(
+      oshape,
+      [&](const te::Idx& o) {
+        std::vector<te::Axis> r;
+        te::Idx j = o;
+        te::Expr cond;
+        for (size_t i = 0; i < axes.size(); ++i) {
+          const size_t ax = axes[i];
+          r.push_back(te::reduce_axis(widest[i], "r" + std::to_string(i)));
+          auto [begin, end] = span(o, i);
+          if (oshape[ax] == 1) {
+            j[ax] = r.back().var();
+          } else if (uniform[i]) {
+            j[ax] = begin + r.back().var();
+          } else {
+            j[ax] = te_util::clamp(begin + r.back().var(), 0, shape[ax] - 1);
+            te::Expr in_span = r.back().var() < end - begin;
+            cond = cond.get() ? te::logical_and(cond, in_span) : in_span;
+          }
+        }
+        return p.is_max ? te::max(x(j), r, cond) : te::sum(x(j), r, cond);
+      },
+      p.is_max ? "adaptive_max" : "adaptive_sum");
+  if (p.is_max) return {acc};
+  return {te::compute(
+      oshape,
+      [&](const te::Idx& o) {
+        te::Expr count;
+        for (size_t i = 0; i < axes.size(); ++i) {
+          auto [begin, end] = span(o, i);
+          te::Expr c = uniform[i] ? te::Expr(widest[i]) : end - begin;
+          count = i == 0 ? c : count * c;
+        }
+        return acc(o) / te::cast(x.dtype(), count);
+      },
+      "adaptive_avg")};
+}
+
 void register_adaptive(Registrar& reg, const AdaptiveOp& p) {
   const size_t n = std::string(p.spatial).size();
   std::string what = p.is_max ? "largest" : "mean";
@@ -245,6 +313,9 @@ void register_adaptive(Registrar& reg, const AdaptiveOp& p) {
   }
   op.kernel([p](const KernelArgs& k) {
     dispatch_float(k, [&](auto t) { adaptive_kernel<decltype(t)>(p, k); });
+  });
+  op.te_compute([p](const std::vector<te::Tensor>& in, const Attrs& attrs, const Type& out) {
+    return adaptive_te(p, in, attrs, out);
   });
 
 }

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "te_util.h"
 #include "transform.h"
 
 namespace weft_nn {
@@ -109,6 +110,36 @@ void register_space_batch_ops(Registrar& reg) {
                             return src;
                           });
       })
+      .te_compute([](const std::vector<te::Tensor>& in, const Attrs& attrs, const Type& out) {
+        const te::Tensor& x = in.at(0);
+        if (!te_util::is_plain(x.dtype())) throw Unsupported("nn.space_to_batch_nd: no TE for this dtype");
+        std::vector<int64_t> block = attrs.get_ints("block_shape");
+        IntPairs pads = transform::get_pairs(attrs, "paddings");
+        std::vector<int64_t> in_shape = x.shape();
+        for (int64_t d : in_shape) {
+          if (d == 0) throw Unsupported("nn.space_to_batch_nd: no TE for empty data");
+        }
+        te::Expr fill = te::make_const(x.dtype(), attrs.get_float("pad_value"));
+        return te::compute(
+            out.shape(),
+            [&](const te::Idx& o) {
+              // The block offset of each spatial axis from o[0] / batch, last axis fastest.
+              te::Expr flat = in_shape[0] == 1 ? o[0] : te::floordiv(o[0], te::Expr(in_shape[0]));
+              std::vector<int64_t> block_shape(block.begin(), block.end());
+              te::Idx offset = te_util::unravel(flat, block_shape);
+              te::Idx j = o;
+              j[0] = in_shape[0] == 1 ? te::Expr(0) : te::floormod(o[0], te::Expr(in_shape[0]));
+              te::Expr inside;
+              for (size_t d = 1; d <= block.size(); ++d) {
+                te::Expr i = o[d] * te::Expr(block[d - 1]) + offset[d - 1] - te::Expr(pads[d - 1].first);
+                te::Expr ok = te::logical_and(i >= 0, i < te::Expr(in_shape[d]));
+                inside = inside.get() ? te::logical_and(inside, ok) : ok;
+                j[d] = te_util::clamp(i, 0, in_shape[d] - 1);
+              }
+              return te::select(inside, x(j), fill);
+            },
+            "space_to_batch_nd");
+      })
       .gradient([](const Expr& c, const Expr& g) {
         // batch_to_space_nd cropping the padding undoes it; padded elements get no gradient.
         return std::vector<Expr>{call("nn.batch_to_space_nd", {g},
@@ -175,6 +206,27 @@ void register_space_batch_ops(Registrar& reg) {
           }
           return src + (flat * batch + idx[0]) * strides[0];
         });
+      })
+      .te_compute([](const std::vector<te::Tensor>& in, const Attrs& attrs, const Type& out) {
+        const te::Tensor& x = in.at(0);
+        std::vector<int64_t> block = attrs.get_ints("block_shape");
+        IntPairs crops = transform::get_pairs(attrs, "crops");
+        const int64_t batch = out.shape()[0];
+        return te::compute(
+            out.shape(),
+            [&](const te::Idx& o) {
+              te::Idx j = o;
+              te::Expr flat(0);
+              for (size_t d = 1; d <= block.size(); ++d) {
+                te::Expr padded = o[d] + te::Expr(crops[d - 1].first);
+                te::Expr b(block[d - 1]);
+                flat = d == 1 ? te::floormod(padded, b) : flat * b + te::floormod(padded, b);
+                j[d] = te::floordiv(padded, b);
+              }
+              j[0] = flat * te::Expr(batch) + o[0];
+              return x(j);
+            },
+            "batch_to_space_nd");
       })
       .gradient([](const Expr& c, const Expr& g) {
         // space_to_batch_nd padding back what was cropped (with zeros: cropped elements get no gradient).

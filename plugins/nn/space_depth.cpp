@@ -7,6 +7,7 @@
 
 #include <weft/sdk/gradient.hpp>
 
+#include "te_util.h"
 #include "transform.h"
 
 namespace weft_nn {
@@ -48,6 +49,27 @@ void rearrange(const KernelArgs& k, Source source) {
 /// layout undoes it. space_to_depth always yields DCR channel order
 /// (block offset outer), so for CRD the channels are regrouped with the
 /// offset inner: (offset, c) -> (c, offset).
+/// The TE of a rearrangement: out[idx] = in[source(n, c, y, x)].
+template <typename Source>
+std::vector<te::Tensor> rearrange_te(const std::vector<te::Tensor>& in, const Attrs& attrs, const Type& out,
+                                     Source source, const char* name) {
+  const te::Tensor& x = in.at(0);
+  Axes a = axes_of(attrs.get_string("layout"));
+  return {te::compute(
+      out.shape(),
+      [&](const te::Idx& i) {
+        te::Expr s[4];
+        source(i[a.n], i[a.c], i[a.h], i[a.w], s);
+        te::Idx j(4);
+        j[a.n] = s[0];
+        j[a.c] = s[1];
+        j[a.h] = s[2];
+        j[a.w] = s[3];
+        return x(j);
+      },
+      name)};
+}
+
 std::vector<Expr> depth_to_space_gradient(const Expr& c, const Expr& g) {
   const Attrs& attrs = c.attrs();
   const std::string layout = attrs.get_string("layout");
@@ -123,6 +145,22 @@ void register_space_depth_ops(Registrar& reg) {
           s[3] = x / b;
         });
       })
+      .te_compute([](const std::vector<te::Tensor>& in, const Attrs& attrs, const Type& out) {
+        const int64_t b = attrs.get_int("block_size");
+        const bool dcr = attrs.get_string("mode") == "DCR";
+        const int64_t out_c = out.shape()[axes_of(attrs.get_string("layout")).c];
+        te::Expr eb(b);
+        return rearrange_te(
+            in, attrs, out,
+            [&](const te::Expr& n, const te::Expr& c, const te::Expr& y, const te::Expr& x, te::Expr* s) {
+              te::Expr offset = eb * te::floormod(y, eb) + te::floormod(x, eb);
+              s[0] = n;
+              s[1] = dcr ? offset * te::Expr(out_c) + c : c * te::Expr(b * b) + offset;
+              s[2] = te::floordiv(y, eb);
+              s[3] = te::floordiv(x, eb);
+            },
+            "depth_to_space");
+      })
       .gradient(depth_to_space_gradient);
 
   reg.op("nn.space_to_depth")
@@ -169,6 +207,21 @@ void register_space_depth_ops(Registrar& reg) {
           s[2] = y * b + offset / b;
           s[3] = x * b + offset % b;
         });
+      })
+      .te_compute([](const std::vector<te::Tensor>& in, const Attrs& attrs, const Type& out) {
+        const int64_t b = attrs.get_int("block_size");
+        const int64_t in_c = in.at(0).shape()[axes_of(attrs.get_string("layout")).c];
+        te::Expr eb(b), ec(in_c);
+        return rearrange_te(
+            in, attrs, out,
+            [&](const te::Expr& n, const te::Expr& c, const te::Expr& y, const te::Expr& x, te::Expr* s) {
+              te::Expr offset = te::floordiv(c, ec);
+              s[0] = n;
+              s[1] = te::floormod(c, ec);
+              s[2] = y * eb + te::floordiv(offset, eb);
+              s[3] = x * eb + te::floormod(offset, eb);
+            },
+            "space_to_depth");
       })
       .gradient([](const Expr& c, const Expr& g) {
         // depth_to_space in DCR order (the order space_to_depth writes) undoes it.

@@ -13,6 +13,7 @@
 
 #include <weft/sdk/gradient.hpp>
 
+#include "te_util.h"
 #include "transform.h"
 
 namespace weft_nn {
@@ -200,6 +201,84 @@ Type scaled_type(const Type& data, const std::string& layout, const std::vector<
   return Type::tensor(shape, data.dtype());
 }
 
+/// The resize as `resize` computes it: per axis the source coordinate in
+/// float64 as source_coord, its taps' indices (clamped) and weights as
+/// axis_taps, and the weighted sum over the product of the axes' taps in the
+/// kernel's order, in float64, cast to the data's dtype. Nearest reads the
+/// one tap (a weight of 1 changes nothing).
+struct TeTap {
+  te::Expr index, weight;
+};
+
+std::vector<TeTap> te_axis_taps(const te::Expr& x, int64_t in, int64_t out, Method method, Coord mode) {
+  const DLDataType f64 = dtype::float64;
+  auto c = [&](double v) { return te::make_const(f64, v); };
+  te::Expr xf = te::cast(f64, x);
+  te::Expr s;
+  const double scale = static_cast<double>(in) / static_cast<double>(out);
+  switch (mode) {
+    case Coord::kHalfPixel: s = (xf + c(0.5)) * c(scale) - c(0.5); break;
+    case Coord::kAlignCorners:
+      s = out > 1 ? c(static_cast<double>(in - 1) / (out - 1)) * xf : c(0.0);
+      break;
+    case Coord::kAsymmetric: s = c(scale) * xf; break;
+  }
+  auto index = [&](const te::Expr& e) { return te_util::clamp_index(e, in); };
+  if (method == Method::kNearest) {
+    te::Expr r = mode == Coord::kAlignCorners ? te::round(s) : te::floor(s + c(1e-5));
+    return {{index(te::cast(dtype::int32, r)), c(1.0)}};
+  }
+  te::Expr fl = te::floor(s);
+  te::Expr i0 = te::cast(dtype::int32, fl);
+  te::Expr t = s - fl;
+  if (method == Method::kLinear) return {{index(i0), c(1.0) - t}, {index(i0 + 1), t}};
+  const double a = kCubicAlpha;
+  te::Expr t2 = t * t, t3 = t2 * t;
+  te::Expr w[4] = {c(a) * (t3 - c(2) * t2 + t), c(a + 2) * t3 - c(3 + a) * t2 + c(1),
+                   c(-(a + 2)) * t3 + c(3 + 2 * a) * t2 - c(a) * t, c(-a) * t3 + c(a) * t2};
+  std::vector<TeTap> taps;
+  for (int k = 0; k < 4; ++k) taps.push_back({index(i0 + (k - 1)), w[k]});
+  return taps;
+}
+
+te::Tensor resize_te(const te::Tensor& x, const Type& out, const std::vector<size_t>& axes, Method method,
+                     Coord mode) {
+  te_util::require_float(x.dtype(), "upsampling");
+  const std::vector<int64_t> shape = x.shape(), oshape = out.shape();
+  for (int64_t d : shape) {
+    if (d == 0) throw Unsupported("upsampling: no TE for empty data");
+  }
+  return te::compute(
+      oshape,
+      [&](const te::Idx& o) {
+        std::vector<std::vector<TeTap>> taps;
+        for (size_t a : axes) taps.push_back(te_axis_taps(o[a], shape[a], oshape[a], method, mode));
+        if (method == Method::kNearest) {
+          te::Idx j = o;
+          for (size_t k = 0; k < axes.size(); ++k) j[axes[k]] = taps[k][0].index;
+          return x(j);
+        }
+        te::Expr sum;
+        std::vector<size_t> pick(axes.size(), 0);
+        while (true) {
+          te::Idx j = o;
+          te::Expr w;
+          for (size_t k = 0; k < axes.size(); ++k) {
+            const TeTap& tap = taps[k][pick[k]];
+            w = k == 0 ? tap.weight : w * tap.weight;
+            j[axes[k]] = tap.index;
+          }
+          te::Expr term = w * te::cast(dtype::float64, x(j));
+          sum = sum.get() ? sum + term : te::make_const(dtype::float64, 0.0) + term;
+          size_t k = axes.size();
+          while (k-- > 0 && ++pick[k] == taps[k].size()) pick[k] = 0;
+          if (k == static_cast<size_t>(-1)) break;
+        }
+        return te::cast(x.dtype(), sum);
+      },
+      "resize");
+}
+
 }  // namespace
 
 /// Resizing is linear and separable: along each spatial axis the output is
@@ -248,6 +327,12 @@ void register_upsampling_ops(Registrar& reg) {
         Coord c = k.attrs.get_bool("align_corners") ? Coord::kAlignCorners : Coord::kAsymmetric;
         run_resize(k, spatial_axes(k.attrs.get_string("layout")), m, c);
       })
+      .te_compute([](const std::vector<te::Tensor>& in, const Attrs& attrs, const Type& out) {
+        std::string method = attrs.get_string("method");
+        Method m = method == "bilinear" ? Method::kLinear : method == "bicubic" ? Method::kCubic : Method::kNearest;
+        Coord c = attrs.get_bool("align_corners") ? Coord::kAlignCorners : Coord::kAsymmetric;
+        return resize_te(in.at(0), out, spatial_axes(attrs.get_string("layout")), m, c);
+      })
       .gradient([](const Expr& c, const Expr& g) {
         std::string method = c.attrs().get_string("method");
         Method m = method == "bilinear" ? Method::kLinear : method == "bicubic" ? Method::kCubic : Method::kNearest;
@@ -286,6 +371,14 @@ void register_upsampling_ops(Registrar& reg) {
                   : mode == "asymmetric"  ? Coord::kAsymmetric
                                           : Coord::kHalfPixel;
         run_resize(k, spatial_axes(k.attrs.get_string("layout")), m, c);
+      })
+      .te_compute([](const std::vector<te::Tensor>& in, const Attrs& attrs, const Type& out) {
+        Method m = attrs.get_string("method") == "trilinear" ? Method::kLinear : Method::kNearest;
+        std::string mode = attrs.get_string("coordinate_transformation_mode");
+        Coord c = mode == "align_corners" ? Coord::kAlignCorners
+                  : mode == "asymmetric"  ? Coord::kAsymmetric
+                                          : Coord::kHalfPixel;
+        return resize_te(in.at(0), out, spatial_axes(attrs.get_string("layout")), m, c);
       })
       .gradient([](const Expr& c, const Expr& g) {
         Method m = c.attrs().get_string("method") == "trilinear" ? Method::kLinear : Method::kNearest;

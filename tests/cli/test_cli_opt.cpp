@@ -277,11 +277,13 @@ TEST_F(OptCommandTest, BadConfigsAndFlagsTheBuildCannotHonourAreErrors) {
 }
 
 // A broadcast multiply, a scalar add and a sigmoid: one fused group whose ops
-// have TE computes; and a dense, which has none.
+// have TE computes; and nn.nll_loss, which has none (it reads at the targets'
+// indices, and fails on one out of range).
 const char* const kTeGroups = R"(#[version = "0.0.5"]
-def @main(%x: Tensor[(2, 3, 4), float32], %y: Tensor[(3, 1), float32], %w: Tensor[(5, 4), float32]) {
+def @main(%x: Tensor[(2, 3, 4), float32], %y: Tensor[(3, 1), float32], %p: Tensor[(2, 5), float32],
+          %t: Tensor[(2), int32], %w: Tensor[(5), float32]) {
   %0 = sigmoid(add(multiply(%x, %y), 0.5f));
-  nn.dense(%0, %w)
+  (%0, nn.nll_loss(%p, %t, %w))
 }
 )";
 
@@ -296,7 +298,7 @@ TEST_F(OptCommandTest, EmitTePrintsEachGroupsTensorExpressions) {
   EXPECT_THAT(r.out, HasSubstr("p1[i1, 0]"));
   EXPECT_THAT(r.out, HasSubstr("constant = compute((), []): 0.5f"));
   EXPECT_THAT(r.out, HasSubstr("sigmoid = compute((2, 3, 4)"));
-  EXPECT_THAT(r.out, HasSubstr(": nn.dense\n# no TE: op nn.dense: the op has no TE compute\n"));
+  EXPECT_THAT(r.out, HasSubstr(": nn.nll_loss\n# no TE: op nn.nll_loss: the op has no TE compute\n"));
 }
 
 TEST_F(OptCommandTest, EmitLoopsLowersUnderTheConfigsLoopsTraits) {

@@ -1,0 +1,113 @@
+// Helpers the nn ops' TE computes share (docs/te.md): dtype checks that
+// mirror what the reference kernels accept, clamped indices whose bounds the
+// interval proof sees at once, and C-order index arithmetic.
+#pragma once
+
+#include <weft/plugin.hpp>
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace weft_nn {
+namespace te = weft::sdk::te;
+
+namespace te_util {
+
+inline bool is_float32_or_64(DLDataType t) { return t.lanes == 1 && t.code == kDLFloat && (t.bits == 32 || t.bits == 64); }
+
+/// Declines (the group goes to the next target) a dtype the reference kernel
+/// does not take: float32 and float64 only.
+inline void require_float(DLDataType t, const char* op) {
+  if (!is_float32_or_64(t)) throw weft::sdk::Unsupported(std::string(op) + ": the TE covers float32 and float64");
+}
+
+/// Whether the dtype is an integer or float scalar of the kernels' plain set.
+inline bool is_plain(DLDataType t) {
+  if (t.lanes != 1) return false;
+  if (t.code == kDLInt || t.code == kDLUInt) return t.bits == 8 || t.bits == 16 || t.bits == 32 || t.bits == 64;
+  return t.code == kDLFloat && (t.bits == 32 || t.bits == 64);
+}
+
+/// e clamped to [lo, hi]: where e is known to lie there the value is e, and
+/// the clamp lets the bounds proof see it.
+inline te::Expr clamp(const te::Expr& e, int64_t lo, int64_t hi) {
+  return te::min(te::max(e, te::Expr(lo)), te::Expr(hi));
+}
+
+/// e clamped to [0, n - 1] where the bounds proof knows nothing of e (an
+/// index computed in float): the clamp's interval leaves int32's range on
+/// one side, so it is also taken modulo n, which changes nothing there.
+inline te::Expr clamp_index(const te::Expr& e, int64_t n) {
+  return te::floormod(clamp(e, 0, n - 1), te::Expr(n));
+}
+
+/// The C-order multi-index of `shape` at flat offset `flat` (in [0, prod)).
+inline te::Idx unravel(const te::Expr& flat, const std::vector<int64_t>& shape) {
+  te::Idx out(shape.size());
+  int64_t stride = 1;
+  std::vector<int64_t> strides(shape.size(), 1);
+  for (size_t d = shape.size(); d-- > 0;) {
+    strides[d] = stride;
+    stride *= shape[d];
+  }
+  for (size_t d = 0; d < shape.size(); ++d) {
+    te::Expr q = strides[d] == 1 ? flat : te::floordiv(flat, te::Expr(strides[d]));
+    out[d] = d == 0 ? q : te::floormod(q, te::Expr(shape[d]));
+    if (shape[d] == 1) out[d] = te::Expr(0);
+  }
+  return out;
+}
+
+/// The C-order flat offset of `index` in `shape`.
+inline te::Expr ravel(const te::Idx& index, const std::vector<int64_t>& shape) {
+  te::Expr flat = index.empty() ? te::Expr(0) : index[0];
+  for (size_t d = 1; d < shape.size(); ++d) flat = flat * te::Expr(shape[d]) + index[d];
+  return flat;
+}
+
+/// A layout convertible from `canonical` (NCHW, OIHW8i8o, ...): indices of
+/// the canonical axes to the layout's and back.
+class LayoutMap {
+ public:
+  LayoutMap(const std::string& name, const std::string& canonical) : block_(canonical.size(), 0) {
+    const weft::sdk::Layout layout(name);
+    for (const weft::sdk::LayoutAxis& a : layout.axes()) {
+      size_t c = canonical.find(a.primal_name());
+      axes_.push_back({c, a.factor});
+      if (a.factor) block_[c] = a.factor;
+    }
+  }
+  /// The layout's index of the element at canonical index `c`.
+  te::Idx to_layout(const te::Idx& c) const {
+    te::Idx out;
+    for (const auto& [axis, factor] : axes_) {
+      if (factor) out.push_back(te::floormod(c[axis], te::Expr(factor)));
+      else if (block_[axis]) out.push_back(te::floordiv(c[axis], te::Expr(block_[axis])));
+      else out.push_back(c[axis]);
+    }
+    return out;
+  }
+  /// The canonical index of the element at the layout's index `l`.
+  te::Idx to_canonical(const te::Idx& l) const {
+    te::Idx out(block_.size());
+    for (size_t i = 0; i < axes_.size(); ++i) {
+      const auto& [axis, factor] = axes_[i];
+      if (factor) continue;
+      out[axis] = l[i];
+    }
+    for (size_t i = 0; i < axes_.size(); ++i) {
+      const auto& [axis, factor] = axes_[i];
+      if (factor) out[axis] = out[axis] * te::Expr(factor) + l[i];
+    }
+    return out;
+  }
+
+ private:
+  std::vector<std::pair<size_t, int64_t>> axes_;
+  std::vector<int64_t> block_;
+};
+
+}  // namespace te_util
+}  // namespace weft_nn
