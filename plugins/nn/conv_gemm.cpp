@@ -210,27 +210,14 @@ std::vector<te::Tensor> transform_te(const std::vector<te::Tensor>& in, const At
 std::vector<te::Tensor> gemm_conv_te(const std::vector<te::Tensor>& in, const Attrs& attrs, const Type& out) {
   const te::Tensor &x = in.at(0), &wt = in.at(1);
   const DLDataType acc = out.dtype();
-  auto readable = [](DLDataType t) {
-    return t == dtype::float32 || t == dtype::float64 || t == dtype::int8 || t == dtype::uint8 || t == dtype::int32 ||
-           t == dtype::int64;
-  };
-  if (!(acc == dtype::float32 || acc == dtype::float64 || acc == dtype::int32) || !readable(x.dtype()) ||
-      !readable(wt.dtype())) {
-    throw Unsupported("nn.contrib_conv2d_gemm_without_weight_transform: no TE for these dtypes");
-  }
+  const std::string op = "nn.contrib_conv2d_gemm_without_weight_transform";
+  te_util::require_conv_dtypes(op, acc, x.dtype(), wt.dtype());
   const GemmConvPlan p = plan_gemm_conv(x.shape(), attrs);
   const GemmTiles t = weight_tiles(p, wt.shape(), wt.dtype());
-  for (const std::vector<int64_t>* shape : {&p.data, &p.out}) {
-    for (int64_t d : *shape) {
-      if (d == 0) throw Unsupported("nn.contrib_conv2d_gemm_without_weight_transform: no TE for empty tensors");
-    }
-  }
+  te_util::require_nonempty(op, {&p.data, &p.out});
   const te_util::LayoutMap data_map(p.a.data_layout.name(), "NHWC"), out_map(p.a.out_layout.name(), "NHWC");
   const int64_t ic_n = p.data[3], kw_n = p.kernel[1];
-  auto load = [&](const te::Tensor& v, const te::Idx& i) {
-    te::Expr e = v(i);
-    return v.dtype() == acc ? e : te::cast(acc, e);
-  };
+  auto load = [&](const te::Tensor& v, const te::Idx& i) { return te_util::load_as(acc, v, i); };
   return {te::compute(
       out.shape(),
       [&](const te::Idx& lo) {

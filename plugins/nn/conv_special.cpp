@@ -116,27 +116,13 @@ void backward_weight_kernel(const KernelArgs& k) {
 std::vector<te::Tensor> backward_weight_te(const std::vector<te::Tensor>& in, const Attrs& attrs, const Type& out) {
   const te::Tensor &grad = in.at(0), &data = in.at(1);
   const DLDataType acc = out.dtype();
-  auto readable = [](DLDataType t) {
-    return t == dtype::float32 || t == dtype::float64 || t == dtype::int8 || t == dtype::uint8 || t == dtype::int32 ||
-           t == dtype::int64;
-  };
-  if (!(acc == dtype::float32 || acc == dtype::float64 || acc == dtype::int32) || !readable(grad.dtype()) ||
-      !readable(data.dtype())) {
-    throw Unsupported("nn.conv2d_backward_weight: no TE for these dtypes");
-  }
+  te_util::require_conv_dtypes("nn.conv2d_backward_weight", acc, grad.dtype(), data.dtype());
   const BackwardWeightPlan p = plan_backward_weight(grad.shape(), data.shape(), attrs);
-  for (const std::vector<int64_t>* shape : {&p.grad, &p.data, &p.weight}) {
-    for (int64_t d : *shape) {
-      if (d == 0) throw Unsupported("nn.conv2d_backward_weight: no TE for empty tensors");
-    }
-  }
+  te_util::require_nonempty("nn.conv2d_backward_weight", {&p.grad, &p.data, &p.weight});
   const te_util::LayoutMap grad_map(p.grad_layout.name(), "NCHW"), data_map(p.data_layout.name(), "NCHW");
   const te_util::LayoutMap weight_map(p.weight_layout.name(), "OIHW");
   const int64_t c_in = p.data[1], c_out = p.grad[1], opg = c_out / p.groups;
-  auto load = [&](const te::Tensor& t, const te::Idx& i) {
-    te::Expr v = t(i);
-    return t.dtype() == acc ? v : te::cast(acc, v);
-  };
+  auto load = [&](const te::Tensor& t, const te::Idx& i) { return te_util::load_as(acc, t, i); };
   return {te::compute(
       out.shape(),
       [&](const te::Idx& lw) {
@@ -505,18 +491,9 @@ void correlation_kernel(const KernelArgs& k) {
 std::vector<te::Tensor> correlation_te(const std::vector<te::Tensor>& in, const Attrs& attrs, const Type& out) {
   const te::Tensor &a = in.at(0), &b = in.at(1);
   const DLDataType acc = out.dtype();
-  auto readable = [](DLDataType t) {
-    return t == dtype::float32 || t == dtype::float64 || t == dtype::int8 || t == dtype::uint8 || t == dtype::int32 ||
-           t == dtype::int64;
-  };
-  if (!(acc == dtype::float32 || acc == dtype::float64 || acc == dtype::int32) || !readable(a.dtype()) ||
-      !readable(b.dtype())) {
-    throw Unsupported("nn.correlation: no TE for these dtypes");
-  }
+  te_util::require_conv_dtypes("nn.correlation", acc, a.dtype(), b.dtype());
   const CorrelationPlan p = plan_correlation(a.shape(), b.shape(), attrs);
-  for (int64_t d : p.data) {
-    if (d == 0) throw Unsupported("nn.correlation: no TE for empty data");
-  }
+  te_util::require_nonempty("nn.correlation", {&p.data});
   const bool multiply = attrs.get_bool("is_multiply");
   const int64_t radius = p.max_displacement / p.stride2, size = 2 * radius + 1;
   // The padded extent the farthest patch of the second input reaches.

@@ -112,21 +112,9 @@ std::vector<te::Tensor> conv_te(const ConvKind& kind, const std::vector<te::Tens
                                 const Type& out) {
   const te::Tensor &x = in.at(0), &wt = in.at(1);
   const DLDataType acc = out.dtype();
-  auto readable = [](DLDataType t) {
-    return t == dtype::float32 || t == dtype::float64 || t == dtype::int8 || t == dtype::uint8 || t == dtype::int32 ||
-           t == dtype::int64;
-  };
-  if (!(acc == dtype::float32 || acc == dtype::float64 || acc == dtype::int32) || !readable(x.dtype()) ||
-      !readable(wt.dtype())) {
-    throw Unsupported(std::string(kind.op) + ": no TE for these dtypes");
-  }
+  te_util::require_conv_dtypes(kind.op, acc, x.dtype(), wt.dtype());
   const ConvPlan p = plan_conv(ConvAttrs::read(kind, attrs), x.shape(), wt.shape());
-  for (int64_t d : p.out) {
-    if (d == 0) throw Unsupported(std::string(kind.op) + ": no TE for an empty result");
-  }
-  for (int64_t d : p.data) {
-    if (d == 0) throw Unsupported(std::string(kind.op) + ": no TE for empty data");
-  }
+  te_util::require_nonempty(kind.op, {&p.data, &p.out});
   const size_t dims = p.data.size() - 2;
   const te_util::LayoutMap data_map(p.a.data_layout.name(), kind.data_canon);
   const te_util::LayoutMap kernel_map(p.a.kernel_layout.name(), kind.kernel_canon);
@@ -136,10 +124,7 @@ std::vector<te::Tensor> conv_te(const ConvKind& kind, const std::vector<te::Tens
   const bool same_weight = wshape == p.weight;
   const int64_t in_c = p.data[1], out_c = p.out[1];
   const int64_t in_per_group = in_c / p.a.groups, out_per_group = out_c / p.a.groups;
-  auto load = [&](const te::Tensor& t, const te::Idx& i) {
-    te::Expr v = t(i);
-    return t.dtype() == acc ? v : te::cast(acc, v);
-  };
+  auto load = [&](const te::Tensor& t, const te::Idx& i) { return te_util::load_as(acc, t, i); };
   return {te::compute(
       out.shape(),
       [&](const te::Idx& lo) {

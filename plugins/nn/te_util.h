@@ -6,6 +6,7 @@
 #include <weft/plugin.hpp>
 
 #include <cstdint>
+#include <initializer_list>
 #include <string>
 #include <utility>
 #include <vector>
@@ -108,6 +109,33 @@ class LayoutMap {
   std::vector<std::pair<size_t, int64_t>> axes_;
   std::vector<int64_t> block_;
 };
+
+/// Declines the dtypes a convolution kernel does not take: its two operands
+/// (data and weight, or gradient and data) of the dtypes it reads, its
+/// accumulator (out_dtype) float32, float64 or int32.
+inline void require_conv_dtypes(const std::string& op, DLDataType acc, DLDataType data, DLDataType weight) {
+  using namespace weft::sdk;
+  auto readable = [](DLDataType t) {
+    return t == dtype::float32 || t == dtype::float64 || t == dtype::int8 || t == dtype::uint8 || t == dtype::int32 ||
+           t == dtype::int64;
+  };
+  if (!(acc == dtype::float32 || acc == dtype::float64 || acc == dtype::int32) || !readable(data) || !readable(weight))
+    throw Unsupported(op + ": no TE for these dtypes");
+}
+
+/// Declines shapes with no elements (the kernels write nothing there).
+inline void require_nonempty(const std::string& op, std::initializer_list<const std::vector<int64_t>*> shapes) {
+  for (const std::vector<int64_t>* shape : shapes)
+    for (int64_t d : *shape)
+      if (d == 0) throw weft::sdk::Unsupported(op + ": no TE for empty tensors");
+}
+
+/// t[i] in the accumulator's dtype, as the kernels convert each value they load.
+inline te::Expr load_as(DLDataType acc, const te::Tensor& t, const te::Idx& i) {
+  using weft::sdk::operator==;
+  te::Expr v = t(i);
+  return t.dtype() == acc ? v : te::cast(acc, v);
+}
 
 }  // namespace te_util
 }  // namespace weft_nn
