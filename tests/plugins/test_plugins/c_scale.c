@@ -108,7 +108,8 @@ static weft_status_t scale_te(void* user_data, weft_te_tensor_t* const* inputs, 
   if (num_inputs != 1 || num_outputs != 1) return fail("ctest.scale: one input and one output expected");
   status = read_factor(attrs, &factor);
   if (!status) status = host->te_tensor_info(inputs[0], &shape, &ndim, &dtype);
-  if (!status && ndim > kMaxRank) status = fail("ctest.scale's TE takes up to 8 dimensions");
+  if (status) return status;
+  if (ndim > kMaxRank) return fail("ctest.scale's TE takes up to 8 dimensions");
   for (d = 0; !status && d < ndim; ++d) {
     status = host->te_axis(0, shape[d], 0, "i", &axes[d]);
     if (!status) status = host->te_axis_var(axes[d], &index[d]);
