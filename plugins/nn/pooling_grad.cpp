@@ -7,6 +7,7 @@
 #include <weft/sdk/gradient.hpp>
 
 #include "pooling.h"
+#include "te_util.h"
 
 namespace weft_nn::pooling {
 
@@ -87,6 +88,48 @@ void grad_kernel(const GradOp& p, const KernelArgs& k) {
     if (p.is_max && best_offset >= 0) out[best_offset] += g[o];
     ++o;
   });
+}
+
+/// The TE of grad_kernel for average pooling, as a gather: each input
+/// position sums out_grad / divisor over the windows that cover it, in the
+/// kernel's scatter order (the windows in out_grad's row-major order). A
+/// reduce axis per pooled axis runs over the ceil(size / stride) windows that
+/// can reach the position, earliest first, conditioned on one doing so.
+std::vector<te::Tensor> avg_grad_te(const std::vector<te::Tensor>& in, const Attrs& attrs, const Type&) {
+  const te::Tensor &dy = in.at(0), &x = in.at(1);
+  te_util::require_float(x.dtype(), "nn.avg_pool2d_grad");
+  const PoolAttrs a = PoolAttrs::read(attrs, "HW", false, Type::tensor(x.shape(), x.dtype()));
+  const Window& w = a.window;
+  const std::vector<int64_t> in_shape = x.shape(), pooled = dy.shape();
+  te_util::require_nonempty("nn.avg_pool2d_grad", {&in_shape, &pooled});
+  const DLDataType dt = x.dtype();
+  // The pooled axes in layout order: out_grad's row-major order visits the earlier one outer.
+  const size_t first = a.axes[0] < a.axes[1] ? 0 : 1;
+  return {te::compute(
+      in_shape,
+      [&](const te::Idx& i) {
+        std::vector<te::Axis> r(2);
+        te::Idx g = i;
+        te::Expr inside, count = te::Expr(1);
+        for (size_t k : {first, 1 - first}) {
+          const size_t ax = a.axes[k];
+          const int64_t reach = (w.size[k] + w.strides[k] - 1) / w.strides[k];
+          r[k] = te::reduce_axis(reach, "r" + std::to_string(k));
+          te::Expr last = te::floordiv(i[ax] + te::Expr(w.pad_head[k]), te::Expr(w.strides[k]));
+          te::Expr o = last - te::Expr(reach - 1) + r[k].var();
+          te::Expr start = o * te::Expr(w.strides[k]) - te::Expr(w.pad_head[k]);
+          te::Expr covers = te::logical_and(te::logical_and(o >= 0, o < te::Expr(pooled[ax])),
+                                            i[ax] < start + te::Expr(w.size[k]));
+          inside = inside ? te::logical_and(inside, covers) : covers;
+          count = count * (te::min(start + te::Expr(w.size[k]), te::Expr(in_shape[ax])) - te::max(start, 0));
+          g[ax] = te_util::clamp(o, 0, pooled[ax] - 1);
+        }
+        te::Expr divisor = a.count_include_pad ? te::make_const(dt, static_cast<double>(w.size[0] * w.size[1]))
+                                               : te::cast(dt, te::max(count, 1));
+        std::vector<te::Axis> order = {r[first], r[1 - first]};
+        return te::sum(dy(g) / divisor, order, inside);
+      },
+      "avg_pool2d_grad")};
 }
 
 /// avg_pool2d_grad is linear in out_grad and constant in data: out_grad's
@@ -187,6 +230,7 @@ void register_pool_grad_ops(Registrar& reg) {
       dispatch_float(k, [&](auto t) { grad_kernel<decltype(t)>(p, k); });
     });
     op.gradient(p.is_max ? max_grad_gradient : avg_grad_gradient);
+    if (!p.is_max) op.te_compute(avg_grad_te);
   }
 }
 
