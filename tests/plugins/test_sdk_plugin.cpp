@@ -26,7 +26,7 @@ class SdkPluginTest : public ::testing::Test {
     dir_ = std::make_unique<TempDir>();
     std::string text =
         "name: sdk\nversion: 0.2.0\nabi: 1\nkind: ops\nlibrary: libsdk_plugin.so\nprovides:\n"
-        "  ops: [sdk.axpy, sdk.throw, sdk.stamp, sdk.row_argmax]\n  models: [sdk.tiny]\n  initializers: [sdk.counter]\n  passes: [sdk.RenameMain, sdk.ContextProbe, sdk.ReadUnknownConfig]\n"
+        "  ops: [sdk.axpy, sdk.throw, sdk.stamp, sdk.row_argmax, sdk.bad_te]\n  models: [sdk.tiny]\n  initializers: [sdk.counter]\n  passes: [sdk.RenameMain, sdk.ContextProbe, sdk.ReadUnknownConfig]\n"
         "  frontends: [sdk.len]\n";
     copy_test_library("sdk_plugin", dir_->path() / "sdk");
     write_file(dir_->path() / "sdk" / "weft-plugin.yaml", text);
@@ -179,6 +179,34 @@ def @main(%x: Tensor[(2), float32], %y: Tensor[(2), float32]) { sdk.axpy(%x, %y)
   } catch (const Error& e) {
     EXPECT_THAT(e.what(), HasSubstr("sdk.axpy"));
   }
+}
+
+TEST_F(SdkPluginTest, MisusedTeHostFunctionsAreErrorsNamingTheOpAndTheMistake) {
+  const std::pair<const char*, const char*> cases[] = {
+      {"operator", "unknown TE binary operator 99"},
+      {"null", "expected a TE expression, got NULL"},
+      {"kind", "the handle is not a TE expression"},
+      {"extent", "an extent >= 0"},
+      {"dtypes", "&& of float32 and int32; expected bool operands"},
+      {"rank", "3 indices"},
+  };
+  for (const auto& [what, message] : cases) {
+    IRModule mod = parse_module(std::string("def @main(%x: Tensor[(2), float32]) { sdk.bad_te(%x, what=\"") + what +
+                                "\") }");
+    try {
+      build(mod, loops_only());
+      ADD_FAILURE() << what << ": built";
+    } catch (const Error& e) {
+      EXPECT_THAT(e.what(), HasSubstr("sdk.bad_te")) << what;
+      EXPECT_THAT(e.what(), HasSubstr(message)) << what;
+    }
+  }
+  // Used rightly, the same op runs on loops.
+  Tensor x = tensor_of<float>({2}, DataType::Float(32), {1.5f, -2});
+  Tensor got = GraphExecutor(build(parse_module("def @main(%x: Tensor[(2), float32]) { sdk.bad_te(%x) }"), loops_only()))
+                   .run({x})
+                   .tensor();
+  EXPECT_EQ(std::vector<float>(got.data_as<float>(), got.data_as<float>() + 2), (std::vector<float>{1.5f, -2}));
 }
 
 // sdk.stamp adds the number of its call site's kernel preparation (the

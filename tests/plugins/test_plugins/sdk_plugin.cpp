@@ -71,6 +71,24 @@ std::vector<te::Tensor> row_argmax_te(const std::vector<te::Tensor>& in, const s
       [&](const te::Idx& i) { return te::reduce(first_max, {k.var(), padded(i[0], k)}, {k}); }, "row_argmax");
 }
 
+// sdk.bad_te's TE: the misuse of the te_* host functions `what` names, to
+// show that each comes back as an error instead of a crash.
+std::vector<te::Tensor> bad_te(const std::vector<te::Tensor>& in, const sdk::Attrs& attrs, const sdk::Type&) {
+  const std::string what = attrs.get_string("what");
+  const te::Tensor& x = in.at(0);
+  te::Expr one = 1;
+  weft_te_expr_t* out = nullptr;
+  if (what == "operator") sdk::check(sdk::host().te_binary(static_cast<weft_te_binary_op_t>(99), one.get(), one.get(), &out));
+  if (what == "null") sdk::check(sdk::host().te_binary(WEFT_TE_ADD, one.get(), nullptr, &out));
+  if (what == "kind") {  // a tensor handle where an expression goes
+    sdk::check(sdk::host().te_binary(WEFT_TE_ADD, one.get(), reinterpret_cast<weft_te_expr_t*>(x.get()), &out));
+  }
+  if (what == "extent") (void)te::reduce_axis(-3, "k");
+  if (what == "dtypes") (void)te::compute(x.shape(), [&](const te::Idx& i) { return te::logical_and(x(i), one); });
+  if (what == "rank") (void)te::compute(x.shape(), [&](const te::Idx& i) { return x(i[0], i[0], i[0]); });
+  return {te::compute(x.shape(), [&](const te::Idx& i) { return x(i); }, "copy")};
+}
+
 }  // namespace
 
 WEFT_PLUGIN(reg) {
@@ -168,6 +186,18 @@ WEFT_PLUGIN(reg) {
         }
       })
       .te_compute(row_argmax_te);
+
+  reg.op("sdk.bad_te")
+      .describe("data, through a TE compute that misuses the TE host functions as `what` says")
+      .input("data", "Tensor", "Returned unchanged (float32).")
+      .attr("what", std::string("none"), "The misuse: operator, null, kind, extent, dtypes, rank or none.")
+      .support_level(10)
+      .pattern(WEFT_PATTERN_ELEMWISE)
+      .type_relation(sdk::identity_relation)
+      .kernel([](const sdk::KernelArgs& k) {
+        std::memcpy(k.outputs.at(0).data<float>(), k.inputs.at(0).data<float>(), k.outputs[0].numel() * sizeof(float));
+      })
+      .te_compute(bad_te);
 
   // Throws what `what` names, to show how the SDK's guard reports each kind of exception.
   reg.op("sdk.throw")
