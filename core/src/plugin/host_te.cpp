@@ -1,6 +1,9 @@
 // Host functions of plugin.h for tensor expressions (ABI 1.9): what an op's
 // te_compute builds its outputs with. Each is a thin shell over weft::te,
 // whose builders check dtypes and shapes and throw the errors plugins see.
+#include <cstring>
+#include <type_traits>
+
 #include "host_tables.h"
 #include "weft/te/reduce.h"
 #include "weft/te/tensor.h"
@@ -38,7 +41,18 @@ std::vector<te::Var> vars_of(weft_te_expr_t* const* h, size_t n, const char* wha
 
 weft_te_expr_t* new_expr(te::PrimExpr e) { return new_handle<weft_te_expr_t>(std::move(e)); }
 
-te::BinaryOp binary_op(weft_te_binary_op_t op) {
+/// The integer a plugin passed as an enum: it may lie outside the enum's
+/// values (a C caller's mistake), so it is read as bytes, never loaded as the
+/// enum type, whose out-of-range values C++ leaves undefined.
+template <typename Enum>
+int raw_value(Enum e) {
+  std::underlying_type_t<Enum> v;
+  std::memcpy(&v, &e, sizeof v);
+  return static_cast<int>(v);
+}
+
+te::BinaryOp binary_op(weft_te_binary_op_t given) {
+  const int op = raw_value(given);
   switch (op) {
     case WEFT_TE_ADD: return te::BinaryOp::kAdd;
     case WEFT_TE_SUB: return te::BinaryOp::kSub;
@@ -58,11 +72,12 @@ te::BinaryOp binary_op(weft_te_binary_op_t op) {
     case WEFT_TE_OR: return te::BinaryOp::kOr;
   }
   throw StatusError{WEFT_STATUS_INVALID_ARGUMENT,
-                    "unknown TE binary operator " + std::to_string(static_cast<int>(op)) + " (expected 0..15)"};
+                    "unknown TE binary operator " + std::to_string(op) + " (expected 0..15)"};
 }
 
-te::PrimExpr intrinsic(weft_te_intrinsic_t op, std::vector<te::PrimExpr> args) {
+te::PrimExpr intrinsic(weft_te_intrinsic_t given, std::vector<te::PrimExpr> args) {
   auto call = [&](te::Intrinsic i) { return te::call_intrinsic(i, std::move(args)); };
+  const int op = raw_value(given);
   switch (op) {
     case WEFT_TE_NEG: return call(te::Intrinsic::kNeg);
     case WEFT_TE_ABS: return call(te::Intrinsic::kAbs);
@@ -84,11 +99,12 @@ te::PrimExpr intrinsic(weft_te_intrinsic_t op, std::vector<te::PrimExpr> args) {
       return te::logical_not(std::move(args[0]));
   }
   throw StatusError{WEFT_STATUS_INVALID_ARGUMENT,
-                    "unknown TE intrinsic " + std::to_string(static_cast<int>(op)) + " (expected 0..15)"};
+                    "unknown TE intrinsic " + std::to_string(op) + " (expected 0..15)"};
 }
 
-te::PrimExpr builtin_reduce(weft_te_reduce_kind_t kind, te::PrimExpr source, std::vector<te::IterVar> axes,
+te::PrimExpr builtin_reduce(weft_te_reduce_kind_t given, te::PrimExpr source, std::vector<te::IterVar> axes,
                             te::PrimExpr condition) {
+  const int kind = raw_value(given);
   switch (kind) {
     case WEFT_TE_REDUCE_SUM: return te::sum(std::move(source), std::move(axes), std::move(condition));
     case WEFT_TE_REDUCE_MAX: return te::max(std::move(source), std::move(axes), std::move(condition));
@@ -96,7 +112,7 @@ te::PrimExpr builtin_reduce(weft_te_reduce_kind_t kind, te::PrimExpr source, std
     case WEFT_TE_REDUCE_PROD: return te::prod(std::move(source), std::move(axes), std::move(condition));
   }
   throw StatusError{WEFT_STATUS_INVALID_ARGUMENT,
-                    "unknown TE reduction " + std::to_string(static_cast<int>(kind)) + " (expected 0..3)"};
+                    "unknown TE reduction " + std::to_string(kind) + " (expected 0..3)"};
 }
 
 std::string name_or(const char* name, const char* fallback) { return name ? name : fallback; }
