@@ -45,13 +45,13 @@ weft_te_expr_t* new_expr(te::PrimExpr e) { return new_handle<weft_te_expr_t>(std
 /// values (a C caller's mistake), so it is read as bytes, never loaded as the
 /// enum type, whose out-of-range values C++ leaves undefined.
 template <typename Enum>
-int raw_value(Enum e) {
+int raw_value(const Enum& e) {
   std::underlying_type_t<Enum> v;
   std::memcpy(&v, &e, sizeof v);
   return static_cast<int>(v);
 }
 
-te::BinaryOp binary_op(weft_te_binary_op_t given) {
+te::BinaryOp binary_op(const weft_te_binary_op_t& given) {
   const int op = raw_value(given);
   switch (op) {
     case WEFT_TE_ADD: return te::BinaryOp::kAdd;
@@ -75,7 +75,7 @@ te::BinaryOp binary_op(weft_te_binary_op_t given) {
                     "unknown TE binary operator " + std::to_string(op) + " (expected 0..15)"};
 }
 
-te::PrimExpr intrinsic(weft_te_intrinsic_t given, std::vector<te::PrimExpr> args) {
+te::PrimExpr intrinsic(const weft_te_intrinsic_t& given, std::vector<te::PrimExpr> args) {
   auto call = [&](te::Intrinsic i) { return te::call_intrinsic(i, std::move(args)); };
   const int op = raw_value(given);
   switch (op) {
@@ -102,7 +102,7 @@ te::PrimExpr intrinsic(weft_te_intrinsic_t given, std::vector<te::PrimExpr> args
                     "unknown TE intrinsic " + std::to_string(op) + " (expected 0..15)"};
 }
 
-te::PrimExpr builtin_reduce(weft_te_reduce_kind_t given, te::PrimExpr source, std::vector<te::IterVar> axes,
+te::PrimExpr builtin_reduce(const weft_te_reduce_kind_t& given, te::PrimExpr source, std::vector<te::IterVar> axes,
                             te::PrimExpr condition) {
   const int kind = raw_value(given);
   switch (kind) {
