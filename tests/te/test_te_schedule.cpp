@@ -235,7 +235,10 @@ TEST(TeComputeAt, APaddingStageIsComputedPerOutputRowForTheRowsItNeeds) {
   EXPECT_NE(text.find("i2_1 = i2 * 2 + i2.at\n"), std::string::npos) << text;  // i2: the conv's row, i2_1: pad's
   EXPECT_NE(text.find("for i3.at in range(7):\n"), std::string::npos) << text;
   EXPECT_LT(text.find("for i2 in range(3):"), text.find("for i2.at in range(3):")) << text;
-  EXPECT_LT(text.find("pad[0, i1_1, i2_1, i3] = "), text.find("conv2d[0, i1, i2, i3_1] = 0f")) << text;
+  // pad is a buffer of just those rows, written and read at offsets within them.
+  EXPECT_NE(text.find("        allocate pad(1, 2, 3, 7) float32\n"), std::string::npos) << text;
+  EXPECT_LT(text.find("pad[0, i1.at, i2.at, i3.at] = "), text.find("conv2d[0, i1, i2, i3_1] = 0f")) << text;
+  EXPECT_NE(text.find(" + pad[0, rc, ry, i3_1 * 2 + rx] * "), std::string::npos) << text;
   expect_same_results(s, {x, w}, {cases::member(data, "x"), cases::member(data, "w")});
 }
 
@@ -316,12 +319,12 @@ TEST(TeCacheWrite, AMatmulTileAccumulatesInItsCacheThenIsCopiedOut) {
   cache.reorder({k, cache.leaf_iter_vars()[0], cache.leaf_iter_vars()[1]});  // the 2 x 3 tile inside k
   cache.vectorize(cache.leaf_iter_vars()[2]);
   const std::string text = print(lower(s, "mm", {a, b}));
-  EXPECT_NE(text.find("allocate matmul.local(5, 6) float32"), std::string::npos) << text;
+  EXPECT_NE(text.find("allocate matmul.local(2, 3) float32"), std::string::npos) << text;  // one tile
   EXPECT_NE(text.find("for k in range(7):\n"), std::string::npos) << text;
   EXPECT_NE(text.find("vectorized for j.at in range(3):"), std::string::npos) << text;
-  EXPECT_NE(text.find("matmul[i_1, j_1] = matmul.local[i_1, j_1]"), std::string::npos) << text;
+  EXPECT_NE(text.find("matmul[i_1, j_1] = matmul.local[i.inner, j.inner]"), std::string::npos) << text;
   // k runs outside the tile: the tile's identity has a nest of its own before it.
-  EXPECT_LT(text.find("matmul.local[i, j] = 0f"), text.find("for k in range(7):")) << text;
+  EXPECT_LT(text.find("matmul.local[i.at, j.at] = 0f"), text.find("for k in range(7):")) << text;
   expect_same_results(s, {a, b}, {cases::member(data, "a"), cases::member(data, "b")});
 }
 

@@ -73,11 +73,19 @@ LoopStructure loop_structure(const Stage& stage) {
 /// the loop kinds, what is bound outside (a consumer's loops, for a stage
 /// computed at one of them) and the nests of stages computed at its loops.
 struct NestPlan {
+  /// What is emitted at one of the stage's loops, first in its body: the
+  /// nests of the stages computed there, inside the buffers they write.
+  struct Attached {
+    std::vector<Stmt> nests;
+    std::vector<Buffer> buffers;
+  };
   std::vector<IterVar> leaves;
   LoopStructure ls;
   std::unordered_map<const IterVarNode*, ForKind> kinds;
   VarSet bound;
-  std::unordered_map<const IterVarNode*, std::vector<Stmt>> attached;
+  std::unordered_map<const IterVarNode*, Attached> attached;
+  std::vector<Buffer> out;        // the buffers the stage writes
+  std::vector<PrimExpr> index;    // where it writes an element of them
 };
 
 /// `body` inside `loops` (outermost first). A root axis that is not a loop of
@@ -101,9 +109,10 @@ Stmt loop_nest(const NestPlan& plan, const std::vector<IterVar>& loops, const Va
   for (size_t l = loops.size(); l-- > 0;) {
     const IterVar& loop = loops[l];
     if (auto it = plan.attached.find(loop.get()); with_attached && it != plan.attached.end()) {
-      std::vector<Stmt> stmts = it->second;
+      std::vector<Stmt> stmts = it->second.nests;
       stmts.push_back(body);
       body = seq(std::move(stmts));
+      for (const Buffer& b : it->second.buffers) body = allocate(b, body);
     }
     for (auto it = lets[l].rbegin(); it != lets[l].rend(); ++it) body = let_stmt((*it)->axis->var, (*it)->value, body);
     auto kind = plan.kinds.find(loop.get());
@@ -183,10 +192,10 @@ class Lowering {
         inlined_[op.get()] = inline_reads(stage->body()[0]);
         continue;
       }
-      for (int i = 0; i < op->num_outputs(); ++i) {
-        (schedule_.is_output(op) ? f.outputs : scratch).push_back(buffer_for(op->output(i)));
-      }
       if (!stage->attached_to()) {
+        for (int i = 0; i < op->num_outputs(); ++i) {
+          (schedule_.is_output(op) ? f.outputs : scratch).push_back(buffer_for(op->output(i)));
+        }
         nests.push_back(stage_nest(*stage));
         continue;
       }
@@ -242,26 +251,49 @@ class Lowering {
     return substitute(it->second, at);
   }
 
-  /// e (inlined) with tensor reads as buffer loads.
+  /// e (inlined) with tensor reads as buffer loads; a read of a stage
+  /// computed at its reader's loop loads from the region that stage wrote.
   PrimExpr to_loads(const PrimExpr& e) {
     PrimExpr m = map_children(e, [&](const PrimExpr& c) { return to_loads(c); });
     if (m->kind != PrimKind::kTensorRead) return m;
     const auto& r = *static_cast<const TensorReadNode*>(m.get());
-    return buffer_load(buffer_for(r.tensor), r.indices);
+    const Buffer b = buffer_for(r.tensor);
+    auto region = regions_.find(b.get());
+    if (region == regions_.end()) return buffer_load(b, r.indices);
+    const Region& at = region->second;
+    std::vector<PrimExpr> index;
+    for (size_t d = 0; d < r.indices.size(); ++d) {
+      // In the reader's loops, so the offset from the region's start cancels to the inner loops.
+      index.push_back(simplify(substitute(r.indices[d], at.reader_roots) - at.start[d]));
+    }
+    return buffer_load(at.buffer, std::move(index));
   }
 
   PrimExpr lowered(const PrimExpr& e) { return to_loads(inline_reads(e)); }
 
-  Stmt stage_nest(const Stage& stage) { return emit(stage, plan_of(stage)); }
+  Stmt stage_nest(const Stage& stage) {
+    const NestPlan plan = plan_of(stage);
+    Stmt nest = emit(stage, plan);
+    for (const auto& [loop, attached] : plan.attached) {
+      for (const Buffer& b : attached.buffers) regions_.erase(global_of_.at(b.get()));
+    }
+    return nest;
+  }
 
   NestPlan plan_of(const Stage& stage) {
     NestPlan plan;
     plan.leaves = stage.leaf_iter_vars();
     plan.ls = loop_structure(stage);
     for (const IterVar& l : plan.leaves) plan.kinds[l.get()] = stage.for_kind(l);
+    const Operation& op = stage.op();
+    for (int i = 0; i < op->num_outputs(); ++i) plan.out.push_back(buffer_for(op->output(i)));
+    for (const IterVar& a : static_cast<const ComputeOpNode&>(*op).axis) plan.index.push_back(a->var);
     for (const auto& producer : schedule_.stages()) {
       if (producer->attached_to().same_as(stage.op())) {
-        plan.attached[producer->attach_loop().get()].push_back(attached_nest(*producer, stage, plan));
+        NestPlan::Attached& at = plan.attached[producer->attach_loop().get()];
+        NestPlan pplan = attached_plan(*producer, stage, plan);
+        at.nests.push_back(emit(*producer, pplan));
+        at.buffers.insert(at.buffers.end(), pplan.out.begin(), pplan.out.end());
       }
     }
     return plan;
@@ -282,8 +314,9 @@ class Lowering {
   }
 
   /// The nest of `producer` computed at its attach loop of `consumer`: one
-  /// loop per axis over the part the consumer reads under that loop.
-  Stmt attached_nest(const Stage& producer, const Stage& consumer, const NestPlan& cplan) {
+  /// loop per axis over the part the consumer reads under that loop, written
+  /// into a buffer of that part's size (a tile that can live in registers).
+  NestPlan attached_plan(const Stage& producer, const Stage& consumer, const NestPlan& cplan) {
     const Operation& op = producer.op();
     if (schedule_.is_output(op)) {
       throw Error("schedule: output stage '" + op->name + "' is computed at '" + consumer.op()->name + "'")
@@ -330,6 +363,9 @@ class Lowering {
     NestPlan plan;
     plan.bound = cplan.bound;
     for (auto it = cplan.leaves.begin(); it <= at; ++it) plan.bound.insert((*it)->var.get());
+    std::vector<PrimExpr> region_start(pc.axis.size());
+    std::vector<int64_t> region_shape(pc.axis.size());
+    std::vector<PrimExpr> local_index(pc.axis.size());
     for (const IterVar& leaf : producer.leaf_iter_vars()) {
       const auto axis = std::find(pc.axis.begin(), pc.axis.end(), leaf);
       if (axis == pc.axis.end()) {  // a reduce axis: all of it, as its own loop
@@ -345,6 +381,7 @@ class Lowering {
       plan.kinds[loop.get()] = producer.for_kind(leaf);
       const PrimExpr value = simplify(start + loop->var);
       plan.ls.data_roots.push_back({leaf, value, vars_of(value)});
+      region_start[d] = start, region_shape[d] = extent, local_index[d] = loop->var;
       // Reads under a select may reach past the producer: those elements are not computed.
       plan.ls.data_guards.push_back(logical_and(leaf->var >= 0, leaf->var < int_imm(leaf->extent)));
     }
@@ -356,17 +393,21 @@ class Lowering {
       }
     }
     plan.ls.data_roots = std::move(ordered);
-    return emit(producer, plan);
+    for (const Buffer& b : buffers) {
+      plan.out.push_back(make_buffer(b->name, b->dtype, region_shape));
+      global_of_[plan.out.back().get()] = b.get();
+      regions_[b.get()] = Region{plan.out.back(), region_start, root_values};
+    }
+    plan.index = std::move(local_index);
+    return plan;
   }
 
   Stmt emit(const Stage& stage, const NestPlan& plan) {
     const Operation& op = stage.op();
     const auto& c = *static_cast<const ComputeOpNode*>(op.get());
     const LoopStructure& ls = plan.ls;
-    std::vector<PrimExpr> index;
-    for (const IterVar& a : c.axis) index.push_back(a->var);
-    std::vector<Buffer> out;
-    for (int i = 0; i < op->num_outputs(); ++i) out.push_back(buffer_for(op->output(i)));
+    const std::vector<PrimExpr>& index = plan.index;
+    const std::vector<Buffer>& out = plan.out;
     std::vector<const LoopStructure::Root*> data_roots, all_roots;
     for (const auto& r : ls.data_roots) data_roots.push_back(&r), all_roots.push_back(&r);
     for (const auto& r : ls.reduce_roots) all_roots.push_back(&r);
@@ -423,8 +464,19 @@ class Lowering {
     return if_then_else(lowered(r.condition), s);
   }
 
+  /// Where a stage computed at its reader's loop keeps its part: a buffer of
+  /// the part's shape from `start` (in the reader's loops, `reader_roots`
+  /// giving the reader's axes in them).
+  struct Region {
+    Buffer buffer;
+    std::vector<PrimExpr> start;
+    VarMap reader_roots;
+  };
+
   const Schedule& schedule_;
   std::unordered_map<const OperationNode*, PrimExpr> inlined_;
+  std::unordered_map<const BufferNode*, Region> regions_;           // by the stage's whole buffer
+  std::unordered_map<const BufferNode*, const BufferNode*> global_of_;  // a region's whole buffer
   std::map<std::pair<const OperationNode*, int>, Buffer> buffers_;
 };
 
