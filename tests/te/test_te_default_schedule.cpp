@@ -1,7 +1,7 @@
 // The default schedules: injective producers inlined, injective outputs one
 // fused loop (vector lanes inside, parallel outside), reductions with their
-// innermost data axis vectorized inside the reduce loops; each keeps the
-// NumPy results, and the same bits as the unscheduled lowering.
+// innermost data axis vectorized inside the reduce loops, contractions in
+// register tiles; each keeps the NumPy results.
 #include <gtest/gtest.h>
 
 #include "te_cases.h"
@@ -25,28 +25,89 @@ TEST(TeDefaultSchedule, AConvWithItsPadInlinedIsVectorizedAndParallelAndStillMat
   const std::string loops = print(f);
   EXPECT_FALSE(contains(loops, "pad[")) << loops;  // read through a select, never stored
   EXPECT_TRUE(contains(loops, "vectorized for")) << loops;
-  EXPECT_FALSE(contains(loops, "parallel for")) << loops;  // one image: nothing to share out
+  // One image and one tile of channels: the output rows are shared out.
+  EXPECT_TRUE(contains(loops, "parallel for i2 in range(3):")) << loops;
   auto out = evaluate(f, {member(data, "x"), member(data, "w")});
   cases::expect_equal(out[0], member(data, "expected"));
 }
 
-TEST(TeDefaultSchedule, AMatmulVectorizesItsColumnsWhereTheLanesDivideThem) {
+TEST(TeDefaultSchedule, AReductionVectorizesItsInnermostDataAxisInsideTheReduceLoop) {
+  NamedTensors data = golden("argmax");  // (4, 9) along axis 1
+  Tensor x = placeholder_like(member(data, "x"), "x");
+  std::vector<Tensor> r = cases::argmax(x);
+  LoweredFunc f = lower(default_schedule(r, TargetTraits{2, 2}), "argmax", {x});
+  const std::string loops = print(f);
+  EXPECT_TRUE(contains(loops, "parallel for i.outer in range(2):")) << loops;
+  // The lanes initialized, then updated inside the reduce loop: one accumulator each.
+  EXPECT_LT(loops.find("vectorized for i.inner in range(2):"), loops.find("for k in range(9):")) << loops;
+  EXPECT_LT(loops.find("for k in range(9):"), loops.rfind("vectorized for i.inner in range(2):")) << loops;
+  auto out = evaluate(f, {member(data, "x")});
+  cases::expect_equal(out[0], member(data, "expected_index"));
+  cases::expect_equal(out[1], member(data, "expected_value"));
+  const std::string by3 = print(lower(default_schedule(r, TargetTraits{3, 1}), "argmax", {x}));
+  EXPECT_FALSE(contains(by3, "vectorized")) << by3;  // 3 does not divide 4
+  EXPECT_FALSE(contains(by3, "parallel")) << by3;    // one core
+}
+
+TEST(TeDefaultSchedule, AMatmulOutputAccumulatesEachRegisterTileInACacheThenCopiesItOut) {
   NamedTensors data = golden("matmul");  // (5, 7) x (7, 6)
   Tensor a = placeholder_like(member(data, "a"), "a"), b = placeholder_like(member(data, "b"), "b");
   Tensor c = cases::matmul(a, b);
-  const std::vector<weft::Tensor> inputs = {member(data, "a"), member(data, "b")};
-  const auto expected = evaluate(lower({c}, "plain", {a, b}), inputs);
-  LoweredFunc by3 = lower(default_schedule({c}, TargetTraits{3, 2}), "mm", {a, b});
-  const std::string loops = print(by3);
+  // Two vectors of 3 lanes make a row of 6; 8 registers leave no room for a
+  // second row (5 rows would not divide anyway): tiles of 1 x 6, one per row.
+  LoweredFunc f = lower(default_schedule({c}, TargetTraits{3, 2, 8}), "mm", {a, b});
+  const std::string loops = print(f);
   EXPECT_TRUE(contains(loops, "parallel for i in range(5):")) << loops;
-  EXPECT_TRUE(contains(loops, "vectorized for j.inner in range(3):")) << loops;
-  // The lanes initialized, then updated inside the reduce loop: one accumulator each.
-  EXPECT_LT(loops.find("vectorized for j.inner"), loops.find("for k in range(7):")) << loops;
-  EXPECT_LT(loops.find("for k in range(7):"), loops.rfind("vectorized for j.inner")) << loops;
-  cases::expect_equal(evaluate(by3, inputs)[0], expected[0]);
-  const std::string by4 = print(lower(default_schedule({c}, TargetTraits{4, 1}), "mm", {a, b}));
-  EXPECT_FALSE(contains(by4, "vectorized")) << by4;  // 4 does not divide 6
-  EXPECT_FALSE(contains(by4, "parallel")) << by4;    // one core
+  EXPECT_TRUE(contains(loops, "allocate matmul.local(1, 6) float32")) << loops;
+  EXPECT_LT(loops.find("parallel for i in range(5):"), loops.find("allocate matmul.local")) << loops;
+  // The row of accumulators is updated by one vector per k, and copied out once.
+  EXPECT_LT(loops.find("for k in range(7):"), loops.find("matmul.local[0, j.at] = matmul.local[0, j.at] + a[i_1, k] * b[k, j]"))
+      << loops;
+  EXPECT_TRUE(contains(loops, "vectorized for j.inner in range(6):")) << loops;
+  EXPECT_TRUE(contains(loops, "matmul[i, j_1] = matmul.local[0, j.inner]")) << loops;
+  cases::expect_equal(evaluate(f, {member(data, "a"), member(data, "b")})[0], member(data, "expected"));
+}
+
+/// relu(conv2d(x, w) + bias) as FuseOps groups it: the conv a reduction
+/// stage, the bias add inlined into the relu, which is the group's output.
+Tensor conv2d_bias_relu(const Tensor& x, const Tensor& w, const Tensor& bias) {
+  Tensor conv = cases::conv2d(x, w, 1, 1);
+  Tensor biased = compute(
+      conv.shape(), [&](const std::vector<Var>& i) { return conv(i[0], i[1], i[2], i[3]) + bias(i[1]); }, "bias_add");
+  return compute(
+      conv.shape(), [&](const std::vector<Var>& i) { return max(biased(i[0], i[1], i[2], i[3]), 0.0); }, "relu");
+}
+
+TEST(TeDefaultSchedule, AConvTileOfChannelsByColumnsIsWrittenThroughItsBiasAndRelu) {
+  NamedTensors data = golden("conv2d_bias_relu");  // (1, 3, 6, 8) * (8, 3, 3, 3) -> (1, 8, 6, 8)
+  Tensor x = placeholder_like(member(data, "x"), "x"), w = placeholder_like(member(data, "w"), "w");
+  Tensor bias = placeholder_like(member(data, "bias"), "bias");
+  Tensor y = conv2d_bias_relu(x, w, bias);
+  const std::vector<weft::Tensor> inputs = {member(data, "x"), member(data, "w"), member(data, "bias")};
+  // 4 lanes: two vectors cover a row of 8 columns; 16 registers hold 12
+  // accumulators, so 4 of the 8 output channels (6 would not divide 8).
+  LoweredFunc f = lower(default_schedule({y}, TargetTraits{4, 2, 16}), "conv", {x, w, bias});
+  const std::string loops = print(f);
+  EXPECT_TRUE(contains(loops, "parallel for i1.outer in range(2):")) << loops;
+  EXPECT_TRUE(contains(loops, "allocate conv2d(1, 4, 1, 8) float32")) << loops;  // the tile, not the tensor
+  // Under the reduction, innermost: 4 unrolled rows of one 8-wide vector each.
+  const size_t reduction = loops.find("for rx in range(3):");
+  const size_t rows = loops.find("unrolled for i1.at in range(4):", reduction);
+  EXPECT_NE(rows, std::string::npos) << loops;
+  EXPECT_LT(rows, loops.find("vectorized for i3.at in range(8):", reduction)) << loops;
+  EXPECT_TRUE(contains(loops, "conv2d[0, i1.at, 0, i3.at] = conv2d[0, i1.at, 0, i3.at] + ")) << loops;
+  EXPECT_TRUE(contains(loops, "vectorized for i3.inner in range(8):")) << loops;  // the relu, per tile
+  EXPECT_FALSE(contains(loops, "bias_add[")) << loops;
+  cases::expect_equal(evaluate(f, inputs)[0], member(data, "expected"));
+  // Fewer registers, fewer rows: 8 - 4 free registers hold 2 rows of 2 vectors.
+  const std::string small = print(lower(default_schedule({y}, TargetTraits{4, 2, 8}), "conv", {x, w, bias}));
+  EXPECT_TRUE(contains(small, "unrolled for i1.at in range(2):")) << small;
+  // Lanes that do not divide the columns: no vectors, the rows still tiled.
+  LoweredFunc by3 = lower(default_schedule({y}, TargetTraits{3, 1, 16}), "conv", {x, w, bias});
+  const std::string scalar = print(by3);
+  EXPECT_FALSE(contains(scalar, "vectorized")) << scalar;
+  EXPECT_TRUE(contains(scalar, "unrolled for i1.at in range(8):")) << scalar;
+  cases::expect_equal(evaluate(by3, inputs)[0], member(data, "expected"));
 }
 
 TEST(TeDefaultSchedule, SoftmaxStagesKeepTheirResults) {
@@ -60,12 +121,14 @@ TEST(TeDefaultSchedule, SoftmaxStagesKeepTheirResults) {
 }
 
 TEST(TeDefaultSchedule, TraitsComeFromATargetsOptions) {
-  TargetTraits t = target_traits(make_attrs({{"vector_lanes", 16}, {"cores", 4}, {"other", true}}));
+  TargetTraits t = target_traits(make_attrs({{"vector_lanes", 16}, {"cores", 4}, {"vector_registers", 32}, {"other", true}}));
   EXPECT_EQ(t.vector_lanes, 16);
   EXPECT_EQ(t.cores, 4);
+  EXPECT_EQ(t.vector_registers, 32);
   TargetTraits none = target_traits(make_attrs({}));
   EXPECT_EQ(none.vector_lanes, 1);
   EXPECT_EQ(none.cores, 1);
+  EXPECT_EQ(none.vector_registers, 16);
 }
 
 }  // namespace

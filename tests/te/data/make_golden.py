@@ -78,5 +78,21 @@ def half_axpy():
     return {"x": x, "expected": x * np.float16(3) + np.float16(1)}
 
 
-for case in [half_axpy, relu, broadcast_add, matmul, conv2d, argmax, softmax, floor_div_mod]:
+def conv2d_bias_relu():
+    # Enough output channels and columns for several register tiles: padding 1, stride 1.
+    x = rng.standard_normal((1, 3, 6, 8)).astype(f32)
+    w = rng.standard_normal((8, 3, 3, 3)).astype(f32)
+    bias = rng.standard_normal(8).astype(f32)
+    xp = np.pad(x, ((0, 0), (0, 0), (1, 1), (1, 1)))
+    terms = []
+    for rc in range(3):
+        for ry in range(3):
+            for rx in range(3):
+                window = xp[:, rc, ry:ry + 6, rx:rx + 8]  # (1, 6, 8)
+                terms.append((window[:, None, :, :] * w[None, :, rc, ry, rx, None, None]).astype(f32))
+    conv = sequential_sum(terms)
+    return {"x": x, "w": w, "bias": bias, "expected": np.maximum(conv + bias[None, :, None, None], f32(0))}
+
+
+for case in [half_axpy, relu, broadcast_add, matmul, conv2d, argmax, softmax, floor_div_mod, conv2d_bias_relu]:
     np.savez(case.__name__ + ".npz", **case())

@@ -6,7 +6,12 @@
 // parallel when the target has several cores. A reduction keeps its data
 // loops outside its reduce loops, the outermost parallel, and its innermost
 // data axis split by the vector width (where it divides), the lanes
-// vectorized inside the reduce loops.
+// vectorized inside the reduce loops. A contraction (convolution, dense,
+// matmul: a sum of products of two reads) is computed in register tiles:
+// rows along the innermost axis that the vector reads do not depend on (so
+// each vector loaded serves every row) by whole vectors along the innermost
+// axis, its reduce loops outside the tile, each tile written out (through
+// the bias and activation fused after it) as soon as it is complete.
 #pragma once
 
 #include <vector>
@@ -18,12 +23,14 @@ namespace weft::te {
 
 /// What a target tells the default schedules about itself.
 struct TargetTraits {
-  int vector_lanes = 1;  // elements of one vector register (1: no vectors)
-  int cores = 1;         // cores a parallel loop may use
+  int vector_lanes = 1;       // elements of one vector register (1: no vectors)
+  int cores = 1;              // cores a parallel loop may use
+  int vector_registers = 16;  // how many vector registers a tile may use
 };
 
 /// The traits a target's normalized options give in the fields
-/// `vector_lanes` and `cores` (the defaults above where it has none).
+/// `vector_lanes`, `vector_registers` and `cores` (the defaults above where
+/// it has none).
 TargetTraits target_traits(const Attrs& options);
 
 Schedule default_schedule(const std::vector<Tensor>& outputs, const TargetTraits& traits);
