@@ -204,6 +204,114 @@ typedef enum weft_te_reduce_kind_e {
   WEFT_TE_REDUCE_PROD = 3,
 } weft_te_reduce_kind_t;
 
+/* Loop programs (ABI 1.10; docs/te.md): a fused group's TE lowered under the
+ * default schedules for a target's traits, handed to a target that generates
+ * code (LLVM IR, GLSL) as a flat, read-only table. What the `loops` target
+ * evaluates and `weft opt --emit loops` prints. */
+
+/* What a target tells the default schedules about itself; a field left 0
+ * takes its default (1 lane, 1 core, 16 vector registers). */
+typedef struct weft_target_traits_t {
+  size_t struct_size;
+  int32_t vector_lanes;     /* elements of one vector register */
+  int32_t cores;            /* cores a parallel loop may use */
+  int32_t vector_registers; /* vector registers a register tile may use */
+} weft_target_traits_t;
+
+/* How a loop's iterations may run; every kind computes what the serial loop
+ * does, so a code generator may run any loop serially. */
+typedef enum weft_loop_for_kind_e {
+  WEFT_LOOP_SERIAL = 0,
+  WEFT_LOOP_PARALLEL = 1,   /* iterations independent: may run on several cores */
+  WEFT_LOOP_VECTORIZED = 2, /* iterations independent: may run as vector lanes */
+  WEFT_LOOP_UNROLLED = 3,
+} weft_loop_for_kind_t;
+
+/* The nodes of a loop program: expressions (INT..LOAD, with a dtype) and
+ * statements (FOR..SEQ). `operands` lists other nodes by index; every
+ * operand's index is smaller than its user's (children first), and the
+ * program's body is a statement. */
+typedef enum weft_loop_node_kind_e {
+  WEFT_LOOP_INT = 0,    /* int_value, of dtype (an integer or a bool) */
+  WEFT_LOOP_FLOAT = 1,  /* float_value, already rounded to dtype */
+  WEFT_LOOP_VAR = 2,    /* the value of variable `var` */
+  WEFT_LOOP_BINARY = 3, /* op (weft_te_binary_op_t) of operands a, b, which share a dtype */
+  WEFT_LOOP_SELECT = 4, /* operands cond, then, else; only the one chosen is evaluated, unless op is 1:
+                         * both are safe to evaluate (their loads in bounds either way), so a
+                         * code generator may compute both and pick one (a vector select) */
+  WEFT_LOOP_CAST = 5,   /* operand value as dtype, as the reference cast kernel converts */
+  WEFT_LOOP_CALL = 6,   /* op (weft_te_intrinsic_t) of the operands */
+  WEFT_LOOP_LOAD = 7,   /* buffer[operands]: one index per axis */
+  WEFT_LOOP_FOR = 8,    /* for var in [int_value, int_value + extent), of kind op (weft_loop_for_kind_t): operand body */
+  WEFT_LOOP_STORE = 9,  /* buffer[operands 1..] = operand 0 */
+  WEFT_LOOP_ALLOCATE = 10, /* scratch storage for buffer while operand 0 (the body) runs */
+  WEFT_LOOP_IF = 11,    /* if operand 0: operand 1, else operand 2 when num_operands is 3 */
+  WEFT_LOOP_LET = 12,   /* var = operand 0 in operand 1 */
+  WEFT_LOOP_SEQ = 13,   /* the operands in order */
+} weft_loop_node_kind_t;
+
+/* Arithmetic is the dtype's: floats of 16 bits (float16, bfloat16) compute
+ * in float32 and round back to their format after every operation; integers
+ * wrap around in two's complement; integer division or modulo by zero is an
+ * error of the run, not undefined. */
+typedef struct weft_loop_node_t {
+  size_t struct_size;
+  weft_loop_node_kind_t kind;
+  DLDataType dtype;   /* expressions: the value's dtype (a bool is kDLUInt of 1 bit) */
+  int32_t op;         /* BINARY, CALL, FOR, SELECT: see the kind */
+  int32_t var;        /* VAR, FOR, LET: an index into the program's vars */
+  int32_t buffer;     /* LOAD, STORE, ALLOCATE: an index into the program's buffers */
+  int64_t int_value;  /* INT: the value; FOR: the loop's min */
+  int64_t extent;     /* FOR: its iteration count */
+  double float_value; /* FLOAT */
+  const int32_t* operands;
+  size_t num_operands;
+} weft_loop_node_t;
+
+typedef struct weft_loop_var_t {
+  size_t struct_size;
+  const char* name; /* for messages and printing; names may repeat */
+  DLDataType dtype; /* loop variables are int32 */
+} weft_loop_var_t;
+
+typedef enum weft_loop_buffer_role_e {
+  WEFT_LOOP_BUFFER_ARG = 0,      /* launch argument `arg` (the group's parameter tensors, then its outputs) */
+  WEFT_LOOP_BUFFER_CONSTANT = 1, /* a constant inside the group: `data` holds it */
+  WEFT_LOOP_BUFFER_SCRATCH = 2,  /* an intermediate, stored by the ALLOCATE node naming it */
+} weft_loop_buffer_role_t;
+
+/* Flat storage of one dtype: element (i0, i1, ...) lies at sum(i_d * strides[d])
+ * elements from the start; every access the program makes is proven to lie
+ * within [0, num_elements). Bools are one byte each, 0 or 1. */
+typedef struct weft_loop_buffer_t {
+  size_t struct_size;
+  const char* name;
+  DLDataType dtype;
+  const int64_t* shape;
+  const int64_t* strides; /* in elements, one per axis */
+  size_t ndim;
+  int64_t num_elements;   /* the storage's size in elements */
+  weft_loop_buffer_role_t role;
+  int32_t arg;            /* ARG: the launch argument's index */
+  const DLTensor* data;   /* CONSTANT: the values (compact, CPU memory of the program) */
+} weft_loop_buffer_t;
+
+/* A lowered group. Arrays are walked with their first element's struct_size
+ * as the stride. Everything it points to lives as long as it does. */
+typedef struct weft_loop_program_t {
+  size_t struct_size;
+  const char* name;
+  const weft_loop_node_t* nodes;
+  size_t num_nodes;
+  const weft_loop_var_t* vars;
+  size_t num_vars;
+  const weft_loop_buffer_t* buffers;
+  size_t num_buffers;
+  int32_t body;       /* the root statement's node */
+  size_t num_args;    /* the launch arguments: parameter tensors, then outputs */
+  const char* text;   /* the program printed as `weft opt --emit loops` does */
+} weft_loop_program_t;
+
 /* ---- Callback signatures (implemented by plugins) ------------------------ */
 
 /* Frees a registration's user_data when the host drops the registration (at
@@ -969,6 +1077,18 @@ typedef struct weft_host_api_t {
    * its bounds (topi's pad). name is copied. */
   weft_status_t (*te_pad)(weft_te_tensor_t* x, const int64_t* pad_before, const int64_t* pad_after, size_t ndim,
                           weft_te_expr_t* pad_value, const char* name, weft_te_tensor_t** out_tensor);
+
+  /* -- ABI 1.10: loop programs, for targets that generate code. -- */
+  /* Whether the TE layer describes `call` (borrowed, typed): an op call with
+   * a te_compute and static shapes. Stores 0 or 1 in *out_supported. */
+  weft_status_t (*te_call_supported)(weft_expr_t* call, int* out_supported);
+  /* `primitive` (borrowed; a typed Primitive function whose calls the TE
+   * layer describes) lowered under the default schedules for `traits`
+   * (NULL: the defaults): *out_program takes a program the caller frees
+   * with loop_program_release. UNSUPPORTED names a call without TE. */
+  weft_status_t (*loop_program_lower)(weft_expr_t* primitive, const weft_target_traits_t* traits,
+                                      const weft_loop_program_t** out_program);
+  void (*loop_program_release)(const weft_loop_program_t* program);
 } weft_host_api_t;
 
 /* ---- Entry ---------------------------------------------------------------- */

@@ -29,7 +29,8 @@
 // sdk/registration.hpp (builders for each registration kind; targets' in
 // sdk/target.hpp), sdk/pass_context.hpp (the PassContext a pass runs
 // under), sdk/relations.hpp (shared type relations), sdk/te.hpp (tensor
-// expressions for ops' te_compute).
+// expressions for ops' te_compute), sdk/loops.hpp (loop programs, for
+// targets that generate code).
 #pragma once
 
 #include <weft/plugin.h>
@@ -37,6 +38,7 @@
 #include <weft/sdk/integer_math.hpp>
 #include <weft/sdk/ir.hpp>
 #include <weft/sdk/layers.hpp>
+#include <weft/sdk/loops.hpp>
 #include <weft/sdk/registration.hpp>
 #include <weft/sdk/relations.hpp>
 #include <weft/sdk/target.hpp>

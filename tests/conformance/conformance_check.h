@@ -91,11 +91,15 @@ inline ::testing::AssertionResult bit_identical(const Value& got, const Value& w
   return ::testing::AssertionSuccess();
 }
 
+/// The targets that generate code from TE: each must run every call the TE
+/// layer describes.
+inline bool runs_every_te_op(const std::string& target) { return target == "loops" || target == "llvm"; }
+
 /// Builds `mod` for `target` and runs it on `args` through the graph
 /// executor; expects the result within tolerance of `want` (the interpreter on
 /// the unoptimized program) and, on ref, bit-identical to the interpreter on
-/// the built program; on loops, every op with a TE compute must have run
-/// there. Records how many of the built program's ops ran on the
+/// the built program; on the targets that generate code from TE, every op
+/// with a TE compute must have run there. Records how many of the built program's ops ran on the
 /// target (ops_on_target of ops_total) and how many fell back to ref.
 /// Skips, with create()'s message, a target that cannot run on this machine.
 inline void check_on_target(const std::string& target, const IRModule& mod, const std::vector<Value>& args,
@@ -127,8 +131,8 @@ inline void check_on_target(const std::string& target, const IRModule& mod, cons
   ::testing::Test::RecordProperty("ops_total", static_cast<int>(ops_total));
   ::testing::Test::RecordProperty("fallback_ops", static_cast<int>(fallback_ops));
 
-  if (target == "loops") {
-    // As with `fallback: error` for these ops: every op with a TE compute runs on loops.
+  if (runs_every_te_op(target)) {
+    // As with `fallback: error` for these ops: every op with a TE compute runs there.
     for (const CompiledGroup& group : compiled->groups) {
       if (group.target == target) continue;
       for (const std::string& op : group.ops)

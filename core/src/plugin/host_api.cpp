@@ -14,6 +14,7 @@ const weft_host_api_t* host_api() {
     fill_registration_api(a);
     fill_pass_context_api(a);
     fill_te_api(a);
+    fill_loops_api(a);
     return a;
   }();
   return &api;

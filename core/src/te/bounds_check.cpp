@@ -14,9 +14,24 @@ std::string interval_text(Interval r) {
   return "[" + end(r.lo) + ", " + end(r.hi) + "]";
 }
 
+/// Whether e divides integers by something that may be zero.
+bool divides_by_a_variable(const PrimExpr& e) {
+  bool found = false;
+  walk(e, [&](const PrimExpr& x) {
+    if (x->kind != PrimKind::kBinary || x.dtype().is_float()) return;
+    const auto& b = static_cast<const BinaryNode&>(*x);
+    if (b.op != BinaryOp::kDiv && b.op != BinaryOp::kFloorDiv && b.op != BinaryOp::kFloorMod) return;
+    const int64_t* divisor = as_int_imm(b.b);
+    found |= !divisor || *divisor == 0;
+  });
+  return found;
+}
+
 class BoundsChecker {
  public:
   std::vector<std::string> problems;
+  /// Where given, collects the selects safe to evaluate on both sides.
+  std::unordered_set<const SelectNode*>* speculatable = nullptr;
 
   void stmt(const Stmt& s, const IntervalContext& ctx) {
     switch (s->kind) {
@@ -67,6 +82,8 @@ class BoundsChecker {
       then_ctx.assume(s.cond);
       expr(s.then_value, then_ctx);
       expr(s.else_value, ctx);
+      if (speculatable && safe_anywhere(s.then_value, ctx) && safe_anywhere(s.else_value, ctx))
+        speculatable->insert(&s);
       return;
     }
     if (e->kind == PrimKind::kBufferLoad) {
@@ -74,6 +91,15 @@ class BoundsChecker {
       access("load from", l.buffer, l.indices, ctx);
     }
     for_each_child(e, [&](const PrimExpr& c) { expr(c, ctx); });
+  }
+
+  /// Whether e's loads are in bounds and its divisions safe where the
+  /// select around it is evaluated, whatever the select's condition.
+  static bool safe_anywhere(const PrimExpr& e, const IntervalContext& ctx) {
+    if (divides_by_a_variable(e)) return false;
+    BoundsChecker check;
+    check.expr(e, ctx);
+    return check.problems.empty();
   }
 
   void access(const char* what, const Buffer& b, const std::vector<PrimExpr>& indices, const IntervalContext& ctx) {
@@ -94,6 +120,14 @@ std::vector<std::string> unproven_accesses(const LoweredFunc& f) {
   BoundsChecker checker;
   checker.stmt(f.body, IntervalContext());
   return checker.problems;
+}
+
+std::unordered_set<const SelectNode*> speculatable_selects(const LoweredFunc& f) {
+  std::unordered_set<const SelectNode*> found;
+  BoundsChecker checker;
+  checker.speculatable = &found;
+  checker.stmt(f.body, IntervalContext());
+  return found;
 }
 
 void check_bounds(const LoweredFunc& f) {

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "weft/te/loop_ir.h"
@@ -17,5 +18,12 @@ namespace weft::te {
 std::vector<std::string> unproven_accesses(const LoweredFunc& f);
 /// InternalError listing unproven_accesses(f), if there are any.
 void check_bounds(const LoweredFunc& f);
+
+/// The selects of `f` whose two operands are safe to evaluate whichever one
+/// is chosen: every load in them is in bounds without the select's
+/// condition, and no integer division in them has a divisor that may be
+/// zero. A code generator may compute both and pick one (a vector select);
+/// the others guard a read with their condition (padding) and must branch.
+std::unordered_set<const SelectNode*> speculatable_selects(const LoweredFunc& f);
 
 }  // namespace weft::te

@@ -1,0 +1,569 @@
+#include "codegen.h"
+
+#include <weft/plugin.hpp>
+
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/Intrinsics.h>
+#include <llvm/IR/Module.h>
+#include <llvm/IR/Verifier.h>
+#include <llvm/Support/raw_ostream.h>
+
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace sdk = weft::sdk;
+
+namespace llvm_target {
+namespace {
+
+/// Scratch buffers up to this size live on the stack; larger ones are
+/// allocated for the run (a kernel may run on a worker thread's small stack).
+constexpr int64_t kStackScratchBytes = 64 * 1024;
+
+bool is_bool(DLDataType t) { return t.code == kDLUInt && t.bits == 1; }
+bool is_float(DLDataType t) { return t.code == kDLFloat || t.code == kDLBfloat; }
+bool is_signed(DLDataType t) { return t.code == kDLInt; }
+
+bool supported_dtype(DLDataType t) {
+  if (t.lanes != 1) return false;
+  if (t.code == kDLFloat) return t.bits == 16 || t.bits == 32 || t.bits == 64;
+  if (t.code == kDLBfloat) return t.bits == 16;
+  if (t.code == kDLInt || t.code == kDLUInt) return t.bits == 8 || t.bits == 16 || t.bits == 32 || t.bits == 64 || is_bool(t);
+  return false;
+}
+
+class KernelEmitter {
+ public:
+  KernelEmitter(const sdk::LoopProgram& p, llvm::Module& m) : p_(p), m_(m), ctx_(m.getContext()), b_(ctx_) {}
+
+  llvm::Function* emit(const std::string& name) {
+    check_dtypes();
+    llvm::Type* ptr = b_.getPtrTy();
+    auto* type = llvm::FunctionType::get(b_.getInt32Ty(), {ptr}, false);
+    fn_ = llvm::Function::Create(type, llvm::Function::ExternalLinkage, name, m_);
+    fn_->addFnAttr(llvm::Attribute::NoUnwind);
+    llvm::Argument* args = fn_->getArg(0);
+    args->setName("args");
+
+    b_.SetInsertPoint(block("entry"));
+    buffers_.assign(p_.num_buffers(), nullptr);
+    for (size_t i = 0; i < p_.num_buffers(); ++i) {
+      const weft_loop_buffer_t& buf = p_.buffer(static_cast<int32_t>(i));
+      if (buf.role == WEFT_LOOP_BUFFER_ARG) {
+        if (buf.arg < 0 || static_cast<size_t>(buf.arg) >= p_.num_args())
+          throw sdk::Error("buffer " + std::string(buf.name) + " is launch argument " + std::to_string(buf.arg) +
+                               " of " + std::to_string(p_.num_args()),
+                           WEFT_STATUS_INTERNAL);
+        buffers_[i] = b_.CreateLoad(ptr, b_.CreateConstInBoundsGEP1_64(ptr, args, static_cast<uint64_t>(buf.arg)),
+                                    buf.name);
+      } else if (buf.role == WEFT_LOOP_BUFFER_CONSTANT) {
+        // The program (kept by the kernel) holds the constant's bytes.
+        const DLTensor& data = *buf.data;
+        const auto address = reinterpret_cast<uintptr_t>(data.data) + data.byte_offset;
+        buffers_[i] = b_.CreateIntToPtr(b_.getInt64(address), ptr, buf.name);
+      }
+    }
+    vars_.assign(p_.num_vars(), nullptr);
+    scopes_.emplace_back();
+    llvm::BasicBlock* body = block("body");
+    b_.CreateBr(body);
+    b_.SetInsertPoint(body);
+    stmt(p_.body());
+    b_.CreateRet(b_.getInt32(0));
+
+    std::string problems;
+    llvm::raw_string_ostream os(problems);
+    if (llvm::verifyFunction(*fn_, &os))
+      throw sdk::Error("the LLVM IR of group " + std::string(p_.name()) + " is malformed: " + os.str(),
+                       WEFT_STATUS_INTERNAL);
+    return fn_;
+  }
+
+ private:
+  // ---- Types ------------------------------------------------------------------------------
+
+  void check_dtypes() const {
+    auto refuse = [](const std::string& what, DLDataType t) {
+      throw sdk::Unsupported("the llvm target does not generate code for " + what + " of dtype " + sdk::dtype_name(t));
+    };
+    for (size_t i = 0; i < p_.num_buffers(); ++i) {
+      const weft_loop_buffer_t& b = p_.buffer(static_cast<int32_t>(i));
+      if (!supported_dtype(b.dtype)) refuse("buffer " + std::string(b.name), b.dtype);
+    }
+    for (size_t i = 0; i < p_.num_nodes(); ++i) {
+      const weft_loop_node_t& n = p_.node(static_cast<int32_t>(i));
+      if (n.kind <= WEFT_LOOP_LOAD && !supported_dtype(n.dtype)) refuse("an expression", n.dtype);
+    }
+  }
+
+  /// The type values of `t` have in registers: 16-bit floats as float.
+  llvm::Type* value_type(DLDataType t) {
+    if (is_float(t)) return t.bits == 64 ? b_.getDoubleTy() : b_.getFloatTy();
+    return b_.getIntNTy(t.bits);
+  }
+
+  /// The type of an element in memory: bools as bytes.
+  llvm::Type* memory_type(DLDataType t) {
+    if (t.code == kDLBfloat) return b_.getInt16Ty();
+    if (t.code == kDLFloat && t.bits == 16) return b_.getHalfTy();
+    if (is_bool(t)) return b_.getInt8Ty();
+    return value_type(t);
+  }
+
+  /// A float result rounded to its dtype (16-bit floats round after every operation).
+  llvm::Value* round_to(DLDataType t, llvm::Value* v) {
+    if (t.code == kDLFloat && t.bits == 16) return b_.CreateFPExt(b_.CreateFPTrunc(v, b_.getHalfTy()), b_.getFloatTy());
+    if (t.code != kDLBfloat) return v;
+    // To nearest even on the top 16 bits; a NaN stays a (quiet) NaN.
+    llvm::Value* bits = b_.CreateBitCast(v, b_.getInt32Ty());
+    llvm::Value* lsb = b_.CreateAnd(b_.CreateLShr(bits, 16), 1);
+    llvm::Value* rounded = b_.CreateAnd(b_.CreateAdd(bits, b_.CreateAdd(lsb, b_.getInt32(0x7fff))), 0xffff0000u);
+    llvm::Value* nan = b_.CreateOr(b_.CreateAnd(bits, 0xffff0000u), 0x00400000u);
+    llvm::Value* is_nan = b_.CreateFCmpUNO(v, v);
+    return b_.CreateBitCast(b_.CreateSelect(is_nan, nan, rounded), b_.getFloatTy());
+  }
+
+  // ---- Memory -----------------------------------------------------------------------------
+
+  llvm::Value* element_address(const weft_loop_node_t& n, size_t first_index) {
+    const weft_loop_buffer_t& buf = p_.buffer(n.buffer);
+    if (n.num_operands - first_index != buf.ndim)
+      throw sdk::Error("an access to " + std::string(buf.name) + " has the wrong number of indices", WEFT_STATUS_INTERNAL);
+    llvm::Value* base = buffers_.at(static_cast<size_t>(n.buffer));
+    if (!base) throw sdk::Error("buffer " + std::string(buf.name) + " is used outside its allocation", WEFT_STATUS_INTERNAL);
+    llvm::Value* offset = b_.getInt64(0);
+    for (size_t d = 0; d < buf.ndim; ++d) {
+      const weft_loop_node_t& index_node = p_.operand(n, first_index + d);
+      llvm::Value* index = expr(n.operands[first_index + d]);
+      index = is_signed(index_node.dtype) ? b_.CreateSExtOrTrunc(index, b_.getInt64Ty())
+                                          : b_.CreateZExtOrTrunc(index, b_.getInt64Ty());
+      offset = b_.CreateAdd(offset, b_.CreateMul(index, b_.getInt64(buf.strides[d]), "", false, true), "", false, true);
+    }
+    return b_.CreateInBoundsGEP(memory_type(buf.dtype), base, offset);
+  }
+
+  llvm::Value* load(const weft_loop_node_t& n) {
+    const DLDataType t = p_.buffer(n.buffer).dtype;
+    llvm::Value* raw = b_.CreateLoad(memory_type(t), element_address(n, 0));
+    if (is_bool(t)) return b_.CreateICmpNE(raw, b_.getInt8(0));
+    if (t.code == kDLFloat && t.bits == 16) return b_.CreateFPExt(raw, b_.getFloatTy());
+    if (t.code == kDLBfloat) return b_.CreateBitCast(b_.CreateShl(b_.CreateZExt(raw, b_.getInt32Ty()), 16), b_.getFloatTy());
+    return raw;
+  }
+
+  void store(const weft_loop_node_t& n) {
+    const DLDataType t = p_.buffer(n.buffer).dtype;
+    llvm::Value* v = expr(n.operands[0]);
+    // Values are already rounded to their dtype, so narrowing them is exact.
+    if (is_bool(t)) v = b_.CreateZExt(v, b_.getInt8Ty());
+    if (t.code == kDLFloat && t.bits == 16) v = b_.CreateFPTrunc(v, b_.getHalfTy());
+    if (t.code == kDLBfloat) v = b_.CreateTrunc(b_.CreateLShr(b_.CreateBitCast(v, b_.getInt32Ty()), 16), b_.getInt16Ty());
+    b_.CreateStore(v, element_address(n, 1));
+  }
+
+  // ---- Expressions ------------------------------------------------------------------------
+
+  /// Whether evaluating node i may read memory or divide by a variable:
+  /// what a select the host did not mark safe must not evaluate in the
+  /// branch it does not take.
+  bool may_trap(int32_t i) {
+    if (auto it = may_trap_.find(i); it != may_trap_.end()) return it->second;
+    const weft_loop_node_t& n = p_.node(i);
+    bool trap = n.kind == WEFT_LOOP_LOAD ||
+                (n.kind == WEFT_LOOP_BINARY && !is_float(n.dtype) &&
+                 (n.op == WEFT_TE_DIV || n.op == WEFT_TE_FLOORDIV || n.op == WEFT_TE_FLOORMOD));
+    for (size_t k = 0; k < n.num_operands && !trap; ++k) trap = may_trap(n.operands[k]);
+    return may_trap_[i] = trap;
+  }
+
+  llvm::Value* expr(int32_t i) {
+    for (auto scope = scopes_.rbegin(); scope != scopes_.rend(); ++scope)
+      if (auto it = scope->find(i); it != scope->end()) return it->second;
+    llvm::Value* v = expr_uncached(p_.node(i));
+    scopes_.back()[i] = v;
+    return v;
+  }
+
+  llvm::Value* expr_uncached(const weft_loop_node_t& n) {
+    switch (n.kind) {
+      case WEFT_LOOP_INT: return llvm::ConstantInt::get(value_type(n.dtype), static_cast<uint64_t>(n.int_value), true);
+      case WEFT_LOOP_FLOAT: return llvm::ConstantFP::get(value_type(n.dtype), n.float_value);
+      case WEFT_LOOP_VAR: {
+        llvm::Value* v = vars_.at(static_cast<size_t>(n.var));
+        if (!v) throw sdk::Error("variable " + std::string(p_.var(n.var).name) + " is read unbound", WEFT_STATUS_INTERNAL);
+        return v;
+      }
+      case WEFT_LOOP_BINARY: return binary(n);
+      case WEFT_LOOP_SELECT: return select(n);
+      case WEFT_LOOP_CAST: return cast(n);
+      case WEFT_LOOP_CALL: return call(n);
+      case WEFT_LOOP_LOAD: return load(n);
+      default: break;
+    }
+    throw sdk::Error("node kind " + std::to_string(n.kind) + " is no expression the llvm target knows",
+                     WEFT_STATUS_UNSUPPORTED);
+  }
+
+  llvm::Value* binary(const weft_loop_node_t& n) {
+    const DLDataType t = p_.operand(n, 0).dtype;  // the operands' (n's own is bool for predicates)
+    llvm::Value* a = expr(n.operands[0]);
+    llvm::Value* b = expr(n.operands[1]);
+    return is_float(t) ? float_binary(n.op, t, a, b) : int_binary(n.op, t, a, b);
+  }
+
+  llvm::Value* float_binary(int32_t op, DLDataType t, llvm::Value* a, llvm::Value* b) {
+    switch (op) {
+      case WEFT_TE_ADD: return round_to(t, b_.CreateFAdd(a, b));
+      case WEFT_TE_SUB: return round_to(t, b_.CreateFSub(a, b));
+      case WEFT_TE_MUL: return round_to(t, b_.CreateFMul(a, b));
+      case WEFT_TE_DIV: return round_to(t, b_.CreateFDiv(a, b));
+      case WEFT_TE_FLOORDIV: return round_to(t, unary_intrinsic(llvm::Intrinsic::floor, b_.CreateFDiv(a, b)));
+      case WEFT_TE_FLOORMOD: {
+        llvm::Value* q = unary_intrinsic(llvm::Intrinsic::floor, b_.CreateFDiv(a, b));
+        return round_to(t, b_.CreateFSub(a, b_.CreateFMul(q, b)));
+      }
+      // As std::min / std::max: the first operand when unordered.
+      case WEFT_TE_MIN: return b_.CreateSelect(b_.CreateFCmpOLT(b, a), b, a);
+      case WEFT_TE_MAX: return b_.CreateSelect(b_.CreateFCmpOLT(a, b), b, a);
+      case WEFT_TE_EQ: return b_.CreateFCmpOEQ(a, b);
+      case WEFT_TE_NE: return b_.CreateFCmpUNE(a, b);
+      case WEFT_TE_LT: return b_.CreateFCmpOLT(a, b);
+      case WEFT_TE_LE: return b_.CreateFCmpOLE(a, b);
+      case WEFT_TE_GT: return b_.CreateFCmpOGT(a, b);
+      case WEFT_TE_GE: return b_.CreateFCmpOGE(a, b);
+      default: break;
+    }
+    throw sdk::Error("binary operator " + std::to_string(op) + " on floats", WEFT_STATUS_UNSUPPORTED);
+  }
+
+  llvm::Value* int_binary(int32_t op, DLDataType t, llvm::Value* a, llvm::Value* b) {
+    const bool s = is_signed(t);
+    switch (op) {
+      case WEFT_TE_ADD: return b_.CreateAdd(a, b);
+      case WEFT_TE_SUB: return b_.CreateSub(a, b);
+      case WEFT_TE_MUL: return b_.CreateMul(a, b);
+      case WEFT_TE_DIV:
+      case WEFT_TE_FLOORDIV:
+      case WEFT_TE_FLOORMOD: return int_divide(op, s, a, b);
+      case WEFT_TE_MIN: return b_.CreateSelect(s ? b_.CreateICmpSLT(b, a) : b_.CreateICmpULT(b, a), b, a);
+      case WEFT_TE_MAX: return b_.CreateSelect(s ? b_.CreateICmpSLT(a, b) : b_.CreateICmpULT(a, b), b, a);
+      case WEFT_TE_EQ: return b_.CreateICmpEQ(a, b);
+      case WEFT_TE_NE: return b_.CreateICmpNE(a, b);
+      case WEFT_TE_LT: return s ? b_.CreateICmpSLT(a, b) : b_.CreateICmpULT(a, b);
+      case WEFT_TE_LE: return s ? b_.CreateICmpSLE(a, b) : b_.CreateICmpULE(a, b);
+      case WEFT_TE_GT: return s ? b_.CreateICmpSGT(a, b) : b_.CreateICmpUGT(a, b);
+      case WEFT_TE_GE: return s ? b_.CreateICmpSGE(a, b) : b_.CreateICmpUGE(a, b);
+      case WEFT_TE_AND: return b_.CreateAnd(a, b);
+      case WEFT_TE_OR: return b_.CreateOr(a, b);
+      default: break;
+    }
+    throw sdk::Error("binary operator " + std::to_string(op) + " on integers", WEFT_STATUS_UNSUPPORTED);
+  }
+
+  /// Integer division, floor division and floor modulo: a zero divisor ends
+  /// the run with kDivisionByZero; a signed division by -1 wraps (INT_MIN / -1
+  /// is INT_MIN), where LLVM's sdiv would be undefined.
+  llvm::Value* int_divide(int32_t op, bool is_signed_type, llvm::Value* a, llvm::Value* b) {
+    auto* constant = llvm::dyn_cast<llvm::ConstantInt>(b);
+    if (!constant || constant->isZero()) {
+      llvm::BasicBlock* ok = block("divisor_nonzero");
+      llvm::BasicBlock* zero_divisor = block("division_by_zero");
+      b_.CreateCondBr(b_.CreateICmpEQ(b, llvm::ConstantInt::get(b->getType(), 0)), zero_divisor, ok);
+      b_.SetInsertPoint(zero_divisor);
+      return_early(kDivisionByZero);
+      b_.SetInsertPoint(ok);
+    }
+    if (!is_signed_type) return op == WEFT_TE_FLOORMOD ? b_.CreateURem(a, b) : b_.CreateUDiv(a, b);
+    llvm::Type* type = a->getType();
+    llvm::Value* zero = llvm::ConstantInt::get(type, 0);
+    llvm::Value* minus_one = b_.CreateICmpEQ(b, llvm::ConstantInt::getSigned(type, -1));
+    llvm::Value* divisor = b_.CreateSelect(minus_one, llvm::ConstantInt::get(type, 1), b);
+    llvm::Value* q = b_.CreateSDiv(a, divisor);
+    llvm::Value* negated = b_.CreateSub(zero, a);
+    if (op == WEFT_TE_DIV) return b_.CreateSelect(minus_one, negated, q);
+    llvm::Value* r = b_.CreateSRem(a, divisor);
+    // Truncation rounded toward zero: step down where the remainder and the divisor differ in sign.
+    llvm::Value* adjust = b_.CreateAnd(b_.CreateICmpNE(r, zero),
+                                       b_.CreateICmpNE(b_.CreateICmpSLT(r, zero), b_.CreateICmpSLT(b, zero)));
+    if (op == WEFT_TE_FLOORDIV) return b_.CreateSelect(minus_one, negated, b_.CreateSub(q, b_.CreateZExt(adjust, type)));
+    return b_.CreateSelect(minus_one, zero, b_.CreateSelect(adjust, b_.CreateAdd(r, b), r));
+  }
+
+  llvm::Value* select(const weft_loop_node_t& n) {
+    llvm::Value* cond = expr(n.operands[0]);
+    if (n.op == 1 || (!may_trap(n.operands[1]) && !may_trap(n.operands[2])))
+      return b_.CreateSelect(cond, expr(n.operands[1]), expr(n.operands[2]));
+    // Only the chosen operand runs: the other may read out of bounds (padding).
+    llvm::BasicBlock* then_block = block("select_then");
+    llvm::BasicBlock* else_block = block("select_else");
+    llvm::BasicBlock* merge = block("select_merge");
+    b_.CreateCondBr(cond, then_block, else_block);
+    auto branch = [&](llvm::BasicBlock* bb, int32_t operand) {
+      b_.SetInsertPoint(bb);
+      scopes_.emplace_back();
+      llvm::Value* v = expr(operand);
+      scopes_.pop_back();
+      llvm::BasicBlock* end = b_.GetInsertBlock();
+      b_.CreateBr(merge);
+      return std::make_pair(v, end);
+    };
+    auto [then_value, then_end] = branch(then_block, n.operands[1]);
+    auto [else_value, else_end] = branch(else_block, n.operands[2]);
+    b_.SetInsertPoint(merge);
+    llvm::PHINode* phi = b_.CreatePHI(then_value->getType(), 2);
+    phi->addIncoming(then_value, then_end);
+    phi->addIncoming(else_value, else_end);
+    return phi;
+  }
+
+  llvm::Value* cast(const weft_loop_node_t& n) {
+    const DLDataType to = n.dtype;
+    const DLDataType from = p_.operand(n, 0).dtype;
+    llvm::Value* v = expr(n.operands[0]);
+    if (is_bool(to)) {  // nonzero and not NaN is true
+      return is_float(from) ? b_.CreateFCmpONE(v, llvm::ConstantFP::get(v->getType(), 0.0))
+                            : b_.CreateICmpNE(v, llvm::ConstantInt::get(v->getType(), 0));
+    }
+    llvm::Type* type = value_type(to);
+    if (is_float(to)) {
+      if (is_float(from)) return round_to(to, b_.CreateFPCast(v, type));
+      return round_to(to, is_signed(from) ? b_.CreateSIToFP(v, type) : b_.CreateUIToFP(v, type));
+    }
+    if (is_float(from)) {  // saturating, NaN to 0: the reference cast's rule
+      auto id = is_signed(to) ? llvm::Intrinsic::fptosi_sat : llvm::Intrinsic::fptoui_sat;
+      return b_.CreateIntrinsic(id, {type, v->getType()}, {v});
+    }
+    return is_signed(from) ? b_.CreateSExtOrTrunc(v, type) : b_.CreateZExtOrTrunc(v, type);
+  }
+
+  llvm::Value* unary_intrinsic(llvm::Intrinsic::ID id, llvm::Value* x) {
+    return b_.CreateUnaryIntrinsic(id, x);
+  }
+
+  /// A libm function of the value's type (tanhf or tanh, say).
+  llvm::Value* libm(const char* name_float, const char* name_double, llvm::Value* x) {
+    const bool is_double = x->getType()->isDoubleTy();
+    llvm::FunctionCallee f = m_.getOrInsertFunction(is_double ? name_double : name_float, x->getType(), x->getType());
+    if (auto* decl = llvm::dyn_cast<llvm::Function>(f.getCallee())) {
+      decl->setDoesNotThrow();
+      decl->setDoesNotAccessMemory();
+    }
+    return b_.CreateCall(f, {x});
+  }
+
+  llvm::Value* call(const weft_loop_node_t& n) {
+    const DLDataType t = n.dtype;
+    std::vector<llvm::Value*> args;
+    for (size_t k = 0; k < n.num_operands; ++k) args.push_back(expr(n.operands[k]));
+    if (args.empty()) throw sdk::Error("an intrinsic call without arguments", WEFT_STATUS_INTERNAL);
+    llvm::Value* x = args[0];
+    auto second = [&]() {
+      if (args.size() != 2) throw sdk::Error("intrinsic " + std::to_string(n.op) + " takes two arguments", WEFT_STATUS_INTERNAL);
+      return args[1];
+    };
+    if (!is_float(t)) {
+      switch (n.op) {
+        case WEFT_TE_NEG: return b_.CreateSub(llvm::ConstantInt::get(x->getType(), 0), x);
+        case WEFT_TE_ABS:
+          if (!is_signed(t)) return x;
+          return b_.CreateSelect(b_.CreateICmpSLT(x, llvm::ConstantInt::get(x->getType(), 0)),
+                                 b_.CreateSub(llvm::ConstantInt::get(x->getType(), 0), x), x);
+        case WEFT_TE_NOT: return b_.CreateNot(x);
+        default:
+          throw sdk::Error("intrinsic " + std::to_string(n.op) + " of an integer", WEFT_STATUS_UNSUPPORTED);
+      }
+    }
+    llvm::Value* one = llvm::ConstantFP::get(x->getType(), 1.0);
+    llvm::Value* r = nullptr;
+    switch (n.op) {
+      case WEFT_TE_NEG: return b_.CreateFNeg(x);
+      case WEFT_TE_ABS: return unary_intrinsic(llvm::Intrinsic::fabs, x);
+      case WEFT_TE_EXP: r = unary_intrinsic(llvm::Intrinsic::exp, x); break;
+      case WEFT_TE_LOG: r = unary_intrinsic(llvm::Intrinsic::log, x); break;
+      case WEFT_TE_TANH: r = libm("tanhf", "tanh", x); break;
+      case WEFT_TE_ERF: r = libm("erff", "erf", x); break;
+      case WEFT_TE_SQRT: r = unary_intrinsic(llvm::Intrinsic::sqrt, x); break;
+      case WEFT_TE_RSQRT: r = b_.CreateFDiv(one, unary_intrinsic(llvm::Intrinsic::sqrt, x)); break;
+      case WEFT_TE_SIGMOID:
+        r = b_.CreateFDiv(one, b_.CreateFAdd(one, unary_intrinsic(llvm::Intrinsic::exp, b_.CreateFNeg(x))));
+        break;
+      case WEFT_TE_FLOOR: r = unary_intrinsic(llvm::Intrinsic::floor, x); break;
+      case WEFT_TE_CEIL: r = unary_intrinsic(llvm::Intrinsic::ceil, x); break;
+      case WEFT_TE_ROUND: r = unary_intrinsic(llvm::Intrinsic::roundeven, x); break;
+      case WEFT_TE_TRUNC: r = unary_intrinsic(llvm::Intrinsic::trunc, x); break;
+      case WEFT_TE_POW: r = b_.CreateBinaryIntrinsic(llvm::Intrinsic::pow, x, second()); break;
+      case WEFT_TE_FMOD: r = b_.CreateFRem(x, second()); break;
+      default: throw sdk::Error("intrinsic " + std::to_string(n.op) + " of a float", WEFT_STATUS_UNSUPPORTED);
+    }
+    return round_to(t, r);
+  }
+
+  // ---- Statements -------------------------------------------------------------------------
+
+  void stmt(int32_t i) {
+    const weft_loop_node_t& n = p_.node(i);
+    switch (n.kind) {
+      case WEFT_LOOP_FOR: return for_loop(n);
+      case WEFT_LOOP_STORE: return store(n);
+      case WEFT_LOOP_ALLOCATE: return allocate(n);
+      case WEFT_LOOP_IF: return if_then_else(n);
+      case WEFT_LOOP_LET: {
+        llvm::Value* value = expr(n.operands[0]);
+        llvm::Value* before = vars_.at(static_cast<size_t>(n.var));
+        vars_[static_cast<size_t>(n.var)] = value;
+        in_scope([&] { stmt(n.operands[1]); });
+        vars_[static_cast<size_t>(n.var)] = before;
+        return;
+      }
+      case WEFT_LOOP_SEQ:
+        for (size_t k = 0; k < n.num_operands; ++k) stmt(n.operands[k]);
+        return;
+      default: break;
+    }
+    throw sdk::Error("node kind " + std::to_string(n.kind) + " is no statement the llvm target knows",
+                     WEFT_STATUS_UNSUPPORTED);
+  }
+
+  template <typename F>
+  void in_scope(F&& body) {
+    scopes_.emplace_back();
+    body();
+    scopes_.pop_back();
+  }
+
+  void for_loop(const weft_loop_node_t& n) {
+    if (n.extent <= 0) return;
+    llvm::Type* type = value_type(p_.var(n.var).dtype);
+    const int64_t end = n.int_value + n.extent;
+    if (type->getIntegerBitWidth() < 64 && end > (int64_t{1} << (type->getIntegerBitWidth() - 1)) - 1)
+      throw sdk::Unsupported("loop over " + std::string(p_.var(n.var).name) + " ends past its index type");
+    llvm::BasicBlock* before = b_.GetInsertBlock();
+    llvm::BasicBlock* body = block("for_body");
+    llvm::BasicBlock* exit = block("for_end");
+    b_.CreateBr(body);
+    b_.SetInsertPoint(body);
+    llvm::PHINode* index = b_.CreatePHI(type, 2, p_.var(n.var).name);
+    index->addIncoming(llvm::ConstantInt::get(type, static_cast<uint64_t>(n.int_value), true), before);
+    llvm::Value* outer = vars_.at(static_cast<size_t>(n.var));
+    vars_[static_cast<size_t>(n.var)] = index;
+    in_scope([&] { stmt(n.operands[0]); });
+    vars_[static_cast<size_t>(n.var)] = outer;
+    llvm::Value* next = b_.CreateAdd(index, llvm::ConstantInt::get(type, 1), "", true, true);
+    index->addIncoming(next, b_.GetInsertBlock());
+    llvm::BranchInst* latch = b_.CreateCondBr(
+        b_.CreateICmpSLT(next, llvm::ConstantInt::get(type, static_cast<uint64_t>(end), true)), body, exit);
+    if (llvm::MDNode* hints = loop_hints(n)) latch->setMetadata(llvm::LLVMContext::MD_loop, hints);
+    b_.SetInsertPoint(exit);
+  }
+
+  /// The schedule's intent for LLVM's loop passes: a vectorized loop is
+  /// vectorized at its extent, an unrolled one unrolled fully.
+  llvm::MDNode* loop_hints(const weft_loop_node_t& n) {
+    std::vector<llvm::Metadata*> ops = {nullptr};  // the loop ID refers to itself
+    auto hint = [&](const char* name, llvm::Constant* value) {
+      ops.push_back(llvm::MDNode::get(ctx_, {llvm::MDString::get(ctx_, name), llvm::ConstantAsMetadata::get(value)}));
+    };
+    if (n.op == WEFT_LOOP_VECTORIZED) {
+      hint("llvm.loop.vectorize.enable", b_.getTrue());
+      hint("llvm.loop.vectorize.width", b_.getInt32(static_cast<uint32_t>(n.extent)));
+    } else if (n.op == WEFT_LOOP_UNROLLED) {
+      ops.push_back(llvm::MDNode::get(ctx_, {llvm::MDString::get(ctx_, "llvm.loop.unroll.full")}));
+    } else {
+      return nullptr;
+    }
+    llvm::MDNode* id = llvm::MDNode::getDistinct(ctx_, ops);
+    id->replaceOperandWith(0, id);
+    return id;
+  }
+
+  void allocate(const weft_loop_node_t& n) {
+    const weft_loop_buffer_t& buf = p_.buffer(n.buffer);
+    llvm::Type* element = memory_type(buf.dtype);
+    const int64_t bytes = buf.num_elements * static_cast<int64_t>((buf.dtype.bits + 7) / 8);
+    llvm::Value*& slot = buffers_.at(static_cast<size_t>(n.buffer));
+    if (bytes <= kStackScratchBytes) {
+      // In the entry block, so a loop around the allocation reuses one slot.
+      llvm::IRBuilder<> entry(&fn_->getEntryBlock(), fn_->getEntryBlock().begin());
+      llvm::AllocaInst* a = entry.CreateAlloca(element, entry.getInt64(std::max<int64_t>(buf.num_elements, 1)), buf.name);
+      a->setAlignment(llvm::Align(64));
+      slot = a;
+      stmt(n.operands[0]);
+      slot = nullptr;
+      return;
+    }
+    llvm::Value* heap = allocate_scratch(bytes);
+    slot = heap;
+    heap_scratch_live_.push_back(heap);
+    stmt(n.operands[0]);
+    heap_scratch_live_.pop_back();
+    free_scratch(heap);
+    slot = nullptr;
+  }
+
+  llvm::Value* allocate_scratch(int64_t bytes) {
+    llvm::Type* i64 = b_.getInt64Ty();
+    llvm::FunctionCallee aligned_alloc = m_.getOrInsertFunction("aligned_alloc", b_.getPtrTy(), i64, i64);
+    const int64_t rounded = (bytes + 63) / 64 * 64;  // aligned_alloc wants a multiple of the alignment
+    llvm::Value* p = b_.CreateCall(aligned_alloc, {b_.getInt64(64), b_.getInt64(rounded)});
+    llvm::BasicBlock* ok = block("scratch_allocated");
+    llvm::BasicBlock* failed = block("scratch_failed");
+    b_.CreateCondBr(b_.CreateIsNull(p), failed, ok);
+    b_.SetInsertPoint(failed);
+    return_early(kOutOfMemory);
+    b_.SetInsertPoint(ok);
+    return p;
+  }
+
+  /// Returns `status` from the kernel, freeing the scratch allocated so far.
+  void return_early(int status) {
+    for (llvm::Value* live : heap_scratch_live_) free_scratch(live);
+    b_.CreateRet(b_.getInt32(status));
+  }
+
+  void free_scratch(llvm::Value* p) {
+    llvm::FunctionCallee free_fn = m_.getOrInsertFunction("free", b_.getVoidTy(), b_.getPtrTy());
+    b_.CreateCall(free_fn, {p});
+  }
+
+  void if_then_else(const weft_loop_node_t& n) {
+    llvm::Value* cond = expr(n.operands[0]);
+    llvm::BasicBlock* then_block = block("if_then");
+    llvm::BasicBlock* merge = block("if_end");
+    llvm::BasicBlock* else_block = n.num_operands == 3 ? block("if_else") : merge;
+    b_.CreateCondBr(cond, then_block, else_block);
+    b_.SetInsertPoint(then_block);
+    in_scope([&] { stmt(n.operands[1]); });
+    b_.CreateBr(merge);
+    if (n.num_operands == 3) {
+      b_.SetInsertPoint(else_block);
+      in_scope([&] { stmt(n.operands[2]); });
+      b_.CreateBr(merge);
+    }
+    b_.SetInsertPoint(merge);
+  }
+
+  llvm::BasicBlock* block(const char* name) { return llvm::BasicBlock::Create(ctx_, name, fn_); }
+
+  const sdk::LoopProgram& p_;
+  llvm::Module& m_;
+  llvm::LLVMContext& ctx_;
+  llvm::IRBuilder<> b_;
+  llvm::Function* fn_ = nullptr;
+  std::vector<llvm::Value*> buffers_;  // per buffer: its first element while it is live
+  std::vector<llvm::Value*> vars_;     // per variable: its value where it is bound
+  // Expressions already emitted, by node, per region: a value from an
+  // enclosing region dominates the regions inside it.
+  std::vector<std::unordered_map<int32_t, llvm::Value*>> scopes_;
+  std::unordered_map<int32_t, bool> may_trap_;
+  std::vector<llvm::Value*> heap_scratch_live_;  // scratch on the heap, freed on every return
+};
+
+}  // namespace
+
+llvm::Function* emit_kernel(const sdk::LoopProgram& program, const std::string& name, llvm::Module& module) {
+  return KernelEmitter(program, module).emit(name);
+}
+
+}  // namespace llvm_target

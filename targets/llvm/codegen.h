@@ -1,0 +1,37 @@
+// Loop program -> LLVM IR: one function per fused group,
+//
+//   i32 @name(ptr %args)
+//
+// where %args holds one pointer per launch argument (the group's parameter
+// tensors, then its outputs, each at its first element). It returns 0, or
+// a status below when the run fails.
+// Arithmetic follows the loop IR's rules exactly (plugin.h, "Loop programs"):
+// 16-bit floats compute in float and round after every operation, integers
+// wrap, float->int casts saturate, a select evaluates only its chosen operand.
+#pragma once
+
+#include <string>
+
+namespace llvm {
+class Function;
+class Module;
+}  // namespace llvm
+
+namespace weft::sdk {
+class LoopProgram;
+}
+
+namespace llvm_target {
+
+/// What a kernel returns when an integer division or modulo met a zero
+/// divisor, and when a scratch buffer too large for the stack could not be
+/// allocated.
+constexpr int kDivisionByZero = 1;
+constexpr int kOutOfMemory = 2;
+
+/// Emits `program` as the function `name` into `module`, whose data layout
+/// and triple are set. Error when the program uses what the generator does
+/// not know (a node kind or dtype of a newer ABI).
+llvm::Function* emit_kernel(const weft::sdk::LoopProgram& program, const std::string& name, llvm::Module& module);
+
+}  // namespace llvm_target

@@ -1,0 +1,146 @@
+#include "jit.h"
+
+#include <weft/plugin.hpp>
+
+#include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
+#include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
+#include <llvm/ExecutionEngine/Orc/LLJIT.h>
+#include <llvm/ExecutionEngine/Orc/ThreadSafeModule.h>
+#include <llvm/IR/DiagnosticInfo.h>
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/Module.h>
+#include <llvm/Passes/PassBuilder.h>
+#include <llvm/Support/TargetSelect.h>
+#include <llvm/Target/TargetMachine.h>
+
+#include <algorithm>
+#include <mutex>
+#include <sstream>
+#include <vector>
+
+#include "codegen.h"
+
+namespace sdk = weft::sdk;
+
+namespace llvm_target {
+namespace {
+
+template <typename T>
+T take(llvm::Expected<T> value, const std::string& what) {
+  if (!value) throw sdk::Error(what + ": " + llvm::toString(value.takeError()), WEFT_STATUS_INTERNAL);
+  return std::move(*value);
+}
+
+void check(llvm::Error error, const std::string& what) {
+  if (error) throw sdk::Error(what + ": " + llvm::toString(std::move(error)), WEFT_STATUS_INTERNAL);
+}
+
+/// LLVM's O3 pipeline with the host's target machine (without it the loop
+/// vectorizer has no cost model and vectorizes nothing).
+void optimize(llvm::Module& module, llvm::TargetMachine& machine) {
+  llvm::LoopAnalysisManager loops;
+  llvm::FunctionAnalysisManager functions;
+  llvm::CGSCCAnalysisManager cgscc;
+  llvm::ModuleAnalysisManager modules;
+  llvm::PassBuilder builder(&machine);
+  builder.registerModuleAnalyses(modules);
+  builder.registerCGSCCAnalyses(cgscc);
+  builder.registerFunctionAnalyses(functions);
+  builder.registerLoopAnalyses(loops);
+  builder.crossRegisterProxies(loops, functions, cgscc, modules);
+  builder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3).run(module, modules);
+}
+
+class OrcJit;
+
+class OrcKernel : public KernelCode {
+ public:
+  OrcKernel(std::shared_ptr<OrcJit> jit, llvm::orc::ResourceTrackerSP code, KernelFn entry)
+      : jit_(std::move(jit)), code_(std::move(code)), entry_(entry) {}
+  ~OrcKernel() override { llvm::consumeError(code_->remove()); }
+  KernelFn entry() const override { return entry_; }
+
+ private:
+  std::shared_ptr<OrcJit> jit_;  // the code lives in its session
+  llvm::orc::ResourceTrackerSP code_;
+  KernelFn entry_;
+};
+
+class OrcJit : public Jit, public std::enable_shared_from_this<OrcJit> {
+ public:
+  OrcJit() {
+    static std::once_flag initialized;
+    std::call_once(initialized, [] {
+      llvm::InitializeNativeTarget();
+      llvm::InitializeNativeTargetAsmPrinter();
+    });
+    // The host's CPU and its exact features: a VM may hide some that the
+    // CPU's name implies.
+    llvm::orc::JITTargetMachineBuilder host = take(llvm::orc::JITTargetMachineBuilder::detectHost(), "LLVM cannot target this CPU");
+    host.setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
+    cpu_ = host.getCPU();
+    for (const std::string& f : host.getFeatures().getFeatures())
+      if (!f.empty() && f[0] == '+') features_.push_back(f.substr(1));
+    machine_ = take(host.createTargetMachine(), "LLVM cannot make a target machine for this CPU");
+    jit_ = take(llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(host).create(), "LLVM's JIT does not start");
+    // Kernels call libm (tanhf, erff, expf) and the C allocator.
+    jit_->getMainJITDylib().addGenerator(take(llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(
+                                                  jit_->getDataLayout().getGlobalPrefix()),
+                                              "the JIT cannot see this process's symbols"));
+  }
+
+  int float_lanes() const override {
+    if (has("avx512f")) return 16;
+    if (has("avx")) return 8;
+    return 4;
+  }
+
+  std::string cpu_description() const override {
+    std::ostringstream out;
+    out << cpu_ << " (";
+    for (size_t i = 0; i < features_.size(); ++i) out << (i ? "," : "") << features_[i];
+    out << ")";
+    return out.str();
+  }
+
+  std::unique_ptr<KernelCode> compile(const sdk::LoopProgram& program) override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    const std::string name = "weft_" + std::string(program.name()) + "_" + std::to_string(next_id_++);
+    auto context = std::make_unique<llvm::LLVMContext>();
+    // The optimizer's remarks (a hinted loop it did not vectorize) are no
+    // errors of the group; the default handler would print them to stderr.
+    context->setDiagnosticHandlerCallBack([](const llvm::DiagnosticInfo*, void*) {});
+    auto module = std::make_unique<llvm::Module>(name, *context);
+    module->setDataLayout(jit_->getDataLayout());
+    module->setTargetTriple(machine_->getTargetTriple().str());
+    llvm::Function* fn = emit_kernel(program, name, *module);
+    fn->addFnAttr("target-cpu", machine_->getTargetCPU());
+    fn->addFnAttr("target-features", machine_->getTargetFeatureString());
+    if (has("avx512f")) fn->addFnAttr("prefer-vector-width", "512");  // zmm, not the ymm LLVM picks by default
+    optimize(*module, *machine_);
+
+    llvm::orc::ResourceTrackerSP code = jit_->getMainJITDylib().createResourceTracker();
+    check(jit_->addIRModule(code, llvm::orc::ThreadSafeModule(std::move(module), std::move(context))),
+          "LLVM's JIT rejects group " + std::string(program.name()));
+    llvm::orc::ExecutorAddr entry = take(jit_->lookup(name), "LLVM's JIT cannot compile group " + std::string(program.name()));
+    return std::make_unique<OrcKernel>(shared_from_this(), std::move(code), entry.toPtr<KernelFn>());
+  }
+
+ private:
+  bool has(const std::string& feature) const {
+    return std::find(features_.begin(), features_.end(), feature) != features_.end();
+  }
+
+  std::string cpu_;
+  std::vector<std::string> features_;  // those on
+  std::unique_ptr<llvm::TargetMachine> machine_;
+  std::unique_ptr<llvm::orc::LLJIT> jit_;
+  std::mutex mutex_;
+  uint64_t next_id_ = 0;
+};
+
+}  // namespace
+
+std::shared_ptr<Jit> Jit::create() { return std::make_shared<OrcJit>(); }
+
+}  // namespace llvm_target

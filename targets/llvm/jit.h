@@ -1,0 +1,45 @@
+// LLVM's ORC JIT for the host CPU: loop programs in, native kernels out.
+// One Jit per target instance; kernels it made stay valid until released,
+// and hold the Jit alive. LLVM's headers stay inside jit.cpp.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace weft::sdk {
+class LoopProgram;
+}
+
+namespace llvm_target {
+
+/// A kernel's entry: args holds one pointer per launch argument; returns 0
+/// or a failure status of codegen.h.
+using KernelFn = int32_t (*)(void* const* args);
+
+/// Native code of one group; its code is freed with it.
+class KernelCode {
+ public:
+  virtual ~KernelCode() = default;
+  virtual KernelFn entry() const = 0;
+};
+
+class Jit {
+ public:
+  /// A JIT for this machine's CPU (its exact feature set, never the CPU name
+  /// alone). Error when LLVM cannot target the host.
+  static std::shared_ptr<Jit> create();
+  virtual ~Jit() = default;
+
+  /// float32 elements in the widest vector register the host has (16 with
+  /// AVX-512, 8 with AVX, 4 otherwise).
+  virtual int float_lanes() const = 0;
+  /// The host CPU as LLVM names it, with the features it found on.
+  virtual std::string cpu_description() const = 0;
+
+  /// `program` compiled at O3 for the host. Thread-safe. Error naming the
+  /// group when LLVM rejects it.
+  virtual std::unique_ptr<KernelCode> compile(const weft::sdk::LoopProgram& program) = 0;
+};
+
+}  // namespace llvm_target

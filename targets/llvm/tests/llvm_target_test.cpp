@@ -1,0 +1,211 @@
+// The llvm target through weft::build and the graph executor: programs built
+// with `fallback: error` (every op must run on llvm) and checked against the
+// interpreter on the reference kernels, or against values worked by hand
+// where the loop IR's own rules (saturating casts, rounding of 16-bit floats,
+// division by zero) are what is tested.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <weft/sdk/numpy_random.hpp>
+
+#include <cmath>
+#include <limits>
+#include <span>
+#include <thread>
+
+#include "weft/build.h"
+#include "weft/graph_executor.h"
+#include "weft/interpreter.h"
+#include "weft/passes.h"
+#include "weft/testing/gtest_helpers.h"
+#include "weft/testing/random_data.h"
+#include "weft/text.h"
+
+namespace weft {
+namespace {
+
+using ::testing::HasSubstr;
+
+RunConfig llvm_only() {
+  RunConfig config;
+  config.targets = {"llvm"};
+  config.fallback = FallbackPolicy::kError;
+  return config;
+}
+
+IRModule program(const std::string& text) { return infer_type(parse_module(text)); }
+
+/// Builds for llvm alone and checks that every group went there.
+std::shared_ptr<const CompiledModule> build_on_llvm(const IRModule& mod) {
+  std::shared_ptr<const CompiledModule> compiled = build(mod, llvm_only());
+  for (const CompiledGroup& group : compiled->groups) EXPECT_EQ(group.target, "llvm");
+  return compiled;
+}
+
+Tensor run_on_llvm(const IRModule& mod, const std::vector<Value>& args) {
+  return GraphExecutor(build_on_llvm(mod)).run(args).tensor();
+}
+
+Tensor interpret(const IRModule& mod, const std::vector<Value>& args) {
+  return Interpreter(mod).run_main(args).tensor();
+}
+
+/// A 1-D tensor of `values` in dtype `dtype` (T holds its element's bytes).
+template <typename T>
+Tensor vector_of(std::vector<T> values, DataType dtype) {
+  return Tensor::from_bytes({static_cast<int64_t>(values.size())}, dtype, std::as_bytes(std::span(values)));
+}
+Tensor int32s(std::vector<int32_t> v) { return vector_of(std::move(v), DataType::Int(32)); }
+
+Tensor uniform(DataType dtype, std::vector<int64_t> shape, uint32_t seed, double low, double high) {
+  sdk::NumpyRandomState state(seed);
+  return testing::rand(dtype, shape, state, low, high);
+}
+
+TEST(LlvmTarget, FusedElementwiseChainMatchesTheReferenceKernels) {
+  IRModule mod = program(R"(#[version = "0.0.5"]
+def @main(%x: Tensor[(4, 37), float32], %y: Tensor[(37), float32]) {
+  %0 = add(%x, %y);
+  %1 = multiply(%0, 0.5f);
+  %2 = nn.relu(%1);
+  %3 = sigmoid(%2);
+  %4 = tanh(%3);
+  %5 = exp(%4);
+  %6 = erf(%5);
+  subtract(%6, %x)
+})");
+  std::vector<Value> args = {testing::rand(DataType::Float(32), {4, 37}, 1), testing::rand(DataType::Float(32), {37}, 2)};
+  EXPECT_TENSOR_NEAR(run_on_llvm(mod, args), interpret(mod, args), 1e-6, 1e-7);
+}
+
+TEST(LlvmTarget, PaddedConvolutionWithBiasAndReluMatchesTheReference) {
+  IRModule mod = program(R"(#[version = "0.0.5"]
+def @main(%data: Tensor[(1, 3, 9, 7), float32], %weight: Tensor[(8, 3, 3, 3), float32], %bias: Tensor[(8), float32]) {
+  %0 = nn.conv2d(%data, %weight, strides=[2, 1], padding=[1, 2, 0, 1], channels=8, kernel_size=[3, 3]);
+  %1 = nn.bias_add(%0, %bias);
+  nn.relu(%1)
+})");
+  std::vector<Value> args = {testing::rand(DataType::Float(32), {1, 3, 9, 7}, 3),
+                             testing::rand(DataType::Float(32), {8, 3, 3, 3}, 4),
+                             testing::rand(DataType::Float(32), {8}, 5)};
+  EXPECT_TENSOR_NEAR(run_on_llvm(mod, args), interpret(mod, args), 1e-5, 1e-6);
+}
+
+TEST(LlvmTarget, ReductionsAndSoftmaxMatchTheReference) {
+  IRModule mod = program(R"(#[version = "0.0.5"]
+def @main(%x: Tensor[(3, 50), float32]) {
+  %0 = nn.softmax(%x, axis=1);
+  %1 = max(%0, axis=[1], keepdims=True);
+  %2 = sum(%x, axis=[1], keepdims=True);
+  %3 = add(%1, %2);
+  multiply(%0, %3)
+})");
+  std::vector<Value> args = {testing::rand(DataType::Float(32), {3, 50}, 6)};
+  EXPECT_TENSOR_NEAR(run_on_llvm(mod, args), interpret(mod, args), 1e-5, 1e-7);
+}
+
+TEST(LlvmTarget, SixteenBitFloatsRoundAfterEveryOperationAsTheEvaluatorDoes) {
+  // The reference kernels take no 16-bit floats; the loop-IR evaluator
+  // (`loops`) is the oracle of the loop IR's arithmetic.
+  for (const char* dtype : {"float16", "bfloat16"}) {
+    SCOPED_TRACE(dtype);
+    IRModule mod = program(std::string(R"(#[version = "0.0.5"]
+def @main(%x: Tensor[(64), )") + dtype + "], %y: Tensor[(64), " + dtype + R"(]) {
+  %0 = add(%x, %y);
+  %1 = multiply(%0, %x);
+  %2 = divide(%1, %y);
+  %3 = sqrt(%2);
+  %4 = exp(%3);
+  subtract(%4, %0)
+})");
+    const DataType t = dtype == std::string("float16") ? DataType::Float(16) : DataType::BFloat(16);
+    std::vector<Value> args = {uniform(t, {64}, 7, 0.5, 2.0), uniform(t, {64}, 8, 0.5, 2.0)};
+    RunConfig loops;
+    loops.targets = {"loops"};
+    loops.fallback = FallbackPolicy::kError;
+    EXPECT_TENSOR_EQ(run_on_llvm(mod, args), GraphExecutor(build(mod, loops)).run(args).tensor());
+  }
+}
+
+TEST(LlvmTarget, FloatToIntegerCastsSaturateAndNanIsZero) {
+  IRModule mod = program(R"(#[version = "0.0.5"]
+def @main(%x: Tensor[(7), float32]) {
+  %0 = cast(%x, dtype="int32");
+  %1 = cast(%x, dtype="int64");
+  (%0, %1)
+})");
+  const float inf = std::numeric_limits<float>::infinity();
+  Tensor x = vector_of<float>({std::nanf(""), inf, -inf, 300.7f, -3e9f, 2.9f, -2.9f}, DataType::Float(32));
+  std::vector<Tensor> got = GraphExecutor(build_on_llvm(mod)).run({x}).flatten();
+  ASSERT_EQ(got.size(), 2u);
+  const int32_t lo32 = std::numeric_limits<int32_t>::min(), hi32 = std::numeric_limits<int32_t>::max();
+  const int64_t lo64 = std::numeric_limits<int64_t>::min(), hi64 = std::numeric_limits<int64_t>::max();
+  EXPECT_TENSOR_EQ(got[0], int32s({0, hi32, lo32, 300, lo32, 2, -2}));
+  EXPECT_TENSOR_EQ(got[1], vector_of<int64_t>({0, hi64, lo64, 300, -3000000000, 2, -2}, DataType::Int(64)));
+}
+
+TEST(LlvmTarget, IntegerDivisionWrapsAndFloorsAsTheReference) {
+  IRModule mod = program(R"(#[version = "0.0.5"]
+def @main(%a: Tensor[(6), int32], %b: Tensor[(6), int32]) {
+  %0 = divide(%a, %b);
+  %1 = floor_divide(%a, %b);
+  %2 = floor_mod(%a, %b);
+  (%0, %1, %2)
+})");
+  const int32_t lowest = std::numeric_limits<int32_t>::min();
+  Tensor a = int32s({7, -7, 7, -7, lowest, 6});
+  Tensor b = int32s({2, 2, -2, -2, -1, 3});
+  std::vector<Tensor> got = GraphExecutor(build_on_llvm(mod)).run({a, b}).flatten();
+  ASSERT_EQ(got.size(), 3u);
+  EXPECT_TENSOR_EQ(got[0], int32s({3, -3, -3, 3, lowest, 2}));
+  EXPECT_TENSOR_EQ(got[1], int32s({3, -4, -4, 3, lowest, 2}));
+  EXPECT_TENSOR_EQ(got[2], int32s({1, 1, -1, -1, 0, 0}));
+}
+
+TEST(LlvmTarget, IntegerDivisionByZeroFailsTheRunNamingTheGroup) {
+  IRModule mod = program(R"(#[version = "0.0.5"]
+def @main(%a: Tensor[(3), int32], %b: Tensor[(3), int32]) {
+  divide(%a, %b)
+})");
+  GraphExecutor executor(build_on_llvm(mod));
+  Tensor a = int32s({1, 2, 3});
+  EXPECT_TENSOR_EQ(executor.run({a, int32s({1, 1, 3})}).tensor(), int32s({1, 2, 1}));
+  try {
+    executor.run({a, int32s({1, 0, 3})});
+    FAIL() << "a zero divisor ran";
+  } catch (const Error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("integer division or modulo by zero in group"));
+  }
+}
+
+TEST(LlvmTarget, AnIntermediateLargerThanTheStackLimitLivesOnTheHeap) {
+  // Softmax over axis 0: its max and its sum (20,000 floats, 80 KB each) are
+  // the group's intermediates.
+  IRModule mod = program(R"(#[version = "0.0.5"]
+def @main(%x: Tensor[(3, 20000), float32]) {
+  nn.softmax(%x, axis=0)
+})");
+  std::vector<Value> args = {testing::rand(DataType::Float(32), {3, 20000}, 9)};
+  std::shared_ptr<const CompiledModule> compiled = build_on_llvm(mod);
+  ASSERT_EQ(compiled->groups.size(), 1u) << describe_partition(*compiled);
+  EXPECT_TENSOR_NEAR(GraphExecutor(compiled).run(args).tensor(), interpret(mod, args), 1e-6, 1e-7);
+}
+
+TEST(LlvmTarget, OneCompiledModuleRunsOnSeveralThreadsAtOnce) {
+  IRModule mod = program(R"(#[version = "0.0.5"]
+def @main(%x: Tensor[(2, 4, 8, 8), float32]) {
+  %0 = nn.max_pool2d(%x, pool_size=[3, 3], padding=[1, 1, 1, 1]);
+  nn.relu(%0)
+})");
+  std::shared_ptr<const CompiledModule> compiled = build_on_llvm(mod);
+  std::vector<Value> args = {uniform(DataType::Float(32), {2, 4, 8, 8}, 10, -1.0, 1.0)};
+  const Tensor want = interpret(mod, args);
+  std::vector<Tensor> got(4);
+  std::vector<std::thread> threads;
+  for (size_t t = 0; t < got.size(); ++t)
+    threads.emplace_back([&, t] { got[t] = GraphExecutor(compiled).run(args).tensor(); });
+  for (std::thread& t : threads) t.join();
+  for (const Tensor& g : got) EXPECT_TENSOR_EQ(g, want);
+}
+
+}  // namespace
+}  // namespace weft
