@@ -68,23 +68,26 @@ TEST(FindRunConfig, AnUnknownNameListsTheInstalledConfigs) {
   }
 }
 
-TEST(FindRunConfig, TheDefaultConfigRunsOnednnWhereItIsThereThenRefWithWarningsAtO3) {
+TEST(FindRunConfig, TheDefaultConfigRunsOnednnThenLlvmWhereTheyAreThereThenRefWithWarningsAtO3) {
   RunConfig c = default_run_config();
   EXPECT_EQ(fs::path(c.source), installed_run_config_dir() / "default.yaml");
-  EXPECT_EQ(c.target_order(), (std::vector<std::string>{"onednn", "ref"}));
+  EXPECT_EQ(c.target_order(), (std::vector<std::string>{"onednn", "llvm", "ref"}));
   EXPECT_EQ(c.missing_targets, MissingTargetPolicy::kSkip);
   EXPECT_EQ(c.fallback, FallbackPolicy::kWarn);
   EXPECT_EQ(c.opt_level, 3);
 }
 
-TEST(FindRunConfig, TheDefaultConfigChecksAgainstTheGlobalRegistriesWithOrWithoutOnednn) {
-  // ref is built into the core and declares no options; onednn is built only
-  // where libdnnl is installed, and the default config leaves it out elsewhere.
+TEST(FindRunConfig, TheDefaultConfigChecksAgainstTheGlobalRegistriesWithOrWithoutOnednnAndLlvm) {
+  // ref is built into the core and declares no options; onednn and llvm are
+  // built only where libdnnl and LLVM 19 are installed, and the default
+  // config leaves them out elsewhere.
   auto options = check_run_config(default_run_config());
   const bool onednn_built = TargetRegistry::global().find("onednn") != nullptr;
-  ASSERT_EQ(options.size(), onednn_built ? 2u : 1u);
+  const bool llvm_built = TargetRegistry::global().find("llvm") != nullptr;
+  ASSERT_EQ(options.size(), 1u + onednn_built + llvm_built);
   EXPECT_TRUE(options.at("ref")->empty());
   EXPECT_EQ(options.count("onednn"), onednn_built ? 1u : 0u);
+  EXPECT_EQ(options.count("llvm"), llvm_built ? 1u : 0u);
   RunConfig typo = parse_run_config("targets: [rf]\n", "c.yaml");
   std::string message = error_of([&] { check_run_config(typo); });
   EXPECT_EQ(message.rfind("c.yaml:1:11: unknown target 'rf'; expected a registered target: ", 0), 0u) << message;
