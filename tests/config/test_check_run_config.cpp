@@ -186,5 +186,16 @@ TEST_F(CheckRunConfig, TheGlobalPassRegistryNamesThePassesPluginsDeclareLoadedOr
   EXPECT_THAT(message, HasSubstr(" InferType,"));
 }
 
+TEST_F(CheckRunConfig, TheConfigsThreadsAreTheThreadsOfEachTargetThatTakesThemUnlessItsOptionsSayOtherwise) {
+  targets.add(target("threaded_cpu", AttrSchema({field("threads", AttrType::kInt, AttrValue(0))})));
+  auto options = check("targets: [threaded_cpu, fake_cpu]\nthreads: 3\ntarget_options: {fake_cpu: {cache_dir: c}}\n");
+  EXPECT_EQ(options.at("threaded_cpu")->at("threads").as_int(), 3);
+  EXPECT_EQ(options.at("fake_cpu")->find("threads"), nullptr);  // it has no such option
+  options = check("targets: [threaded_cpu]\nthreads: 3\ntarget_options: {threaded_cpu: {threads: 1}}\n");
+  EXPECT_EQ(options.at("threaded_cpu")->at("threads").as_int(), 1);
+  options = check("targets: [threaded_cpu]\n");  // 0: each target's own default
+  EXPECT_EQ(options.at("threaded_cpu")->at("threads").as_int(), 0);
+}
+
 }  // namespace
 }  // namespace weft

@@ -113,10 +113,23 @@ const TargetDef& find_target(const std::string& name, const SourceLoc& listed_at
 
 /// The target's options normalized by its schema; what the schema refuses is
 /// located at the option, else at the target's options, else its listing.
-Attrs checked_options(const RunConfig& config, const TargetDef& def, const SourceLoc& listed_at) {
+/// The options written for the target, with the config's `threads` (when
+/// set) as the target's own `threads` option where it declares one and the
+/// config does not set it: one thread count for every target of a run.
+Attrs given_options(const RunConfig& config, const TargetDef& def) {
   auto given = config.target_options.find(def.name);
+  Attrs options = given != config.target_options.end() ? given->second : empty_attrs();
+  const AttrField* threads = def.options.find("threads");
+  if (config.threads == 0 || !threads || threads->type != AttrType::kInt || (options && options->find("threads")))
+    return options;
+  std::vector<std::pair<std::string, AttrValue>> entries = options ? options->entries : decltype(entries){};
+  entries.emplace_back("threads", AttrValue(int64_t{config.threads}));
+  return make_attrs(std::move(entries));
+}
+
+Attrs checked_options(const RunConfig& config, const TargetDef& def, const SourceLoc& listed_at) {
   try {
-    return def.options.normalize(def.name, given != config.target_options.end() ? given->second : empty_attrs());
+    return def.options.normalize(def.name, given_options(config, def));
   } catch (const Error& e) {
     const std::string path = "target_options." + def.name;
     Error located("target '" + def.name + "': " + e.message());
