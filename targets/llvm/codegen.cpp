@@ -1,5 +1,7 @@
 #include "codegen.h"
 
+#include "thread_pool.h"
+
 #include <weft/plugin.hpp>
 
 #include <llvm/IR/IRBuilder.h>
@@ -36,7 +38,8 @@ bool supported_dtype(DLDataType t) {
 
 class KernelEmitter {
  public:
-  KernelEmitter(const sdk::LoopProgram& p, llvm::Module& m) : p_(p), m_(m), ctx_(m.getContext()), b_(ctx_) {}
+  KernelEmitter(const sdk::LoopProgram& p, llvm::Module& m, void* pool)
+      : p_(p), m_(m), ctx_(m.getContext()), b_(ctx_), pool_(pool) {}
 
   llvm::Function* emit(const std::string& name) {
     check_dtypes();
@@ -439,23 +442,107 @@ class KernelEmitter {
     const int64_t end = n.int_value + n.extent;
     if (type->getIntegerBitWidth() < 64 && end > (int64_t{1} << (type->getIntegerBitWidth() - 1)) - 1)
       throw sdk::Unsupported("loop over " + std::string(p_.var(n.var).name) + " ends past its index type");
+    llvm::Value* first = llvm::ConstantInt::get(type, static_cast<uint64_t>(n.int_value), true);
+    llvm::Value* last = llvm::ConstantInt::get(type, static_cast<uint64_t>(end), true);
+    if (n.op == WEFT_LOOP_PARALLEL && pool_ && !in_parallel_ && n.extent > 1 && type->isIntegerTy(32))
+      return parallel_loop(n, first, last);
+    loop(n, first, last);
+  }
+
+  /// for var in [first, last): body, with the schedule's hints; first < last
+  /// unless `may_be_empty`.
+  void loop(const weft_loop_node_t& n, llvm::Value* first, llvm::Value* last, bool may_be_empty = false) {
+    llvm::Type* type = first->getType();
     llvm::BasicBlock* before = b_.GetInsertBlock();
     llvm::BasicBlock* body = block("for_body");
     llvm::BasicBlock* exit = block("for_end");
-    b_.CreateBr(body);
+    if (may_be_empty) {
+      b_.CreateCondBr(b_.CreateICmpSLT(first, last), body, exit);
+    } else {
+      b_.CreateBr(body);
+    }
     b_.SetInsertPoint(body);
     llvm::PHINode* index = b_.CreatePHI(type, 2, p_.var(n.var).name);
-    index->addIncoming(llvm::ConstantInt::get(type, static_cast<uint64_t>(n.int_value), true), before);
+    index->addIncoming(first, before);
     llvm::Value* outer = vars_.at(static_cast<size_t>(n.var));
     vars_[static_cast<size_t>(n.var)] = index;
     in_scope([&] { stmt(n.operands[0]); });
     vars_[static_cast<size_t>(n.var)] = outer;
     llvm::Value* next = b_.CreateAdd(index, llvm::ConstantInt::get(type, 1), "", true, true);
     index->addIncoming(next, b_.GetInsertBlock());
-    llvm::BranchInst* latch = b_.CreateCondBr(
-        b_.CreateICmpSLT(next, llvm::ConstantInt::get(type, static_cast<uint64_t>(end), true)), body, exit);
+    llvm::BranchInst* latch = b_.CreateCondBr(b_.CreateICmpSLT(next, last), body, exit);
     if (llvm::MDNode* hints = loop_hints(n)) latch->setMetadata(llvm::LLVMContext::MD_loop, hints);
     b_.SetInsertPoint(exit);
+  }
+
+  /// A parallel loop: its body outlined into `i32 (ptr env, i32 begin, i32
+  /// end)`, which runs a chunk of the iterations with what it reads of the
+  /// enclosing code (live buffers, bound variables) passed in env, and a call
+  /// that runs the chunks on the pool and returns the first failure.
+  void parallel_loop(const weft_loop_node_t& n, llvm::Value* first, llvm::Value* last) {
+    std::vector<llvm::Value*> captured;
+    for (llvm::Value* v : buffers_)
+      if (v) captured.push_back(v);
+    for (llvm::Value* v : vars_)
+      if (v) captured.push_back(v);
+    std::vector<llvm::Type*> types;
+    for (llvm::Value* v : captured) types.push_back(v->getType());
+    llvm::StructType* env_type = llvm::StructType::get(ctx_, types);
+    llvm::IRBuilder<> entry(&fn_->getEntryBlock(), fn_->getEntryBlock().begin());
+    llvm::AllocaInst* env = entry.CreateAlloca(env_type, nullptr, "env");
+    for (size_t k = 0; k < captured.size(); ++k) b_.CreateStore(captured[k], b_.CreateStructGEP(env_type, env, static_cast<unsigned>(k)));
+
+    llvm::Type* i32 = b_.getInt32Ty();
+    auto* body_type = llvm::FunctionType::get(i32, {b_.getPtrTy(), i32, i32}, false);
+    llvm::Function* body = llvm::Function::Create(body_type, llvm::Function::InternalLinkage,
+                                                  fn_->getName() + "_parallel" + std::to_string(parallel_loops_++), m_);
+    body->addFnAttr(llvm::Attribute::NoUnwind);
+
+    // Emit the body as its own function, reading what it captured from env.
+    llvm::Function* outer_fn = fn_;
+    llvm::BasicBlock* outer_block = b_.GetInsertBlock();
+    auto outer_buffers = buffers_;
+    auto outer_vars = vars_;
+    auto outer_scopes = std::move(scopes_);
+    auto outer_heap = std::move(heap_scratch_live_);
+    fn_ = body;
+    in_parallel_ = true;
+    b_.SetInsertPoint(block("entry"));
+    size_t k = 0;
+    auto reload = [&](std::vector<llvm::Value*>& values) {
+      for (llvm::Value*& v : values)
+        if (v) {
+          v = b_.CreateLoad(types[k], b_.CreateStructGEP(env_type, body->getArg(0), static_cast<unsigned>(k)));
+          ++k;
+        }
+    };
+    reload(buffers_);
+    reload(vars_);
+    scopes_.assign(1, {});
+    heap_scratch_live_.clear();
+    loop(n, body->getArg(1), body->getArg(2), true);
+    b_.CreateRet(b_.getInt32(0));
+
+    fn_ = outer_fn;
+    in_parallel_ = false;
+    buffers_ = std::move(outer_buffers);
+    vars_ = std::move(outer_vars);
+    scopes_ = std::move(outer_scopes);
+    heap_scratch_live_ = std::move(outer_heap);
+    b_.SetInsertPoint(outer_block);
+
+    llvm::Type* ptr = b_.getPtrTy();
+    auto* launch_type = llvm::FunctionType::get(i32, {ptr, ptr, ptr, i32, i32}, false);
+    llvm::Value* launch = b_.CreateIntToPtr(b_.getInt64(reinterpret_cast<uintptr_t>(&weft_llvm_parallel_for)), ptr);
+    llvm::Value* pool = b_.CreateIntToPtr(b_.getInt64(reinterpret_cast<uintptr_t>(pool_)), ptr);
+    llvm::Value* status = b_.CreateCall(launch_type, launch, {pool, body, env, first, last});
+
+    llvm::BasicBlock* failed = block("parallel_failed");
+    llvm::BasicBlock* done = block("parallel_done");
+    b_.CreateCondBr(b_.CreateICmpNE(status, b_.getInt32(0)), failed, done);
+    b_.SetInsertPoint(failed);
+    return_early_with(status);
+    b_.SetInsertPoint(done);
   }
 
   /// The schedule's intent for LLVM's loop passes: a vectorized loop is
@@ -482,24 +569,25 @@ class KernelEmitter {
     const weft_loop_buffer_t& buf = p_.buffer(n.buffer);
     llvm::Type* element = memory_type(buf.dtype);
     const int64_t bytes = buf.num_elements * static_cast<int64_t>((buf.dtype.bits + 7) / 8);
-    llvm::Value*& slot = buffers_.at(static_cast<size_t>(n.buffer));
+    // By index: a parallel loop in the body replaces the table while it emits.
+    const auto slot = static_cast<size_t>(n.buffer);
     if (bytes <= kStackScratchBytes) {
       // In the entry block, so a loop around the allocation reuses one slot.
       llvm::IRBuilder<> entry(&fn_->getEntryBlock(), fn_->getEntryBlock().begin());
       llvm::AllocaInst* a = entry.CreateAlloca(element, entry.getInt64(std::max<int64_t>(buf.num_elements, 1)), buf.name);
       a->setAlignment(llvm::Align(64));
-      slot = a;
+      buffers_.at(slot) = a;
       stmt(n.operands[0]);
-      slot = nullptr;
+      buffers_.at(slot) = nullptr;
       return;
     }
     llvm::Value* heap = allocate_scratch(bytes);
-    slot = heap;
+    buffers_.at(slot) = heap;
     heap_scratch_live_.push_back(heap);
     stmt(n.operands[0]);
     heap_scratch_live_.pop_back();
     free_scratch(heap);
-    slot = nullptr;
+    buffers_.at(slot) = nullptr;
   }
 
   llvm::Value* allocate_scratch(int64_t bytes) {
@@ -517,9 +605,10 @@ class KernelEmitter {
   }
 
   /// Returns `status` from the kernel, freeing the scratch allocated so far.
-  void return_early(int status) {
+  void return_early(int status) { return_early_with(b_.getInt32(status)); }
+  void return_early_with(llvm::Value* status) {
     for (llvm::Value* live : heap_scratch_live_) free_scratch(live);
-    b_.CreateRet(b_.getInt32(status));
+    b_.CreateRet(status);
   }
 
   void free_scratch(llvm::Value* p) {
@@ -550,7 +639,10 @@ class KernelEmitter {
   llvm::Module& m_;
   llvm::LLVMContext& ctx_;
   llvm::IRBuilder<> b_;
+  void* pool_;
   llvm::Function* fn_ = nullptr;
+  bool in_parallel_ = false;  // emitting an outlined parallel body
+  int parallel_loops_ = 0;
   std::vector<llvm::Value*> buffers_;  // per buffer: its first element while it is live
   std::vector<llvm::Value*> vars_;     // per variable: its value where it is bound
   // Expressions already emitted, by node, per region: a value from an
@@ -562,8 +654,9 @@ class KernelEmitter {
 
 }  // namespace
 
-llvm::Function* emit_kernel(const sdk::LoopProgram& program, const std::string& name, llvm::Module& module) {
-  return KernelEmitter(program, module).emit(name);
+llvm::Function* emit_kernel(const sdk::LoopProgram& program, const std::string& name, llvm::Module& module,
+                            void* pool) {
+  return KernelEmitter(program, module, pool).emit(name);
 }
 
 }  // namespace llvm_target

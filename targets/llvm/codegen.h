@@ -1,4 +1,5 @@
-// Loop program -> LLVM IR: one function per fused group,
+// Loop program -> LLVM IR: one function per fused group (and one per
+// parallel loop body),
 //
 //   i32 @name(ptr %args)
 //
@@ -30,8 +31,12 @@ constexpr int kDivisionByZero = 1;
 constexpr int kOutOfMemory = 2;
 
 /// Emits `program` as the function `name` into `module`, whose data layout
-/// and triple are set. Error when the program uses what the generator does
-/// not know (a node kind or dtype of a newer ABI).
-llvm::Function* emit_kernel(const weft::sdk::LoopProgram& program, const std::string& name, llvm::Module& module);
+/// and triple are set. Its parallel loops become calls of
+/// weft_llvm_parallel_for (thread_pool.h) on `pool` with their bodies
+/// outlined, one level deep (a parallel loop inside another runs serially);
+/// with `pool` null they run serially. Error when the program uses what the
+/// generator does not know (a node kind or dtype of a newer ABI).
+llvm::Function* emit_kernel(const weft::sdk::LoopProgram& program, const std::string& name, llvm::Module& module,
+                            void* pool);
 
 }  // namespace llvm_target

@@ -103,7 +103,7 @@ class OrcJit : public Jit, public std::enable_shared_from_this<OrcJit> {
     return out.str();
   }
 
-  std::unique_ptr<KernelCode> compile(const sdk::LoopProgram& program) override {
+  std::unique_ptr<KernelCode> compile(const sdk::LoopProgram& program, void* pool) override {
     std::lock_guard<std::mutex> lock(mutex_);
     const std::string name = "weft_" + std::string(program.name()) + "_" + std::to_string(next_id_++);
     auto context = std::make_unique<llvm::LLVMContext>();
@@ -113,10 +113,13 @@ class OrcJit : public Jit, public std::enable_shared_from_this<OrcJit> {
     auto module = std::make_unique<llvm::Module>(name, *context);
     module->setDataLayout(jit_->getDataLayout());
     module->setTargetTriple(machine_->getTargetTriple().str());
-    llvm::Function* fn = emit_kernel(program, name, *module);
-    fn->addFnAttr("target-cpu", machine_->getTargetCPU());
-    fn->addFnAttr("target-features", machine_->getTargetFeatureString());
-    if (has("avx512f")) fn->addFnAttr("prefer-vector-width", "512");  // zmm, not the ymm LLVM picks by default
+    emit_kernel(program, name, *module, pool);
+    for (llvm::Function& fn : *module) {  // the kernel and its outlined parallel bodies
+      if (fn.isDeclaration()) continue;
+      fn.addFnAttr("target-cpu", machine_->getTargetCPU());
+      fn.addFnAttr("target-features", machine_->getTargetFeatureString());
+      if (has("avx512f")) fn.addFnAttr("prefer-vector-width", "512");  // zmm, not the ymm LLVM picks by default
+    }
     optimize(*module, *machine_);
 
     llvm::orc::ResourceTrackerSP code = jit_->getMainJITDylib().createResourceTracker();

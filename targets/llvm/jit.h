@@ -37,9 +37,10 @@ class Jit {
   /// The host CPU as LLVM names it, with the features it found on.
   virtual std::string cpu_description() const = 0;
 
-  /// `program` compiled at O3 for the host. Thread-safe. Error naming the
-  /// group when LLVM rejects it.
-  virtual std::unique_ptr<KernelCode> compile(const weft::sdk::LoopProgram& program) = 0;
+  /// `program` compiled at O3 for the host, its parallel loops run on
+  /// `pool` (a ThreadPool, kept alive by the caller as long as the code; null:
+  /// serially). Thread-safe. Error naming the group when LLVM rejects it.
+  virtual std::unique_ptr<KernelCode> compile(const weft::sdk::LoopProgram& program, void* pool) = 0;
 };
 
 }  // namespace llvm_target

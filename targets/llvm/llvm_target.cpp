@@ -1,26 +1,38 @@
 // The llvm target: any fused group whose ops have TE computes, lowered by the
 // host to a loop program under the default schedules for this CPU (its
-// vector width), turned into LLVM IR (codegen.h) and compiled to native code
-// by ORC (jit.h), in host memory, synchronously. A group whose dtypes the
+// vector width and threads), turned into LLVM IR (codegen.h) and compiled to
+// native code by ORC (jit.h), in host memory, synchronously; parallel loops
+// run on the instance's thread pool (thread_pool.h). A group whose dtypes the
 // generator does not know is declined, so the build offers it to the next
 // target.
 #include <weft/plugin.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "codegen.h"
 #include "jit.h"
+#include "thread_pool.h"
 
 namespace sdk = weft::sdk;
 
 namespace {
 
-/// A compiled group: its native code and the program whose constants it reads.
+/// An instance's JIT and the threads its kernels' parallel loops run on.
+struct LlvmState {
+  std::shared_ptr<llvm_target::Jit> jit;
+  std::shared_ptr<llvm_target::ThreadPool> pool;
+};
+
+/// A compiled group: its native code, the program whose constants it reads
+/// and the pool its parallel loops run on.
 struct LlvmKernel {
   sdk::LoopProgram program;
+  std::shared_ptr<llvm_target::ThreadPool> pool;
   std::unique_ptr<llvm_target::KernelCode> code;
 
   void run(const sdk::LaunchArgs& launch) const {
@@ -50,18 +62,30 @@ WEFT_PLUGIN(reg) {
   reg.target("llvm")
       .describe("Fused groups of ops with TE computes, lowered to loops and compiled to native code for this CPU "
                 "by LLVM's JIT.")
+      .option("threads", int64_t{0}, "Threads the parallel loops run on, the caller's included; 0: all cores.",
+              "a number of threads >= 0")
       .option("verbose", false, "Print each group's loop program and the CPU it is compiled for to stderr.")
-      .create([](const sdk::Attrs&) { return std::static_pointer_cast<void>(llvm_target::Jit::create()); })
+      .create([](const sdk::Attrs& options) {
+        const int64_t threads = options.get_int("threads");
+        if (threads < 0) throw sdk::Error("threads must not be negative, got " + std::to_string(threads));
+        const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+        auto state = std::make_shared<LlvmState>();
+        state->jit = llvm_target::Jit::create();
+        state->pool = std::make_shared<llvm_target::ThreadPool>(threads ? static_cast<int>(threads) : static_cast<int>(cores));
+        return std::static_pointer_cast<void>(state);
+      })
       .supports([](const sdk::TargetInstance&, const sdk::Expr& call) { return sdk::te_supported(call); })
       .compile([](const sdk::TargetInstance& target, const sdk::CompileArgs& group) -> sdk::CompiledKernel {
-        llvm_target::Jit& jit = target.state<llvm_target::Jit>();
+        const LlvmState& state = target.state<LlvmState>();
         sdk::TargetTraits traits;
-        traits.vector_lanes = jit.float_lanes();
-        traits.cores = 1;  // loops run on the calling thread
-        auto kernel = std::make_shared<LlvmKernel>(LlvmKernel{sdk::LoopProgram::lower(group.primitive, traits), nullptr});
+        traits.vector_lanes = state.jit->float_lanes();
+        traits.cores = state.pool->threads();
+        auto kernel = std::make_shared<LlvmKernel>(
+            LlvmKernel{sdk::LoopProgram::lower(group.primitive, traits), state.pool, nullptr});
         if (target.options().get_bool("verbose"))
-          std::fprintf(stderr, "llvm: compiling for %s:\n%s\n", jit.cpu_description().c_str(), kernel->program.text());
-        kernel->code = jit.compile(kernel->program);
+          std::fprintf(stderr, "llvm: compiling for %s on %d threads:\n%s\n", state.jit->cpu_description().c_str(),
+                       state.pool->threads(), kernel->program.text());
+        kernel->code = state.jit->compile(kernel->program, kernel->pool.get());
         return [kernel](const sdk::LaunchArgs& launch) { kernel->run(launch); };
       });
 }

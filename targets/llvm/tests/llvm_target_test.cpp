@@ -25,18 +25,19 @@ namespace {
 
 using ::testing::HasSubstr;
 
-RunConfig llvm_only() {
+RunConfig llvm_only(int threads = 0) {
   RunConfig config;
   config.targets = {"llvm"};
   config.fallback = FallbackPolicy::kError;
+  config.threads = threads;
   return config;
 }
 
 IRModule program(const std::string& text) { return infer_type(parse_module(text)); }
 
 /// Builds for llvm alone and checks that every group went there.
-std::shared_ptr<const CompiledModule> build_on_llvm(const IRModule& mod) {
-  std::shared_ptr<const CompiledModule> compiled = build(mod, llvm_only());
+std::shared_ptr<const CompiledModule> build_on_llvm(const IRModule& mod, int threads = 0) {
+  std::shared_ptr<const CompiledModule> compiled = build(mod, llvm_only(threads));
   for (const CompiledGroup& group : compiled->groups) EXPECT_EQ(group.target, "llvm");
   return compiled;
 }
@@ -205,6 +206,37 @@ def @main(%x: Tensor[(2, 4, 8, 8), float32]) {
     threads.emplace_back([&, t] { got[t] = GraphExecutor(compiled).run(args).tensor(); });
   for (std::thread& t : threads) t.join();
   for (const Tensor& g : got) EXPECT_TENSOR_EQ(g, want);
+}
+
+TEST(LlvmTarget, ParallelLoopsComputeWhatOneThreadComputesAndReportFailures) {
+  // Parallel loops' bodies run on the pool in chunks; the results cannot depend on the split.
+  IRModule mod = program(R"(#[version = "0.0.5"]
+def @main(%x: Tensor[(2, 8, 17, 9), float32], %w: Tensor[(8, 8, 3, 3), float32]) {
+  %0 = nn.conv2d(%x, %w, padding=[1, 1, 1, 1], channels=8, kernel_size=[3, 3]);
+  %1 = nn.softmax(%0, axis=1);
+  nn.avg_pool2d(%1, pool_size=[2, 2], strides=[2, 2], ceil_mode=True)
+})");
+  std::vector<Value> args = {testing::rand(DataType::Float(32), {2, 8, 17, 9}, 11),
+                             testing::rand(DataType::Float(32), {8, 8, 3, 3}, 12)};
+  const Tensor serial = GraphExecutor(build_on_llvm(mod, 1)).run(args).tensor();
+  for (int threads : {2, 3, 5}) {
+    SCOPED_TRACE(threads);
+    EXPECT_TENSOR_EQ(GraphExecutor(build_on_llvm(mod, threads)).run(args).tensor(), serial);
+  }
+  EXPECT_TENSOR_NEAR(serial, interpret(mod, args), 1e-5, 1e-7);
+
+  IRModule division = program(R"(#[version = "0.0.5"]
+def @main(%a: Tensor[(64), int32], %b: Tensor[(64), int32]) {
+  floor_mod(%a, %b)
+})");
+  std::vector<int32_t> divisors(64, 3);
+  divisors[50] = 0;  // in the last chunk, not the caller's
+  try {
+    GraphExecutor(build_on_llvm(division, 4)).run({int32s(std::vector<int32_t>(64, 7)), int32s(divisors)});
+    FAIL() << "a zero divisor ran";
+  } catch (const Error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("integer division or modulo by zero in group"));
+  }
 }
 
 }  // namespace
