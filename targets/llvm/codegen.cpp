@@ -12,7 +12,9 @@
 
 #include <cstdint>
 #include <string>
+#include <optional>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 namespace sdk = weft::sdk;
@@ -115,44 +117,110 @@ class KernelEmitter {
     return value_type(t);
   }
 
+  /// `scalar`, or a vector of it as wide as `like` is (vector code).
+  static llvm::Type* shaped_like(llvm::Type* scalar, const llvm::Value* like) {
+    if (auto* v = llvm::dyn_cast<llvm::VectorType>(like->getType())) return llvm::VectorType::get(scalar, v->getElementCount());
+    return scalar;
+  }
+
   /// A float result rounded to its dtype (16-bit floats round after every operation).
   llvm::Value* round_to(DLDataType t, llvm::Value* v) {
-    if (t.code == kDLFloat && t.bits == 16) return b_.CreateFPExt(b_.CreateFPTrunc(v, b_.getHalfTy()), b_.getFloatTy());
+    if (t.code == kDLFloat && t.bits == 16)
+      return b_.CreateFPExt(b_.CreateFPTrunc(v, shaped_like(b_.getHalfTy(), v)), v->getType());
     if (t.code != kDLBfloat) return v;
     // To nearest even on the top 16 bits; a NaN stays a (quiet) NaN.
-    llvm::Value* bits = b_.CreateBitCast(v, b_.getInt32Ty());
+    llvm::Value* bits = b_.CreateBitCast(v, shaped_like(b_.getInt32Ty(), v));
     llvm::Value* lsb = b_.CreateAnd(b_.CreateLShr(bits, 16), 1);
-    llvm::Value* rounded = b_.CreateAnd(b_.CreateAdd(bits, b_.CreateAdd(lsb, b_.getInt32(0x7fff))), 0xffff0000u);
+    llvm::Value* half_ulp = llvm::ConstantInt::get(bits->getType(), 0x7fff);
+    llvm::Value* rounded = b_.CreateAnd(b_.CreateAdd(bits, b_.CreateAdd(lsb, half_ulp)), 0xffff0000u);
     llvm::Value* nan = b_.CreateOr(b_.CreateAnd(bits, 0xffff0000u), 0x00400000u);
     llvm::Value* is_nan = b_.CreateFCmpUNO(v, v);
-    return b_.CreateBitCast(b_.CreateSelect(is_nan, nan, rounded), b_.getFloatTy());
+    return b_.CreateBitCast(b_.CreateSelect(is_nan, nan, rounded), v->getType());
   }
 
   // ---- Memory -----------------------------------------------------------------------------
 
-  llvm::Value* element_address(const weft_loop_node_t& n, size_t first_index) {
+  llvm::Value* buffer_base(const weft_loop_node_t& n, size_t first_index) {
     const weft_loop_buffer_t& buf = p_.buffer(n.buffer);
     if (n.num_operands - first_index != buf.ndim)
       throw sdk::Error("an access to " + std::string(buf.name) + " has the wrong number of indices", WEFT_STATUS_INTERNAL);
     llvm::Value* base = buffers_.at(static_cast<size_t>(n.buffer));
     if (!base) throw sdk::Error("buffer " + std::string(buf.name) + " is used outside its allocation", WEFT_STATUS_INTERNAL);
+    return base;
+  }
+
+  llvm::Value* to_i64(llvm::Value* index, DLDataType t) {
+    llvm::Type* i64 = shaped_like(b_.getInt64Ty(), index);
+    return is_signed(t) ? b_.CreateSExtOrTrunc(index, i64) : b_.CreateZExtOrTrunc(index, i64);
+  }
+
+  /// Where an access reads or writes. In vector code: one address when every
+  /// lane accesses the same element (stride 0), the first lane's when the
+  /// lanes' elements are consecutive (stride 1), else a vector of addresses.
+  struct Access {
+    llvm::Value* address;
+    int64_t lane_stride;  // 0, 1, or anything else for a vector of addresses
+  };
+
+  Access access(const weft_loop_node_t& n, size_t first_index) {
+    const weft_loop_buffer_t& buf = p_.buffer(n.buffer);
+    llvm::Value* base = buffer_base(n, first_index);
+    llvm::Type* element = memory_type(buf.dtype);
+    // The offset as base + lane * stride where every index is affine in the lane.
     llvm::Value* offset = b_.getInt64(0);
-    for (size_t d = 0; d < buf.ndim; ++d) {
-      const weft_loop_node_t& index_node = p_.operand(n, first_index + d);
-      llvm::Value* index = expr(n.operands[first_index + d]);
-      index = is_signed(index_node.dtype) ? b_.CreateSExtOrTrunc(index, b_.getInt64Ty())
-                                          : b_.CreateZExtOrTrunc(index, b_.getInt64Ty());
-      offset = b_.CreateAdd(offset, b_.CreateMul(index, b_.getInt64(buf.strides[d]), "", false, true), "", false, true);
+    int64_t lane_stride = 0;
+    bool affine_offset = true;
+    for (size_t d = 0; d < buf.ndim && affine_offset; ++d) {
+      const int32_t index = n.operands[first_index + d];
+      std::optional<Affine> a = affine(index);
+      if (!a) {
+        affine_offset = false;
+        break;
+      }
+      offset = b_.CreateAdd(offset, b_.CreateMul(to_i64(a->base, p_.node(index).dtype), b_.getInt64(buf.strides[d]), "", false, true),
+                            "", false, true);
+      lane_stride += a->stride * buf.strides[d];
     }
-    return b_.CreateInBoundsGEP(memory_type(buf.dtype), base, offset);
+    if (affine_offset && (lane_stride == 0 || lane_stride == 1))
+      return {b_.CreateInBoundsGEP(element, base, offset), lane_stride};
+    // A gather or scatter: each lane's offset.
+    llvm::Value* offsets = nullptr;
+    if (affine_offset) {
+      std::vector<llvm::Constant*> steps;
+      for (int l = 0; l < lanes_; ++l) steps.push_back(b_.getInt64(static_cast<uint64_t>(l * lane_stride)));
+      offsets = b_.CreateAdd(b_.CreateVectorSplat(static_cast<unsigned>(lanes_), offset), llvm::ConstantVector::get(steps));
+    } else {
+      offsets = b_.CreateVectorSplat(static_cast<unsigned>(lanes_), b_.getInt64(0));
+      for (size_t d = 0; d < buf.ndim; ++d) {
+        const int32_t index = n.operands[first_index + d];
+        llvm::Value* i = lanewise(to_i64(expr(index), p_.node(index).dtype));
+        offsets = b_.CreateAdd(offsets, b_.CreateMul(i, llvm::ConstantInt::get(i->getType(), static_cast<uint64_t>(buf.strides[d]))));
+      }
+    }
+    return {b_.CreateInBoundsGEP(element, base, offsets), 2};
   }
 
   llvm::Value* load(const weft_loop_node_t& n) {
     const DLDataType t = p_.buffer(n.buffer).dtype;
-    llvm::Value* raw = b_.CreateLoad(memory_type(t), element_address(n, 0));
-    if (is_bool(t)) return b_.CreateICmpNE(raw, b_.getInt8(0));
-    if (t.code == kDLFloat && t.bits == 16) return b_.CreateFPExt(raw, b_.getFloatTy());
-    if (t.code == kDLBfloat) return b_.CreateBitCast(b_.CreateShl(b_.CreateZExt(raw, b_.getInt32Ty()), 16), b_.getFloatTy());
+    llvm::Type* element = memory_type(t);
+    const llvm::Align align(std::max(1, t.bits / 8));
+    Access where = access(n, 0);
+    llvm::Value* raw = nullptr;
+    if (where.lane_stride == 0) {
+      raw = b_.CreateLoad(element, where.address);
+    } else {
+      auto* type = llvm::FixedVectorType::get(element, static_cast<unsigned>(lanes_));
+      if (where.lane_stride == 1) {
+        raw = b_.CreateAlignedLoad(type, where.address, align);
+      } else {
+        raw = b_.CreateMaskedGather(type, where.address, align);
+      }
+    }
+    if (is_bool(t)) return b_.CreateICmpNE(raw, llvm::ConstantInt::get(raw->getType(), 0));
+    if (t.code == kDLFloat && t.bits == 16) return b_.CreateFPExt(raw, shaped_like(b_.getFloatTy(), raw));
+    if (t.code == kDLBfloat)
+      return b_.CreateBitCast(b_.CreateShl(b_.CreateZExt(raw, shaped_like(b_.getInt32Ty(), raw)), 16),
+                              shaped_like(b_.getFloatTy(), raw));
     return raw;
   }
 
@@ -160,10 +228,22 @@ class KernelEmitter {
     const DLDataType t = p_.buffer(n.buffer).dtype;
     llvm::Value* v = expr(n.operands[0]);
     // Values are already rounded to their dtype, so narrowing them is exact.
-    if (is_bool(t)) v = b_.CreateZExt(v, b_.getInt8Ty());
-    if (t.code == kDLFloat && t.bits == 16) v = b_.CreateFPTrunc(v, b_.getHalfTy());
-    if (t.code == kDLBfloat) v = b_.CreateTrunc(b_.CreateLShr(b_.CreateBitCast(v, b_.getInt32Ty()), 16), b_.getInt16Ty());
-    b_.CreateStore(v, element_address(n, 1));
+    if (is_bool(t)) v = b_.CreateZExt(v, shaped_like(b_.getInt8Ty(), v));
+    if (t.code == kDLFloat && t.bits == 16) v = b_.CreateFPTrunc(v, shaped_like(b_.getHalfTy(), v));
+    if (t.code == kDLBfloat)
+      v = b_.CreateTrunc(b_.CreateLShr(b_.CreateBitCast(v, shaped_like(b_.getInt32Ty(), v)), 16),
+                         shaped_like(b_.getInt16Ty(), v));
+    const llvm::Align align(std::max(1, t.bits / 8));
+    Access where = access(n, 1);
+    if (where.lane_stride == 0) {
+      // Every lane writes the one element: the last lane's value stays, as in the serial loop.
+      if (v->getType()->isVectorTy()) v = b_.CreateExtractElement(v, static_cast<uint64_t>(lanes_ - 1));
+      b_.CreateStore(v, where.address);
+    } else if (where.lane_stride == 1) {
+      b_.CreateAlignedStore(lanewise(v), where.address, align);
+    } else {
+      b_.CreateMaskedScatter(lanewise(v), where.address, align);
+    }
   }
 
   // ---- Expressions ------------------------------------------------------------------------
@@ -213,6 +293,7 @@ class KernelEmitter {
     const DLDataType t = p_.operand(n, 0).dtype;  // the operands' (n's own is bool for predicates)
     llvm::Value* a = expr(n.operands[0]);
     llvm::Value* b = expr(n.operands[1]);
+    unify(a, b);
     return is_float(t) ? float_binary(n.op, t, a, b) : int_binary(n.op, t, a, b);
   }
 
@@ -273,7 +354,9 @@ class KernelEmitter {
     if (!constant || constant->isZero()) {
       llvm::BasicBlock* ok = block("divisor_nonzero");
       llvm::BasicBlock* zero_divisor = block("division_by_zero");
-      b_.CreateCondBr(b_.CreateICmpEQ(b, llvm::ConstantInt::get(b->getType(), 0)), zero_divisor, ok);
+      llvm::Value* zero = b_.CreateICmpEQ(b, llvm::ConstantInt::get(b->getType(), 0));
+      if (zero->getType()->isVectorTy()) zero = b_.CreateOrReduce(zero);  // any lane
+      b_.CreateCondBr(zero, zero_divisor, ok);
       b_.SetInsertPoint(zero_divisor);
       return_early(kDivisionByZero);
       b_.SetInsertPoint(ok);
@@ -296,8 +379,13 @@ class KernelEmitter {
 
   llvm::Value* select(const weft_loop_node_t& n) {
     llvm::Value* cond = expr(n.operands[0]);
-    if (n.op == 1 || (!may_trap(n.operands[1]) && !may_trap(n.operands[2])))
-      return b_.CreateSelect(cond, expr(n.operands[1]), expr(n.operands[2]));
+    if (n.op == 1 || (!may_trap(n.operands[1]) && !may_trap(n.operands[2]))) {
+      llvm::Value* a = expr(n.operands[1]);
+      llvm::Value* b = expr(n.operands[2]);
+      unify(a, b);
+      if (cond->getType()->isVectorTy()) a = lanewise(a), b = lanewise(b);
+      return b_.CreateSelect(cond, a, b);
+    }
     // Only the chosen operand runs: the other may read out of bounds (padding).
     llvm::BasicBlock* then_block = block("select_then");
     llvm::BasicBlock* else_block = block("select_else");
@@ -314,6 +402,16 @@ class KernelEmitter {
     };
     auto [then_value, then_end] = branch(then_block, n.operands[1]);
     auto [else_value, else_end] = branch(else_block, n.operands[2]);
+    // In vector code (a condition the same in every lane) one side may be
+    // uniform and the other not: widen it where it was computed.
+    if (then_value->getType() != else_value->getType()) {
+      auto widen = [&](llvm::Value*& v, llvm::BasicBlock* end) {
+        b_.SetInsertPoint(end->getTerminator());
+        v = lanewise(v);
+      };
+      if (then_value->getType()->isVectorTy()) widen(else_value, else_end);
+      else widen(then_value, then_end);
+    }
     b_.SetInsertPoint(merge);
     llvm::PHINode* phi = b_.CreatePHI(then_value->getType(), 2);
     phi->addIncoming(then_value, then_end);
@@ -329,7 +427,7 @@ class KernelEmitter {
       return is_float(from) ? b_.CreateFCmpONE(v, llvm::ConstantFP::get(v->getType(), 0.0))
                             : b_.CreateICmpNE(v, llvm::ConstantInt::get(v->getType(), 0));
     }
-    llvm::Type* type = value_type(to);
+    llvm::Type* type = shaped_like(value_type(to), v);
     if (is_float(to)) {
       if (is_float(from)) return round_to(to, b_.CreateFPCast(v, type));
       return round_to(to, is_signed(from) ? b_.CreateSIToFP(v, type) : b_.CreateUIToFP(v, type));
@@ -345,15 +443,21 @@ class KernelEmitter {
     return b_.CreateUnaryIntrinsic(id, x);
   }
 
-  /// A libm function of the value's type (tanhf or tanh, say).
+  /// A libm function of the value's type (tanhf or tanh, say), lane by lane
+  /// on a vector.
   llvm::Value* libm(const char* name_float, const char* name_double, llvm::Value* x) {
-    const bool is_double = x->getType()->isDoubleTy();
-    llvm::FunctionCallee f = m_.getOrInsertFunction(is_double ? name_double : name_float, x->getType(), x->getType());
+    llvm::Type* scalar = x->getType()->getScalarType();
+    llvm::FunctionCallee f = m_.getOrInsertFunction(scalar->isDoubleTy() ? name_double : name_float, scalar, scalar);
     if (auto* decl = llvm::dyn_cast<llvm::Function>(f.getCallee())) {
       decl->setDoesNotThrow();
       decl->setDoesNotAccessMemory();
     }
-    return b_.CreateCall(f, {x});
+    if (!x->getType()->isVectorTy()) return b_.CreateCall(f, {x});
+    llvm::Value* out = llvm::PoisonValue::get(x->getType());
+    for (int l = 0; l < lanes_; ++l)
+      out = b_.CreateInsertElement(out, b_.CreateCall(f, {b_.CreateExtractElement(x, static_cast<uint64_t>(l))}),
+                                   static_cast<uint64_t>(l));
+    return out;
   }
 
   llvm::Value* call(const weft_loop_node_t& n) {
@@ -364,6 +468,7 @@ class KernelEmitter {
     llvm::Value* x = args[0];
     auto second = [&]() {
       if (args.size() != 2) throw sdk::Error("intrinsic " + std::to_string(n.op) + " takes two arguments", WEFT_STATUS_INTERNAL);
+      unify(x, args[1]);
       return args[1];
     };
     if (!is_float(t)) {
@@ -416,6 +521,7 @@ class KernelEmitter {
         llvm::Value* value = expr(n.operands[0]);
         llvm::Value* before = vars_.at(static_cast<size_t>(n.var));
         vars_[static_cast<size_t>(n.var)] = value;
+        if (lanes_) let_values_[n.var] = n.operands[0];  // for affine()
         in_scope([&] { stmt(n.operands[1]); });
         vars_[static_cast<size_t>(n.var)] = before;
         return;
@@ -446,7 +552,137 @@ class KernelEmitter {
     llvm::Value* last = llvm::ConstantInt::get(type, static_cast<uint64_t>(end), true);
     if (n.op == WEFT_LOOP_PARALLEL && pool_ && !in_parallel_ && n.extent > 1 && type->isIntegerTy(32))
       return parallel_loop(n, first, last);
+    if (n.op == WEFT_LOOP_VECTORIZED && vectorizable(n)) return vector_loop(n);
     loop(n, first, last);
+  }
+
+  // ---- Vector code ------------------------------------------------------------------------
+  //
+  // A vectorized loop's body is emitted once, as vector code over its
+  // iterations (the lanes): the loop variable is the vector <min, min+1, ...>,
+  // an expression that depends on it is a vector, one that does not stays a
+  // scalar and is splat where it meets a vector. Loads and stores whose
+  // offset is affine in the lane with stride 1 are vector loads and stores,
+  // stride 0 scalar ones, others gathers and scatters. Its iterations are
+  // independent (the schedule's promise), so running each statement for all
+  // lanes before the next computes what the serial loop computes.
+
+  /// Loops of more lanes than this stay loops (LLVM's vectorizer may still take them).
+  static constexpr int64_t kMaxLanes = 64;
+
+  /// Whether loop n's body can be vector code: statements without inner
+  /// loops or allocations, whose ifs and unsafe selects (which must branch)
+  /// decide the same way in every lane.
+  bool vectorizable(const weft_loop_node_t& n) {
+    if (lanes_ || n.extent < 2 || n.extent > kMaxLanes || !value_type(p_.var(n.var).dtype)->isIntegerTy()) return false;
+    lane_var_ = n.var;
+    lane_vars_.clear();
+    lane_dependent_.clear();
+    const bool ok = vectorizable_stmt(n.operands[0]);
+    if (!ok) lane_var_ = -1;
+    return ok;
+  }
+
+  bool vectorizable_stmt(int32_t i) {
+    const weft_loop_node_t& n = p_.node(i);
+    switch (n.kind) {
+      case WEFT_LOOP_STORE: return uniform_branches(i);
+      case WEFT_LOOP_IF:
+        return !lane_dependent(n.operands[0]) && uniform_branches(n.operands[0]) && vectorizable_stmt(n.operands[1]) &&
+               (n.num_operands < 3 || vectorizable_stmt(n.operands[2]));
+      case WEFT_LOOP_LET:
+        if (!uniform_branches(n.operands[0])) return false;
+        if (lane_dependent(n.operands[0])) lane_vars_.insert(n.var);
+        return vectorizable_stmt(n.operands[1]);
+      case WEFT_LOOP_SEQ:
+        for (size_t k = 0; k < n.num_operands; ++k)
+          if (!vectorizable_stmt(n.operands[k])) return false;
+        return true;
+      default: return false;  // loops, allocations
+    }
+  }
+
+  /// No select under node i must branch on a condition that differs between lanes.
+  bool uniform_branches(int32_t i) {
+    const weft_loop_node_t& n = p_.node(i);
+    if (n.kind == WEFT_LOOP_SELECT && n.op != 1 && (may_trap(n.operands[1]) || may_trap(n.operands[2])) &&
+        lane_dependent(n.operands[0]))
+      return false;
+    for (size_t k = 0; k < n.num_operands; ++k)
+      if (!uniform_branches(n.operands[k])) return false;
+    return true;
+  }
+
+  /// Whether node i's value differs between the lanes of the loop being vectorized.
+  bool lane_dependent(int32_t i) {
+    if (auto it = lane_dependent_.find(i); it != lane_dependent_.end()) return it->second;
+    const weft_loop_node_t& n = p_.node(i);
+    bool dependent = n.kind == WEFT_LOOP_VAR && (n.var == lane_var_ || lane_vars_.count(n.var));
+    for (size_t k = 0; k < n.num_operands && !dependent; ++k) dependent = lane_dependent(n.operands[k]);
+    return lane_dependent_[i] = dependent;
+  }
+
+  void vector_loop(const weft_loop_node_t& n) {
+    llvm::Type* type = value_type(p_.var(n.var).dtype);
+    lanes_ = static_cast<int>(n.extent);
+    std::vector<llvm::Constant*> ramp;
+    for (int l = 0; l < lanes_; ++l) ramp.push_back(llvm::ConstantInt::get(type, static_cast<uint64_t>(n.int_value + l), true));
+    llvm::Value* outer = vars_.at(static_cast<size_t>(n.var));
+    vars_[static_cast<size_t>(n.var)] = llvm::ConstantVector::get(ramp);
+    in_scope([&] { stmt(n.operands[0]); });
+    vars_[static_cast<size_t>(n.var)] = outer;
+    lanes_ = 0;
+    lane_var_ = -1;
+    let_values_.clear();
+  }
+
+  /// A value in the lanes: a vector as it is, a scalar splat.
+  llvm::Value* lanewise(llvm::Value* v) {
+    if (!lanes_ || v->getType()->isVectorTy()) return v;
+    return b_.CreateVectorSplat(static_cast<unsigned>(lanes_), v);
+  }
+
+  /// Both operands of one shape: a scalar meeting a vector is splat.
+  void unify(llvm::Value*& a, llvm::Value*& b) {
+    if (a->getType()->isVectorTy() != b->getType()->isVectorTy()) a = lanewise(a), b = lanewise(b);
+  }
+
+  /// An index whose value in lane l is base + l * stride.
+  struct Affine {
+    llvm::Value* base;  // a scalar of the index's type
+    int64_t stride;
+  };
+
+  /// Index node i as base + lane * stride, or nullopt when it is not of that form.
+  std::optional<Affine> affine(int32_t i) {
+    if (!lanes_ || !lane_dependent(i)) return Affine{expr(i), 0};
+    const weft_loop_node_t& n = p_.node(i);
+    switch (n.kind) {
+      case WEFT_LOOP_VAR: {
+        if (n.var == lane_var_) {
+          auto* ramp = llvm::cast<llvm::Constant>(vars_.at(static_cast<size_t>(n.var)));
+          return Affine{ramp->getAggregateElement(0u), 1};
+        }
+        auto let = let_values_.find(n.var);
+        if (let == let_values_.end()) return std::nullopt;
+        return affine(let->second);
+      }
+      case WEFT_LOOP_BINARY: {
+        if (n.op != WEFT_TE_ADD && n.op != WEFT_TE_SUB && n.op != WEFT_TE_MUL) return std::nullopt;
+        std::optional<Affine> a = affine(n.operands[0]);
+        std::optional<Affine> b = affine(n.operands[1]);
+        if (!a || !b) return std::nullopt;
+        if (n.op == WEFT_TE_ADD) return Affine{b_.CreateAdd(a->base, b->base), a->stride + b->stride};
+        if (n.op == WEFT_TE_SUB) return Affine{b_.CreateSub(a->base, b->base), a->stride - b->stride};
+        // A product is affine when one factor is a constant.
+        auto* ca = a->stride == 0 ? llvm::dyn_cast<llvm::ConstantInt>(a->base) : nullptr;
+        auto* cb = b->stride == 0 ? llvm::dyn_cast<llvm::ConstantInt>(b->base) : nullptr;
+        if (cb) return Affine{b_.CreateMul(a->base, cb), a->stride * cb->getSExtValue()};
+        if (ca) return Affine{b_.CreateMul(ca, b->base), b->stride * ca->getSExtValue()};
+        return std::nullopt;
+      }
+      default: return std::nullopt;
+    }
   }
 
   /// for var in [first, last): body, with the schedule's hints; first < last
@@ -642,6 +878,14 @@ class KernelEmitter {
   void* pool_;
   llvm::Function* fn_ = nullptr;
   bool in_parallel_ = false;  // emitting an outlined parallel body
+  // Vector code: the lanes of the loop being vectorized (0: scalar code),
+  // its variable, the variables let-bound to lane-dependent values inside
+  // it, their values' nodes, and which nodes depend on the lane.
+  int lanes_ = 0;
+  int32_t lane_var_ = -1;
+  std::unordered_set<int32_t> lane_vars_;
+  std::unordered_map<int32_t, int32_t> let_values_;
+  std::unordered_map<int32_t, bool> lane_dependent_;
   int parallel_loops_ = 0;
   std::vector<llvm::Value*> buffers_;  // per buffer: its first element while it is live
   std::vector<llvm::Value*> vars_;     // per variable: its value where it is bound

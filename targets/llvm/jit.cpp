@@ -8,10 +8,12 @@
 #include <llvm/ExecutionEngine/Orc/ThreadSafeModule.h>
 #include <llvm/IR/DiagnosticInfo.h>
 #include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/Module.h>
 #include <llvm/Passes/PassBuilder.h>
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/Target/TargetMachine.h>
+#include <llvm/Transforms/Utils/Cloning.h>
 
 #include <algorithm>
 #include <mutex>
@@ -53,17 +55,37 @@ void optimize(llvm::Module& module, llvm::TargetMachine& machine) {
 
 class OrcJit;
 
+/// The optimized module as LLVM IR or as the host's assembly.
+std::string text_of(llvm::Module& module, Emit emit, llvm::TargetMachine& machine) {
+  std::string text;
+  llvm::raw_string_ostream out(text);
+  if (emit == Emit::kLlvm) {
+    module.print(out, nullptr);
+    return out.str();
+  }
+  llvm::SmallString<0> assembly;
+  llvm::raw_svector_ostream assembly_out(assembly);
+  llvm::legacy::PassManager passes;
+  if (machine.addPassesToEmitFile(passes, assembly_out, nullptr, llvm::CodeGenFileType::AssemblyFile))
+    throw sdk::Error("LLVM cannot print assembly for this CPU", WEFT_STATUS_INTERNAL);
+  std::unique_ptr<llvm::Module> copy = llvm::CloneModule(module);  // codegen changes what it runs on
+  passes.run(*copy);
+  return std::string(assembly.str());
+}
+
 class OrcKernel : public KernelCode {
  public:
-  OrcKernel(std::shared_ptr<OrcJit> jit, llvm::orc::ResourceTrackerSP code, KernelFn entry)
-      : jit_(std::move(jit)), code_(std::move(code)), entry_(entry) {}
+  OrcKernel(std::shared_ptr<OrcJit> jit, llvm::orc::ResourceTrackerSP code, KernelFn entry, std::string listing)
+      : jit_(std::move(jit)), code_(std::move(code)), entry_(entry), listing_(std::move(listing)) {}
   ~OrcKernel() override { llvm::consumeError(code_->remove()); }
   KernelFn entry() const override { return entry_; }
+  const std::string& listing() const override { return listing_; }
 
  private:
   std::shared_ptr<OrcJit> jit_;  // the code lives in its session
   llvm::orc::ResourceTrackerSP code_;
   KernelFn entry_;
+  std::string listing_;
 };
 
 class OrcJit : public Jit, public std::enable_shared_from_this<OrcJit> {
@@ -103,7 +125,7 @@ class OrcJit : public Jit, public std::enable_shared_from_this<OrcJit> {
     return out.str();
   }
 
-  std::unique_ptr<KernelCode> compile(const sdk::LoopProgram& program, void* pool) override {
+  std::unique_ptr<KernelCode> compile(const sdk::LoopProgram& program, void* pool, Emit emit) override {
     std::lock_guard<std::mutex> lock(mutex_);
     const std::string name = "weft_" + std::string(program.name()) + "_" + std::to_string(next_id_++);
     auto context = std::make_unique<llvm::LLVMContext>();
@@ -121,12 +143,13 @@ class OrcJit : public Jit, public std::enable_shared_from_this<OrcJit> {
       if (has("avx512f")) fn.addFnAttr("prefer-vector-width", "512");  // zmm, not the ymm LLVM picks by default
     }
     optimize(*module, *machine_);
+    std::string listing = emit == Emit::kNone ? "" : text_of(*module, emit, *machine_);
 
     llvm::orc::ResourceTrackerSP code = jit_->getMainJITDylib().createResourceTracker();
     check(jit_->addIRModule(code, llvm::orc::ThreadSafeModule(std::move(module), std::move(context))),
           "LLVM's JIT rejects group " + std::string(program.name()));
     llvm::orc::ExecutorAddr entry = take(jit_->lookup(name), "LLVM's JIT cannot compile group " + std::string(program.name()));
-    return std::make_unique<OrcKernel>(shared_from_this(), std::move(code), entry.toPtr<KernelFn>());
+    return std::make_unique<OrcKernel>(shared_from_this(), std::move(code), entry.toPtr<KernelFn>(), std::move(listing));
   }
 
  private:

@@ -17,11 +17,16 @@ namespace llvm_target {
 /// or a failure status of codegen.h.
 using KernelFn = int32_t (*)(void* const* args);
 
+/// What compile keeps of a kernel's code as text, for reading.
+enum class Emit { kNone, kLlvm, kAsm };
+
 /// Native code of one group; its code is freed with it.
 class KernelCode {
  public:
   virtual ~KernelCode() = default;
   virtual KernelFn entry() const = 0;
+  /// The optimized LLVM IR or the assembly, as compile was asked (else empty).
+  virtual const std::string& listing() const = 0;
 };
 
 class Jit {
@@ -40,7 +45,8 @@ class Jit {
   /// `program` compiled at O3 for the host, its parallel loops run on
   /// `pool` (a ThreadPool, kept alive by the caller as long as the code; null:
   /// serially). Thread-safe. Error naming the group when LLVM rejects it.
-  virtual std::unique_ptr<KernelCode> compile(const weft::sdk::LoopProgram& program, void* pool) = 0;
+  virtual std::unique_ptr<KernelCode> compile(const weft::sdk::LoopProgram& program, void* pool,
+                                              Emit emit = Emit::kNone) = 0;
 };
 
 }  // namespace llvm_target

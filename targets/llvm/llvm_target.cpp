@@ -65,9 +65,14 @@ WEFT_PLUGIN(reg) {
       .option("threads", int64_t{0}, "Threads the parallel loops run on, the caller's included; 0: all cores.",
               "a number of threads >= 0")
       .option("verbose", false, "Print each group's loop program and the CPU it is compiled for to stderr.")
+      .option("emit", std::string(""), "Print each group's optimized LLVM IR (\"llvm\") or assembly (\"asm\") to stderr.",
+              "\"\", \"llvm\" or \"asm\"")
       .create([](const sdk::Attrs& options) {
         const int64_t threads = options.get_int("threads");
         if (threads < 0) throw sdk::Error("threads must not be negative, got " + std::to_string(threads));
+        const std::string emit = options.get_string("emit");
+        if (emit != "" && emit != "llvm" && emit != "asm")
+          throw sdk::Error("emit is \"" + emit + "\"; expected \"\", \"llvm\" or \"asm\"");
         const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
         auto state = std::make_shared<LlvmState>();
         state->jit = llvm_target::Jit::create();
@@ -85,7 +90,13 @@ WEFT_PLUGIN(reg) {
         if (target.options().get_bool("verbose"))
           std::fprintf(stderr, "llvm: compiling for %s on %d threads:\n%s\n", state.jit->cpu_description().c_str(),
                        state.pool->threads(), kernel->program.text());
-        kernel->code = state.jit->compile(kernel->program, kernel->pool.get());
+        const std::string emit = target.options().get_string("emit");
+        const auto listing = emit == "llvm"  ? llvm_target::Emit::kLlvm
+                             : emit == "asm" ? llvm_target::Emit::kAsm
+                                             : llvm_target::Emit::kNone;
+        kernel->code = state.jit->compile(kernel->program, kernel->pool.get(), listing);
+        if (listing != llvm_target::Emit::kNone)
+          std::fprintf(stderr, "llvm: group %s:\n%s\n", kernel->program.name(), kernel->code->listing().c_str());
         return [kernel](const sdk::LaunchArgs& launch) { kernel->run(launch); };
       });
 }

@@ -239,5 +239,31 @@ def @main(%a: Tensor[(64), int32], %b: Tensor[(64), int32]) {
   }
 }
 
+TEST(LlvmTarget, EmitPrintsEachGroupsOptimizedIrOrAssemblyAndRefusesOtherValues) {
+  IRModule mod = program(R"(#[version = "0.0.5"]
+def @main(%x: Tensor[(64), float32]) {
+  negative(%x)
+})");
+  auto printed = [&](const std::string& emit) {
+    RunConfig config = llvm_only();
+    config.target_options["llvm"] = make_attrs({{"emit", emit}});
+    ::testing::internal::CaptureStderr();
+    build(mod, config);
+    return ::testing::internal::GetCapturedStderr();
+  };
+  const std::string ir = printed("llvm");
+  EXPECT_THAT(ir, HasSubstr("define i32 @weft_group_"));
+  EXPECT_THAT(ir, HasSubstr("fneg <"));  // vector code
+  EXPECT_THAT(printed("asm"), HasSubstr("ret"));
+  EXPECT_EQ(printed(""), "");
+  try {
+    printed("bitcode");
+    FAIL() << "emit: bitcode was accepted";
+  } catch (const Error& e) {
+    ::testing::internal::GetCapturedStderr();
+    EXPECT_THAT(e.what(), HasSubstr("emit is \"bitcode\"; expected \"\", \"llvm\" or \"asm\""));
+  }
+}
+
 }  // namespace
 }  // namespace weft
