@@ -90,11 +90,45 @@ void grad_kernel(const GradOp& p, const KernelArgs& k) {
   });
 }
 
+/// The windows of out_grad that cover an input position, as the TE computes
+/// of both gradients gather them: a reduce axis per pooled axis runs over the
+/// ceil(size / stride) windows that can reach the position, earliest first,
+/// the earlier pooled axis of the layout outer (out_grad's row-major order,
+/// in which the kernel scatters), conditioned on the window existing and
+/// covering the position.
+struct CoveringWindows {
+  std::vector<te::Axis> order;  ///< the reduce axes, outer first
+  te::Idx window;               ///< out_grad's index of the window (clamped into out_grad)
+  te::Expr covers;              ///< the window exists and covers the position
+  te::Expr start[2];            ///< the window's first position on each pooled axis (spatial order)
+};
+
+CoveringWindows covering_windows(const PoolAttrs& a, const std::vector<int64_t>& in_shape,
+                                 const std::vector<int64_t>& pooled, const te::Idx& i) {
+  const Window& w = a.window;
+  const size_t first = a.axes[0] < a.axes[1] ? 0 : 1;
+  CoveringWindows c;
+  std::vector<te::Axis> r(2);
+  c.window = i;
+  for (size_t k : {first, 1 - first}) {
+    const size_t ax = a.axes[k];
+    const int64_t reach = (w.size[k] + w.strides[k] - 1) / w.strides[k];
+    r[k] = te::reduce_axis(reach, "r" + std::to_string(k));
+    te::Expr last = te::floordiv(i[ax] + te::Expr(w.pad_head[k]), te::Expr(w.strides[k]));
+    te::Expr o = last - te::Expr(reach - 1) + r[k].var();
+    c.start[k] = o * te::Expr(w.strides[k]) - te::Expr(w.pad_head[k]);
+    te::Expr covers =
+        te::logical_and(te::logical_and(o >= 0, o < te::Expr(pooled[ax])), i[ax] < c.start[k] + te::Expr(w.size[k]));
+    c.covers = c.covers ? te::logical_and(c.covers, covers) : covers;
+    c.window[ax] = te_util::clamp(o, 0, pooled[ax] - 1);
+  }
+  c.order = {r[first], r[1 - first]};
+  return c;
+}
+
 /// The TE of grad_kernel for average pooling, as a gather: each input
 /// position sums out_grad / divisor over the windows that cover it, in the
-/// kernel's scatter order (the windows in out_grad's row-major order). A
-/// reduce axis per pooled axis runs over the ceil(size / stride) windows that
-/// can reach the position, earliest first, conditioned on one doing so.
+/// kernel's scatter order (covering_windows).
 std::vector<te::Tensor> avg_grad_te(const std::vector<te::Tensor>& in, const Attrs& attrs, const Type&) {
   const te::Tensor &dy = in.at(0), &x = in.at(1);
   te_util::require_float(x.dtype(), "nn.avg_pool2d_grad");
@@ -103,33 +137,69 @@ std::vector<te::Tensor> avg_grad_te(const std::vector<te::Tensor>& in, const Att
   const std::vector<int64_t> in_shape = x.shape(), pooled = dy.shape();
   te_util::require_nonempty("nn.avg_pool2d_grad", {&in_shape, &pooled});
   const DLDataType dt = x.dtype();
-  // The pooled axes in layout order: out_grad's row-major order visits the earlier one outer.
-  const size_t first = a.axes[0] < a.axes[1] ? 0 : 1;
   return {te::compute(
       in_shape,
       [&](const te::Idx& i) {
-        std::vector<te::Axis> r(2);
-        te::Idx g = i;
-        te::Expr inside, count = te::Expr(1);
-        for (size_t k : {first, 1 - first}) {
+        CoveringWindows c = covering_windows(a, in_shape, pooled, i);
+        te::Expr count = te::Expr(1);
+        for (size_t k = 0; k < 2; ++k) {
           const size_t ax = a.axes[k];
-          const int64_t reach = (w.size[k] + w.strides[k] - 1) / w.strides[k];
-          r[k] = te::reduce_axis(reach, "r" + std::to_string(k));
-          te::Expr last = te::floordiv(i[ax] + te::Expr(w.pad_head[k]), te::Expr(w.strides[k]));
-          te::Expr o = last - te::Expr(reach - 1) + r[k].var();
-          te::Expr start = o * te::Expr(w.strides[k]) - te::Expr(w.pad_head[k]);
-          te::Expr covers = te::logical_and(te::logical_and(o >= 0, o < te::Expr(pooled[ax])),
-                                            i[ax] < start + te::Expr(w.size[k]));
-          inside = inside ? te::logical_and(inside, covers) : covers;
-          count = count * (te::min(start + te::Expr(w.size[k]), te::Expr(in_shape[ax])) - te::max(start, 0));
-          g[ax] = te_util::clamp(o, 0, pooled[ax] - 1);
+          count = count * (te::min(c.start[k] + te::Expr(w.size[k]), te::Expr(in_shape[ax])) - te::max(c.start[k], 0));
         }
         te::Expr divisor = a.count_include_pad ? te::make_const(dt, static_cast<double>(w.size[0] * w.size[1]))
                                                : te::cast(dt, te::max(count, 1));
-        std::vector<te::Axis> order = {r[first], r[1 - first]};
-        return te::sum(dy(g) / divisor, order, inside);
+        return te::sum(dy(c.window) / divisor, c.order, c.covers);
       },
       "avg_pool2d_grad")};
+}
+
+/// The TE of grad_kernel for max pooling, in two stages. First, per window,
+/// the tap the kernel routes its gradient to: a tuple reduction over (tap,
+/// value) in the kernel's row-major window order that takes a value only when
+/// strictly larger than the best so far, from the dtype's lowest (so the
+/// first maximum wins a tie, and a window of only the lowest value, -inf or
+/// NaN routes nowhere: tap -1); padding is skipped. Then, as a gather, each
+/// input position sums out_grad over the windows that cover it (in the
+/// kernel's scatter order, covering_windows) and route to it.
+std::vector<te::Tensor> max_grad_te(const std::vector<te::Tensor>& in, const Attrs& attrs, const Type&) {
+  const te::Tensor &dy = in.at(0), &x = in.at(1);
+  te_util::require_float(x.dtype(), "nn.max_pool2d_grad");
+  const PoolAttrs a = PoolAttrs::read(attrs, "HW", true, Type::tensor(x.shape(), x.dtype()));
+  const Window& w = a.window;
+  const std::vector<int64_t> in_shape = x.shape(), pooled = dy.shape();
+  te_util::require_nonempty("nn.max_pool2d_grad", {&in_shape, &pooled});
+  const DLDataType dt = x.dtype();
+  te::Reducer first_max = te::comm_reducer(
+      [](const std::vector<te::Expr>& best, const std::vector<te::Expr>& v) {
+        te::Expr larger = v[1] > best[1];
+        return std::vector<te::Expr>{te::select(larger, v[0], best[0]), te::select(larger, v[1], best[1])};
+      },
+      {te::Expr(-1), te::lowest(dt)}, "first_max");
+  const te::Tensor routed = te::compute_multi(
+      pooled,
+      [&](const te::Idx& o) {
+        std::vector<te::Axis> r = {te::reduce_axis(w.size[0], "r0"), te::reduce_axis(w.size[1], "r1")};
+        te::Idx xi = o;
+        te::Expr inside;
+        for (size_t k = 0; k < 2; ++k) {
+          const size_t ax = a.axes[k];
+          te::Expr pos = o[ax] * te::Expr(w.strides[k]) - te::Expr(w.pad_head[k]) + r[k].var();
+          te::Expr within = te::logical_and(pos >= 0, pos < te::Expr(in_shape[ax]));
+          inside = inside ? te::logical_and(inside, within) : within;
+          xi[ax] = te_util::clamp(pos, 0, in_shape[ax] - 1);
+        }
+        te::Expr tap = r[0].var() * te::Expr(w.size[1]) + r[1].var();
+        return te::reduce(first_max, {tap, x(xi)}, r, inside);
+      },
+      "max_pool2d_grad_route")[0];
+  return {te::compute(
+      in_shape,
+      [&](const te::Idx& i) {
+        CoveringWindows c = covering_windows(a, in_shape, pooled, i);
+        te::Expr tap = (i[a.axes[0]] - c.start[0]) * te::Expr(w.size[1]) + (i[a.axes[1]] - c.start[1]);
+        return te::sum(dy(c.window), c.order, te::logical_and(c.covers, te::equal(routed(c.window), tap)));
+      },
+      "max_pool2d_grad")};
 }
 
 /// avg_pool2d_grad is linear in out_grad and constant in data: out_grad's
@@ -230,7 +300,7 @@ void register_pool_grad_ops(Registrar& reg) {
       dispatch_float(k, [&](auto t) { grad_kernel<decltype(t)>(p, k); });
     });
     op.gradient(p.is_max ? max_grad_gradient : avg_grad_gradient);
-    if (!p.is_max) op.te_compute(avg_grad_te);
+    op.te_compute(p.is_max ? max_grad_te : avg_grad_te);
   }
 }
 

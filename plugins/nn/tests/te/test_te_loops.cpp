@@ -3,8 +3,9 @@
 // reference kernels exactly, where a plainer TE would not (a conv tap outside
 // the data skipped rather than multiplied by a zero pad, a softmax maximum
 // folded as the kernel folds it, the divisors of average pooling, the
-// gather order of a transposed conv), each also bit-identical to the
-// interpreter's reference kernels.
+// gather order of a transposed conv, the first maximum a max-pool gradient
+// routes to), each also bit-identical to the interpreter's reference
+// kernels.
 #include <gmock/gmock.h>
 
 #include <cmath>
@@ -24,6 +25,7 @@ using ::testing::ElementsAre;
 using ::testing::ElementsAreArray;
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 RunConfig loops_only() {
   RunConfig config;
@@ -34,8 +36,7 @@ RunConfig loops_only() {
 
 /// Runs `program` (Relay text) on loops and on the interpreter; expects the
 /// same bits from both and returns the loops result's tensors.
-std::vector<Tensor> run_on_loops(const std::string& program, const std::vector<Tensor>& inputs) {
-  IRModule mod = infer_type(parse_module("#[version = \"0.0.5\"]\n" + program));
+std::vector<Tensor> run_on_loops(const IRModule& mod, const std::vector<Tensor>& inputs) {
   std::vector<Value> args(inputs.begin(), inputs.end());
   std::vector<Tensor> got = GraphExecutor(build(mod, loops_only())).run(args).flatten();
   std::vector<Tensor> want = Interpreter(mod).run_main(args).flatten();
@@ -50,6 +51,33 @@ std::vector<Tensor> run_on_loops(const std::string& program, const std::vector<T
     }
   }
   return got;
+}
+/// The same for `program` in Relay text.
+std::vector<Tensor> run_on_loops(const std::string& program, const std::vector<Tensor>& inputs) {
+  return run_on_loops(infer_type(parse_module("#[version = \"0.0.5\"]\n" + program)), inputs);
+}
+
+/// Runs each case of `op` in the golden file `file` on loops and on the
+/// interpreter, expecting the same bits; returns how many ran.
+int golden_cases_on_loops(const std::string& file, const std::string& op) {
+  nlohmann::json golden = read_json(std::string(WEFT_PLUGIN_GOLDEN_DIR) + "/" + file);
+  int ran = 0;
+  for (const nlohmann::json& c : golden.at("cases")) {
+    if (c.at("op") != op) continue;
+    SCOPED_TRACE(file + ": " + c.at("name").get<std::string>());
+    std::vector<Tensor> inputs;
+    std::vector<Var> params;
+    std::vector<Expr> args;
+    for (const nlohmann::json& t : c.at("inputs")) {
+      const Tensor& in = inputs.emplace_back(tensor_from_json(t));
+      params.push_back(var("in" + std::to_string(params.size()), tensor_type(in.shape(), in.dtype())));
+      args.push_back(params.back());
+    }
+    run_on_loops(infer_type(IRModule::from_function(function(params, call(op, args, attrs_from_json(c.at("attrs")))))),
+                 inputs);
+    ++ran;
+  }
+  return ran;
 }
 
 TEST(NnTeOnLoops, Conv2dSkipsTheTapsOutsideTheData) {
@@ -152,6 +180,33 @@ TEST(NnTeOnLoops, UpsamplingAndDepthToSpaceRearrange) {
   nn.depth_to_space(%x, block_size=2)
 })", {tensor_of({1, 2, 3, 4}, {1, 4, 1, 1})});
   EXPECT_THAT(elements(d2s.at(0)), ElementsAreArray({1.0, 2.0, 3.0, 4.0}));
+}
+
+TEST(NnTeOnLoops, MaxPool2dGradRoutesEachWindowToItsFirstMaximum) {
+  // Windows 2x2 by 1 over [[0, 5, 5], [5, 5, 0], [0, 0, 0]]: (0, 0) and
+  // (0, 1) both pick (0, 1), the first 5 in row-major order; (1, 0) picks
+  // (1, 0) and (1, 1) picks (1, 1). The gradients add up where they meet.
+  std::vector<Tensor> ties = run_on_loops(R"(def @main(%g: Tensor[(1, 1, 2, 2), float32], %x: Tensor[(1, 1, 3, 3), float32]) {
+  nn.max_pool2d_grad(%g, %x, pool_size=[2, 2])
+})", {tensor_of({1, 2, 3, 4}, {1, 1, 2, 2}), tensor_of({0, 5, 5, 5, 5, 0, 0, 0, 0}, {1, 1, 3, 3})});
+  EXPECT_THAT(elements(ties.at(0)), ElementsAre(0, 3, 0, 3, 4, 0, 0, 0, 0));
+  // Padding never wins, even over a negative input (all four padded windows
+  // route to the one element), and a window of only -inf or NaN routes nowhere.
+  std::vector<Tensor> padded = run_on_loops(R"(def @main(%g: Tensor[(1, 1, 2, 2), float32], %x: Tensor[(1, 1, 1, 1), float32]) {
+  nn.max_pool2d_grad(%g, %x, pool_size=[2, 2], padding=[1, 1, 1, 1])
+})", {tensor_of({1, 2, 3, 4}, {1, 1, 2, 2}), tensor_of({-1}, {1, 1, 1, 1})});
+  EXPECT_THAT(elements(padded.at(0)), ElementsAre(10));
+  std::vector<Tensor> nowhere = run_on_loops(R"(def @main(%g: Tensor[(1, 1, 1, 3), float32], %x: Tensor[(1, 1, 1, 3), float32]) {
+  nn.max_pool2d_grad(%g, %x, pool_size=[1, 1])
+})", {tensor_of({1, 2, 3}, {1, 1, 1, 3}), tensor_of({-kInf, kNaN, 7}, {1, 1, 1, 3})});
+  EXPECT_THAT(elements(nowhere.at(0)), ElementsAre(0, 0, 3));
+}
+
+TEST(NnTeOnLoops, GoldenCasesMatchTheKernelsBitForBit) {
+  // The conformance suite holds loops to a tolerance; these ops' TE computes
+  // sum the kernels' terms in the kernels' order and break ties as they do,
+  // so they match them bit for bit.
+  EXPECT_EQ(golden_cases_on_loops("pool_grad.json", "nn.max_pool2d_grad"), 8);
 }
 
 }  // namespace
