@@ -292,6 +292,84 @@ void run_deformable(const DeformablePlan& p, const KernelArgs& k) {
   });
 }
 
+/// bilinear in TE: the sample of `plane(row, col)` (the data at canonical
+/// row and column) at (y, x), zero outside [0, h) x [0, w) and for a NaN
+/// coordinate. Inside, the corners are read at floor(y) (+ 1) and floor(x)
+/// (+ 1), each under a select that holds it in the data (a corner past the
+/// last row or column adds zero, which leaves the sum as the kernel's skip
+/// does: the sum starts at +0 and so is never -0) and clamped there for the
+/// bounds proof.
+template <typename Plane>
+te::Expr bilinear_te(const Plane& plane, DLDataType dt, int64_t h, int64_t w, const te::Expr& y, const te::Expr& x) {
+  const te::Expr zero = te::make_const(dt, 0), one = te::make_const(dt, 1);
+  te::Expr inside = te::logical_and(
+      te::logical_and(y >= zero, x >= zero),
+      te::logical_and(y < te::make_const(dt, static_cast<double>(h)), x < te::make_const(dt, static_cast<double>(w))));
+  const te::Expr fy = te::floor(y), fx = te::floor(x);
+  const te::Expr wy = y - fy, wx = x - fx;
+  const te::Expr y0 = te::cast(weft::sdk::dtype::int32, fy), x0 = te::cast(weft::sdk::dtype::int32, fx);
+  te::Expr val = zero;
+  for (int64_t dy = 0; dy < 2; ++dy) {
+    for (int64_t dx = 0; dx < 2; ++dx) {
+      te::Expr row = dy ? y0 + te::Expr(1) : y0, col = dx ? x0 + te::Expr(1) : x0;
+      te::Expr corner = (dy ? wy : one - wy) * (dx ? wx : one - wx) *
+                        plane(te_util::clamp_index(row, h), te_util::clamp_index(col, w));
+      te::Expr held;
+      if (dy) held = row <= te::Expr(h - 1);
+      if (dx) held = held ? te::logical_and(held, col <= te::Expr(w - 1)) : col <= te::Expr(w - 1);
+      val = val + (held ? te::select(held, corner, zero) : corner);
+    }
+  }
+  return te::select(inside, val, zero);
+}
+
+/// The TE of run_deformable, in out_dtype (float): per output element, one
+/// reduction over the input channels and the taps (in that order, as the
+/// kernel accumulates), a tap whose bilinear sample is zero skipped (as the
+/// kernel skips it: an infinite weight there adds nothing, not NaN). Data and
+/// offset are read through data_layout, the weight through kernel_layout.
+std::vector<te::Tensor> deformable_te(const std::vector<te::Tensor>& in, const Attrs& attrs, const Type& out) {
+  const std::string op = "nn.deformable_conv2d";
+  const te::Tensor &data = in.at(0), &offset = in.at(1), &weight = in.at(2);
+  const DLDataType acc = out.dtype();
+  te_util::require_conv_dtypes(op, acc, data.dtype(), weight.dtype());
+  te_util::require_conv_dtypes(op, acc, offset.dtype(), weight.dtype());
+  if (!te_util::is_float32_or_64(acc)) throw Unsupported(op + ": bilinear sampling needs a float out_dtype");
+  const DeformablePlan p = plan_deformable(data.shape(), offset.shape(), weight.shape(), attrs);
+  if (p.a.groups != 1) {
+    throw Unsupported(
+        op + ": the TE computes groups=1 only (as the reference kernel), got groups=" + std::to_string(p.a.groups));
+  }
+  te_util::require_nonempty(op, {&p.data, &p.weight, &p.out});
+  const te_util::LayoutMap data_map(p.a.data_layout.name(), "NCHW"), out_map(p.a.out_layout.name(), "NCHW");
+  const te_util::LayoutMap kernel_map(p.a.kernel_layout.name(), "OIHW");
+  const int64_t c_in = p.data[1], h = p.data[2], wd = p.data[3], kh_n = p.weight[2], kw_n = p.weight[3];
+  const int64_t per_dgroup = p.weight[1] / p.deformable_groups;
+  auto load = [&](const te::Tensor& t, const te::Idx& i) { return te_util::load_as(acc, t, i); };
+  return {te::compute(
+      out.shape(),
+      [&](const te::Idx& lo) {
+        te::Idx o = out_map.to_canonical(lo);  // (n, f, yy, xx)
+        te::Axis c = te::reduce_axis(c_in, "rc"), kh = te::reduce_axis(kh_n, "rkh"), kw = te::reduce_axis(kw_n, "rkw");
+        te::Expr oc = te::floordiv(c.var(), te::Expr(per_dgroup)) * te::Expr(kh_n * kw_n * 2) +
+                      (kh.var() * te::Expr(kw_n) + kw.var()) * te::Expr(2);
+        te::Expr off_y = load(offset, data_map.to_layout({o[0], oc, o[2], o[3]}));
+        te::Expr off_x = load(offset, data_map.to_layout({o[0], oc + te::Expr(1), o[2], o[3]}));
+        te::Expr base_y =
+            o[2] * te::Expr(p.a.strides[0]) - te::Expr(p.a.padding[0]) + kh.var() * te::Expr(p.a.dilation[0]);
+        te::Expr base_x =
+            o[3] * te::Expr(p.a.strides[1]) - te::Expr(p.a.padding[1]) + kw.var() * te::Expr(p.a.dilation[1]);
+        te::Expr sy = te::cast(acc, base_y) + off_y, sx = te::cast(acc, base_x) + off_x;
+        auto plane = [&](const te::Expr& row, const te::Expr& col) {
+          return load(data, data_map.to_layout({o[0], c.var(), row, col}));
+        };
+        te::Expr v = bilinear_te(plane, acc, h, wd, sy, sx);
+        te::Expr wv = load(weight, kernel_map.to_layout({o[1], c.var(), kh.var(), kw.var()}));
+        return te::sum(v * wv, {c, kh, kw}, te::not_equal(v, te::make_const(acc, 0)));
+      },
+      "deformable_conv2d")};
+}
+
 /// The gradient, in canonical NCHW / OIHW. A sample at (py, px) is
 /// sum over (y, x) of ky(y) kx(x) data[y, x] with ky(y) = max(0, 1 - |py - y|)
 /// while 0 <= py < H (zero outside, as the kernel's bilinear), likewise kx:
@@ -579,7 +657,8 @@ void register_conv_special_ops(Registrar& reg) {
       .prepared_kernel(prepare_deformable, run_deformable)
       .infer_layout(deformable_layouts)
       .convert_layout(convert_deformable)
-      .gradient(deformable_gradient);
+      .gradient(deformable_gradient)
+      .te_compute(deformable_te);
 
   reg.op("nn.correlation")
       .describe("FlowNet's correlation of two feature maps: out[n, q, i, j] compares the k x k patch of data1 at "

@@ -4,8 +4,8 @@
 // the data skipped rather than multiplied by a zero pad, a softmax maximum
 // folded as the kernel folds it, the divisors of average pooling, the
 // gather order of a transposed conv, the first maximum a max-pool gradient
-// routes to), each also bit-identical to the interpreter's reference
-// kernels.
+// routes to, a deformable conv's zero samples skipped), each also
+// bit-identical to the interpreter's reference kernels.
 #include <gmock/gmock.h>
 
 #include <cmath>
@@ -17,12 +17,14 @@
 #include "weft/build.h"
 #include "weft/graph_executor.h"
 #include "weft/run_config.h"
+#include "weft/te/function_te.h"
 
 namespace weft::testing {
 namespace {
 
 using ::testing::ElementsAre;
 using ::testing::ElementsAreArray;
+using ::testing::HasSubstr;
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
@@ -32,6 +34,21 @@ RunConfig loops_only() {
   config.targets = {"loops"};
   config.fallback = FallbackPolicy::kError;
   return config;
+}
+
+/// What describing `program`'s main as TE (its op calls' te_computes) throws.
+struct TeRefusal {
+  StatusCode status{};
+  std::string message;  ///< "" when the TE was described
+};
+TeRefusal te_refusal(const std::string& program) {
+  IRModule mod = infer_type(parse_module("#[version = \"0.0.5\"]\n" + program));
+  try {
+    (void)te::function_te(mod.main());
+  } catch (const Error& e) {
+    return {e.status(), e.what()};
+  }
+  return {};
 }
 
 /// Runs `program` (Relay text) on loops and on the interpreter; expects the
@@ -202,10 +219,46 @@ TEST(NnTeOnLoops, MaxPool2dGradRoutesEachWindowToItsFirstMaximum) {
   EXPECT_THAT(elements(nowhere.at(0)), ElementsAre(0, 0, 3));
 }
 
+TEST(NnTeOnLoops, DeformableConv2dSamplesBilinearlyAndSkipsZeroSamples) {
+  // A 1x1 kernel of weight w over [[1, 2], [3, 4]], each output sampling at
+  // its position plus its offset: (0.5, 0.5) is the four corners' mean 2.5;
+  // (0, 0) is 1; (1.5, 0) is 3 / 2 (the row past the last counts zero);
+  // a NaN coordinate is outside, and so zero.
+  const char* program = R"(def @main(%x: Tensor[(1, 1, 2, 2), float32], %off: Tensor[(1, 2, 2, 2), float32], %w: Tensor[(1, 1, 1, 1), float32]) {
+  nn.deformable_conv2d(%x, %off, %w, kernel_size=[1, 1])
+})";
+  Tensor x = tensor_of({1, 2, 3, 4}, {1, 1, 2, 2});
+  // Offsets: the y of each output, then the x of each output.
+  Tensor off = tensor_of({0.5, 0, 0.5, kNaN, 0.5, -1, 0, 0}, {1, 2, 2, 2});
+  std::vector<Tensor> one = run_on_loops(program, {x, off, tensor_of({1}, {1, 1, 1, 1})});
+  EXPECT_THAT(elements(one.at(0)), ElementsAre(2.5, 1, 1.5, 0));
+  // An infinite weight times a skipped (zero) sample adds nothing: 0, not NaN.
+  std::vector<Tensor> inf = run_on_loops(program, {x, off, tensor_of({kInf}, {1, 1, 1, 1})});
+  EXPECT_THAT(elements(inf.at(0)), ElementsAre(kInf, kInf, kInf, 0));
+}
+
+TEST(NnTeOnLoops, DeformableConv2dWithGroupsIsUnsupportedNamingTheAttr) {
+  // The reference kernel computes groups 1 only; the TE declines the rest.
+  TeRefusal r = te_refusal(R"(def @main(%x: Tensor[(1, 2, 2, 2), float32], %off: Tensor[(1, 2, 2, 2), float32], %w: Tensor[(2, 1, 1, 1), float32]) {
+  nn.deformable_conv2d(%x, %off, %w, kernel_size=[1, 1], groups=2)
+})");
+  EXPECT_EQ(r.status, StatusCode::kUnsupported);
+  EXPECT_THAT(r.message, HasSubstr("nn.deformable_conv2d"));
+  EXPECT_THAT(r.message, HasSubstr("groups=2"));
+  // An integer out_dtype cannot hold a bilinear sample.
+  r = te_refusal(R"(def @main(%x: Tensor[(1, 1, 2, 2), int32], %off: Tensor[(1, 2, 2, 2), int32], %w: Tensor[(1, 1, 1, 1), int32]) {
+  nn.deformable_conv2d(%x, %off, %w, kernel_size=[1, 1])
+})");
+  EXPECT_EQ(r.status, StatusCode::kUnsupported);
+  EXPECT_THAT(r.message, HasSubstr("nn.deformable_conv2d"));
+  EXPECT_THAT(r.message, HasSubstr("out_dtype"));
+}
+
 TEST(NnTeOnLoops, GoldenCasesMatchTheKernelsBitForBit) {
   // The conformance suite holds loops to a tolerance; these ops' TE computes
   // sum the kernels' terms in the kernels' order and break ties as they do,
   // so they match them bit for bit.
+  EXPECT_EQ(golden_cases_on_loops("conv_special.json", "nn.deformable_conv2d"), 6);
   EXPECT_EQ(golden_cases_on_loops("pool_grad.json", "nn.max_pool2d_grad"), 8);
 }
 
