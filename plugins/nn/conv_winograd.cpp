@@ -86,6 +86,30 @@ void check_winograd_tile(int64_t tile, int64_t kernel) {
   }
 }
 
+double as_accumulator(DLDataType acc, double v) {
+  if (acc == dtype::float32) return static_cast<double>(static_cast<float>(v));
+  if (acc == dtype::int32) return static_cast<double>(static_cast<int32_t>(v));
+  return v;
+}
+
+te::Expr matrix_entry(const Matrix& mat, DLDataType acc, const te::Expr& row, const te::Expr& col) {
+  auto pick = [](const te::Expr& index, size_t n, const std::function<te::Expr(size_t)>& value) {
+    te::Expr e = value(n - 1);
+    for (size_t k = n - 1; k-- > 0;) e = te::select(te::equal(index, te::Expr(static_cast<int64_t>(k))), value(k), e);
+    return e;
+  };
+  return pick(row, mat.size(), [&](size_t r) {
+    return pick(col, mat[r].size(), [&](size_t c) { return te::make_const(acc, as_accumulator(acc, mat[r][c])); });
+  });
+}
+
+te::Expr along_axis_te(const Matrix& mat, DLDataType acc, const te::Expr& j, const std::string& axis_name,
+                       const std::function<te::Expr(const te::Expr&)>& in) {
+  te::Axis a = te::reduce_axis(static_cast<int64_t>(mat.size()), axis_name);
+  te::Expr f = matrix_entry(mat, acc, a.var(), j);
+  return te::sum(f * in(a.var()), {a}, te::not_equal(f, te::make_const(acc, 0)));
+}
+
 namespace {
 
 // ---- Weight transform -----------------------------------------------------------------
@@ -126,6 +150,28 @@ void weight_transform_kernel(const KernelArgs& k) {
       }
     }
   });
+}
+
+/// The TE of weight_transform_kernel: per (eps, nu, co, ci), one reduction
+/// over the taps (kh, then kw) of g * G[eps][kh] * G[nu][kw], every tap
+/// (this kernel skips no zero entry), G's entries as the accumulator's.
+std::vector<te::Tensor> weight_transform_te(const std::vector<te::Tensor>& in, const Attrs& attrs, const Type& out) {
+  const std::string op = "nn.contrib_conv2d_winograd_weight_transform";
+  const te::Tensor& weight = in.at(0);
+  const DLDataType acc = out.dtype();
+  te_util::require_conv_dtypes(op, acc, weight.dtype(), weight.dtype());
+  const std::vector<int64_t> s = weight.shape(), shape = out.shape();
+  te_util::require_nonempty(op, {&s});
+  const int64_t r = s[2];
+  const Matrix g = winograd_matrices(attrs.get_int("tile_size"), r).G;
+  return {te::compute(
+      shape,
+      [&](const te::Idx& i) {
+        te::Axis kh = te::reduce_axis(r, "rkh"), kw = te::reduce_axis(r, "rkw");
+        te::Expr tap = te_util::load_as(acc, weight, {i[2], i[3], kh.var(), kw.var()});
+        return te::sum(tap * matrix_entry(g, acc, i[0], kh.var()) * matrix_entry(g, acc, i[1], kw.var()), {kh, kw});
+      },
+      "winograd_weight_transform")};
 }
 
 // ---- Convolution with a transformed weight ------------------------------------------
@@ -231,6 +277,94 @@ void winograd_kernel(const KernelArgs& k) {
   });
 }
 
+/// The TE of winograd_kernel, stage by stage as it computes a tile (canonical
+/// NCHW, tiles (th, tw) of m x m outputs): the tile's input patch (zero
+/// outside the data) transformed by B along rows, then along columns; M, a
+/// reduction over the input channels of U * V; then A along rows and along
+/// columns. Each transform is along_axis_te, so every element sums the
+/// kernel's terms in the kernel's order; the output reads its tile's element.
+std::vector<te::Tensor> winograd_te(const std::vector<te::Tensor>& in, const Attrs& attrs, const Type& out) {
+  const std::string op = kWinograd.op;
+  const te::Tensor &data = in.at(0), &weight = in.at(1);
+  const DLDataType acc = out.dtype();
+  te_util::require_conv_dtypes(op, acc, data.dtype(), weight.dtype());
+  const WinogradPlan p = plan_winograd(data.shape(), attrs);
+  te_util::require_nonempty(op, {&p.data, &p.out});
+  const WinogradMatrices wm = winograd_matrices(p.tile, p.kernel);
+  const int64_t m = p.tile, alpha = m + p.kernel - 1;
+  const int64_t batch = p.data[0], ci_n = p.data[1], h = p.data[2], w = p.data[3];
+  const int64_t co_n = p.out[1], n_h = (p.out[2] + m - 1) / m, n_w = (p.out[3] + m - 1) / m;
+  const bool ci_last = p.a.data_layout.name() != "NHWC";
+  const std::vector<int64_t> expected_w =
+      ci_last ? std::vector<int64_t>{alpha, alpha, co_n, ci_n} : std::vector<int64_t>{alpha, alpha, ci_n, co_n};
+  if (weight.shape() != expected_w) {
+    throw Error(op + ": the transformed weight has shape " + shape_str(weight.shape()) + ", expected " +
+                shape_str(expected_w) + " for tile_size " + std::to_string(m) + " and kernel_size " +
+                std::to_string(p.kernel));
+  }
+  const te_util::LayoutMap data_map(p.a.data_layout.name(), "NCHW"), out_map(p.a.out_layout.name(), "NCHW");
+  const te::Expr zero = te::make_const(acc, 0);
+  // The patch element (a, b) of tile (th, tw): the data at row th * m + a - pad, column tw * m + b - pad.
+  auto patch = [&](const te::Idx& i, const te::Expr& a, const te::Expr& b) {
+    te::Expr row = i[2] * te::Expr(m) + a - te::Expr(p.a.padding[0]),
+             col = i[3] * te::Expr(m) + b - te::Expr(p.a.padding[1]);
+    te::Expr inside =
+        te::logical_and(te::logical_and(row >= 0, row < te::Expr(h)), te::logical_and(col >= 0, col < te::Expr(w)));
+    te::Idx xi = {i[0], i[1], te_util::clamp(row, 0, h - 1), te_util::clamp(col, 0, w - 1)};
+    return te::select(inside, te_util::load_as(acc, data, data_map.to_layout(xi)), zero);
+  };
+  auto prefix = [](const te::Idx& i, std::initializer_list<te::Expr> rest) {
+    te::Idx out(i.begin(), i.begin() + 4);
+    out.insert(out.end(), rest);
+    return out;
+  };
+  // (n, ci, th, tw, c, j): B along the patch's rows; then (n, ci, th, tw, c, e): along its columns.
+  const std::vector<int64_t> tiles_in = {batch, ci_n, n_h, n_w, alpha, alpha};
+  te::Tensor v_rows = te::compute(
+      tiles_in,
+      [&](const te::Idx& i) {
+        return along_axis_te(wm.B, acc, i[4], "ra", [&](const te::Expr& a) { return patch(i, a, i[5]); });
+      },
+      "winograd_v_rows");
+  te::Tensor v = te::compute(
+      tiles_in,
+      [&](const te::Idx& i) {
+        return along_axis_te(wm.B, acc, i[5], "rb", [&](const te::Expr& b) { return v_rows(prefix(i, {i[4], b})); });
+      },
+      "winograd_v");
+  // (n, co, th, tw, eps, nu): the sum over the input channels of U * V.
+  te::Tensor mm = te::compute(
+      {batch, co_n, n_h, n_w, alpha, alpha},
+      [&](const te::Idx& i) {
+        te::Axis ci = te::reduce_axis(ci_n, "rc");
+        te::Idx ui = ci_last ? te::Idx{i[4], i[5], i[1], ci.var()} : te::Idx{i[4], i[5], ci.var(), i[1]};
+        return te::sum(te_util::load_as(acc, weight, ui) * v({i[0], ci.var(), i[2], i[3], i[4], i[5]}), {ci});
+      },
+      "winograd_m");
+  // (n, co, th, tw, j, nu): A along M's rows; then (n, co, th, tw, j, k): along its columns.
+  te::Tensor y_rows = te::compute(
+      {batch, co_n, n_h, n_w, m, alpha},
+      [&](const te::Idx& i) {
+        return along_axis_te(wm.A, acc, i[4], "re", [&](const te::Expr& e) { return mm(prefix(i, {e, i[5]})); });
+      },
+      "winograd_y_rows");
+  te::Tensor y = te::compute(
+      {batch, co_n, n_h, n_w, m, m},
+      [&](const te::Idx& i) {
+        return along_axis_te(wm.A, acc, i[5], "rnu", [&](const te::Expr& nu) { return y_rows(prefix(i, {i[4], nu})); });
+      },
+      "winograd_y");
+  const te::Expr tile(m);
+  return {te::compute(
+      out.shape(),
+      [&](const te::Idx& lo) {
+        te::Idx o = out_map.to_canonical(lo);
+        return y({o[0], o[1], te::floordiv(o[2], tile), te::floordiv(o[3], tile), te::floormod(o[2], tile),
+                  te::floormod(o[3], tile)});
+      },
+      "contrib_conv2d_winograd_without_weight_transform")};
+}
+
 }  // namespace
 
 void register_conv_winograd_ops(Registrar& reg) {
@@ -243,7 +377,8 @@ void register_conv_winograd_ops(Registrar& reg) {
       .support_level(10)
       .pattern(WEFT_PATTERN_OUT_ELEMWISE_FUSABLE)
       .type_relation(weight_transform_relation)
-      .kernel(weight_transform_kernel);
+      .kernel(weight_transform_kernel)
+      .te_compute(weight_transform_te);
 
   OpBuilder& op = reg.op("nn.contrib_conv2d_winograd_without_weight_transform")
                       .describe("conv2d by the Winograd algorithm F(tile_size, kernel_size) on a weight already "
@@ -261,7 +396,7 @@ void register_conv_winograd_ops(Registrar& reg) {
   channel_attrs(op, 2);
   layout_attrs(op, "NCHW", "OIHW");
   out_dtype_attr(op);
-  op.type_relation(winograd_relation).kernel(winograd_kernel);
+  op.type_relation(winograd_relation).kernel(winograd_kernel).te_compute(winograd_te);
 }
 
 }  // namespace weft_nn::conv

@@ -3,9 +3,12 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <string>
 #include <vector>
 
 #include "conv_common.h"
+#include "te_util.h"
 
 namespace weft_nn::conv {
 
@@ -38,5 +41,22 @@ std::vector<T> along_axis(const std::vector<T>& in, const Matrix& mat, int64_t o
   }
   return out;
 }
+
+// ---- The same in TE ------------------------------------------------------------------
+
+/// `v` as the kernels convert a matrix entry to their accumulator
+/// (static_cast<T>): rounded to float for float32, truncated for int32.
+double as_accumulator(DLDataType acc, double v);
+
+/// mat[row][col] in acc's dtype (as_accumulator) at index expressions: a
+/// select over the rows of selects over the columns.
+te::Expr matrix_entry(const Matrix& mat, DLDataType acc, const te::Expr& row, const te::Expr& col);
+
+/// along_axis's sum for output column `j` (an index expression) in TE: a
+/// reduction over a fresh axis `a` of mat[a][j] * in(a), from zero in a's
+/// order, skipping the zero coefficients as along_axis does (so an infinite
+/// input there adds nothing, not NaN). The whole body of a compute.
+te::Expr along_axis_te(const Matrix& mat, DLDataType acc, const te::Expr& j, const std::string& axis_name,
+                       const std::function<te::Expr(const te::Expr&)>& in);
 
 }  // namespace weft_nn::conv

@@ -64,6 +64,64 @@ void weight_transform_kernel(const KernelArgs& k) {
   });
 }
 
+/// The TE of weight_transform_kernel: G applied (along_axis_te, so with the
+/// kernel's terms, order and skipped zeros) along depth when it is
+/// transformed, then along the kernel's rows, then its columns, each a stage
+/// over (co, ci, d, h, w); the output reads it in its (eps, nu, d', ...) or
+/// (omg, eps, nu, ...) order.
+std::vector<te::Tensor> weight_transform_te(const std::vector<te::Tensor>& in, const Attrs& attrs, const Type& out) {
+  const std::string op = "nn.contrib_conv3d_winograd_weight_transform";
+  const te::Tensor& weight = in.at(0);
+  const DLDataType acc = out.dtype();
+  te_util::require_conv_dtypes(op, acc, weight.dtype(), weight.dtype());
+  const std::vector<int64_t> s = weight.shape();
+  te_util::require_nonempty(op, {&s});
+  const int64_t co_n = s[0], ci_n = s[1], kd = s[2], r = s[3];
+  const bool depth = transforms_depth(kd, r);
+  const Matrix g = winograd_matrices(attrs.get_int("tile_size"), r).G;
+  const int64_t alpha = static_cast<int64_t>(g.size()), out_d = depth ? alpha : kd;
+  Matrix g_mat(r, std::vector<double>(alpha));  // G^T, as the kernel applies it
+  for (int64_t i = 0; i < alpha; ++i) {
+    for (int64_t j = 0; j < r; ++j) g_mat[j][i] = g[i][j];
+  }
+  auto tap = [&](const te::Idx& i) { return te_util::load_as(acc, weight, i); };
+  std::function<te::Expr(const te::Idx&)> block = tap;  // (co, ci, d, h, w)
+  te::Tensor along_d;
+  if (depth) {
+    along_d = te::compute(
+        {co_n, ci_n, alpha, r, r},
+        [&](const te::Idx& i) {
+          return along_axis_te(g_mat, acc, i[2], "rd", [&](const te::Expr& a) {
+            return tap({i[0], i[1], a, i[3], i[4]});
+          });
+        },
+        "winograd3d_weight_d");
+    block = [&](const te::Idx& i) { return along_d(i); };
+  }
+  te::Tensor along_h = te::compute(
+      {co_n, ci_n, out_d, alpha, r},
+      [&](const te::Idx& i) {
+        return along_axis_te(g_mat, acc, i[3], "rh", [&](const te::Expr& a) {
+          return block({i[0], i[1], i[2], a, i[4]});
+        });
+      },
+      "winograd3d_weight_h");
+  te::Tensor along_w = te::compute(
+      {co_n, ci_n, out_d, alpha, alpha},
+      [&](const te::Idx& i) {
+        return along_axis_te(g_mat, acc, i[4], "rw", [&](const te::Expr& a) {
+          return along_h({i[0], i[1], i[2], i[3], a});
+        });
+      },
+      "winograd3d_weight_w");
+  return {te::compute(
+      out.shape(),
+      [&](const te::Idx& i) {
+        return depth ? along_w({i[3], i[4], i[0], i[1], i[2]}) : along_w({i[3], i[4], i[2], i[0], i[1]});
+      },
+      "winograd3d_weight_transform")};
+}
+
 // ---- Convolution with a transformed weight ----------------------------------------
 
 struct Winograd3dPlan {
@@ -194,6 +252,141 @@ void winograd3d_kernel(const KernelArgs& k) {
   });
 }
 
+/// The TE of winograd3d_kernel, stage by stage as it computes a tile
+/// (canonical NCDHW, tiles (td, th, tw)): the patch (zero outside the data)
+/// transformed by B along depth when depth is transformed, then along rows and
+/// columns; M, a reduction over the input channels (then the depth taps, when
+/// depth is convolved directly) of U * V; then A along depth (when
+/// transformed), rows and columns. Each transform is along_axis_te, so every
+/// element sums the kernel's terms in the kernel's order.
+std::vector<te::Tensor> winograd3d_te(const std::vector<te::Tensor>& in, const Attrs& attrs, const Type& out) {
+  const std::string op = kWinograd3d.op;
+  const te::Tensor &data = in.at(0), &weight = in.at(1);
+  const DLDataType acc = out.dtype();
+  te_util::require_conv_dtypes(op, acc, data.dtype(), weight.dtype());
+  const Winograd3dPlan p = plan_winograd3d(data.shape(), attrs);
+  te_util::require_nonempty(op, {&p.data, &p.out});
+  const int64_t m = p.tile;
+  const int64_t batch = p.data[0], ci_n = p.data[1], d_in = p.data[2], h = p.data[3], w = p.data[4];
+  const int64_t co_n = p.out[1], od = p.out[2], oh = p.out[3], ow = p.out[4];
+  const std::vector<int64_t> ws = weight.shape();
+  const int64_t alpha = ws.size() == 5 ? ws[0] : 0;
+  const bool depth = ws.size() == 5 && ws[1] == alpha && ws[2] == alpha;
+  const int64_t r = alpha + 1 - m, kd = depth ? r : (ws.size() == 5 ? ws[2] : 0);
+  if (ws.size() != 5 || ws[1] != alpha || ws[3] != co_n || ws[4] != ci_n || r != p.kernel || kd != p.kernel_depth ||
+      (depth && p.a.strides[0] != 1)) {
+    throw Error(op + ": the transformed weight has shape " + shape_str(ws) + "; expected (alpha, alpha, alpha or KD, " +
+                std::to_string(co_n) + ", " + std::to_string(ci_n) + ") with alpha = tile_size + kernel - 1" +
+                (depth ? " and depth stride 1" : ""));
+  }
+  const WinogradMatrices wm = winograd_matrices(m, r);
+  const int64_t n_d = depth ? (od + m - 1) / m : od, n_h = (oh + m - 1) / m, n_w = (ow + m - 1) / m;
+  const int64_t rows = depth ? alpha : kd, ad = depth ? alpha : 1, md = depth ? m : 1;
+  const te_util::LayoutMap out_map(p.a.out_layout.name(), "NCDHW");
+  const te::Expr zero = te::make_const(acc, 0);
+  // The tile's first index on each axis, and the index with the tile's own (a, b, c) after it.
+  auto prefix = [](const te::Idx& i, std::initializer_list<te::Expr> rest) {
+    te::Idx out(i.begin(), i.begin() + 5);
+    out.insert(out.end(), rest);
+    return out;
+  };
+  // The patch element (a, b, c) of tile (td, th, tw).
+  auto patch = [&](const te::Idx& i, const te::Expr& a, const te::Expr& b, const te::Expr& c) {
+    te::Expr z = i[2] * te::Expr(depth ? m : p.a.strides[0]) + a - te::Expr(p.a.padding[0]);
+    te::Expr yy = i[3] * te::Expr(m) + b - te::Expr(p.a.padding[1]),
+             xx = i[4] * te::Expr(m) + c - te::Expr(p.a.padding[2]);
+    te::Expr inside = te::logical_and(
+        te::logical_and(z >= 0, z < te::Expr(d_in)),
+        te::logical_and(te::logical_and(yy >= 0, yy < te::Expr(h)), te::logical_and(xx >= 0, xx < te::Expr(w))));
+    te::Idx xi = {i[0], i[1], te_util::clamp(z, 0, d_in - 1), te_util::clamp(yy, 0, h - 1),
+                  te_util::clamp(xx, 0, w - 1)};
+    return te::select(inside, te_util::load_as(acc, data, xi), zero);
+  };
+  // V over (n, ci, td, th, tw, a, b, c).
+  std::function<te::Expr(const te::Idx&)> source = [&](const te::Idx& i) { return patch(i, i[5], i[6], i[7]); };
+  te::Tensor v_d;
+  if (depth) {
+    v_d = te::compute(
+        {batch, ci_n, n_d, n_h, n_w, alpha, alpha, alpha},
+        [&](const te::Idx& i) {
+          return along_axis_te(wm.B, acc, i[5], "ra", [&](const te::Expr& a) { return patch(i, a, i[6], i[7]); });
+        },
+        "winograd3d_v_d");
+    source = [&](const te::Idx& i) { return v_d(i); };
+  }
+  const std::vector<int64_t> v_shape = {batch, ci_n, n_d, n_h, n_w, rows, alpha, alpha};
+  te::Tensor v_rows = te::compute(
+      v_shape,
+      [&](const te::Idx& i) {
+        return along_axis_te(wm.B, acc, i[6], "rb", [&](const te::Expr& b) {
+          return source(prefix(i, {i[5], b, i[7]}));
+        });
+      },
+      "winograd3d_v_rows");
+  te::Tensor v = te::compute(
+      v_shape,
+      [&](const te::Idx& i) {
+        return along_axis_te(wm.B, acc, i[7], "rc", [&](const te::Expr& c) {
+          return v_rows(prefix(i, {i[5], i[6], c}));
+        });
+      },
+      "winograd3d_v");
+  // M over (n, co, td, th, tw, omg or 0, eps, nu).
+  te::Tensor mm = te::compute(
+      {batch, co_n, n_d, n_h, n_w, ad, alpha, alpha},
+      [&](const te::Idx& i) {
+        te::Axis ci = te::reduce_axis(ci_n, "rci");
+        if (depth) {
+          te::Expr u = te_util::load_as(acc, weight, {i[5], i[6], i[7], i[1], ci.var()});
+          return te::sum(u * v({i[0], ci.var(), i[2], i[3], i[4], i[5], i[6], i[7]}), {ci});
+        }
+        te::Axis a = te::reduce_axis(kd, "rkd");
+        te::Expr u = te_util::load_as(acc, weight, {i[6], i[7], a.var(), i[1], ci.var()});
+        return te::sum(u * v({i[0], ci.var(), i[2], i[3], i[4], a.var(), i[6], i[7]}), {ci, a});
+      },
+      "winograd3d_m");
+  // Y over (n, co, td, th, tw, vd, vh, vw).
+  std::function<te::Expr(const te::Idx&)> m_source = [&](const te::Idx& i) { return mm(i); };
+  te::Tensor y_d;
+  if (depth) {
+    y_d = te::compute(
+        {batch, co_n, n_d, n_h, n_w, m, alpha, alpha},
+        [&](const te::Idx& i) {
+          return along_axis_te(wm.A, acc, i[5], "romg", [&](const te::Expr& a) {
+            return mm(prefix(i, {a, i[6], i[7]}));
+          });
+        },
+        "winograd3d_y_d");
+    m_source = [&](const te::Idx& i) { return y_d(i); };
+  }
+  te::Tensor y_rows = te::compute(
+      {batch, co_n, n_d, n_h, n_w, md, m, alpha},
+      [&](const te::Idx& i) {
+        return along_axis_te(wm.A, acc, i[6], "reps", [&](const te::Expr& e) {
+          return m_source(prefix(i, {i[5], e, i[7]}));
+        });
+      },
+      "winograd3d_y_rows");
+  te::Tensor y = te::compute(
+      {batch, co_n, n_d, n_h, n_w, md, m, m},
+      [&](const te::Idx& i) {
+        return along_axis_te(wm.A, acc, i[7], "rnu", [&](const te::Expr& nu) {
+          return y_rows(prefix(i, {i[5], i[6], nu}));
+        });
+      },
+      "winograd3d_y");
+  const te::Expr tile(m);
+  return {te::compute(
+      out.shape(),
+      [&](const te::Idx& lo) {
+        te::Idx o = out_map.to_canonical(lo);
+        te::Expr td = depth ? te::floordiv(o[2], tile) : o[2], vd = depth ? te::floormod(o[2], tile) : te::Expr(0);
+        return y({o[0], o[1], td, te::floordiv(o[3], tile), te::floordiv(o[4], tile), vd, te::floormod(o[3], tile),
+                  te::floormod(o[4], tile)});
+      },
+      "contrib_conv3d_winograd_without_weight_transform")};
+}
+
 }  // namespace
 
 void register_conv_winograd3d_ops(Registrar& reg) {
@@ -206,7 +399,8 @@ void register_conv_winograd3d_ops(Registrar& reg) {
       .support_level(10)
       .pattern(WEFT_PATTERN_OUT_ELEMWISE_FUSABLE)
       .type_relation(weight_transform_relation)
-      .kernel(weight_transform_kernel);
+      .kernel(weight_transform_kernel)
+      .te_compute(weight_transform_te);
 
   OpBuilder& op = reg.op("nn.contrib_conv3d_winograd_without_weight_transform")
                       .describe("conv3d by the Winograd algorithm on a weight already transformed by "
@@ -223,7 +417,7 @@ void register_conv_winograd3d_ops(Registrar& reg) {
   channel_attrs(op, 3);
   layout_attrs(op, "NCDHW", "OIDHW");
   out_dtype_attr(op);
-  op.type_relation(winograd3d_relation).kernel(winograd3d_kernel);
+  op.type_relation(winograd3d_relation).kernel(winograd3d_kernel).te_compute(winograd3d_te);
 }
 
 }  // namespace weft_nn::conv

@@ -4,8 +4,9 @@
 // the data skipped rather than multiplied by a zero pad, a softmax maximum
 // folded as the kernel folds it, the divisors of average pooling, the
 // gather order of a transposed conv, the first maximum a max-pool gradient
-// routes to, a deformable conv's zero samples skipped), each also
-// bit-identical to the interpreter's reference kernels.
+// routes to, a deformable conv's zero samples skipped, Winograd's transforms
+// in the accumulator's dtype), each also bit-identical to the interpreter's
+// reference kernels.
 #include <gmock/gmock.h>
 
 #include <cmath>
@@ -254,12 +255,83 @@ TEST(NnTeOnLoops, DeformableConv2dWithGroupsIsUnsupportedNamingTheAttr) {
   EXPECT_THAT(r.message, HasSubstr("out_dtype"));
 }
 
+TEST(NnTeOnLoops, WinogradWeightTransformAppliesGInTheAccumulatorsDtype) {
+  // TOPI's F(2, 3) G has rows [1, 0, 0], [1/2, -1/2, 1/2], [1/2, 1/2, 1/2],
+  // [0, 0, 1], summing to s = [1, 1/2, 3/2, 1]: G ones G^T is s s^T. In
+  // int32 the halves truncate to 0, so s = [1, 0, 0, 1].
+  auto run = [&](const std::string& dtype, DataType dt) {
+    std::string program = "def @main(%w: Tensor[(1, 1, 3, 3), " + dtype +
+                          "]) { nn.contrib_conv2d_winograd_weight_transform(%w, tile_size=2) }";
+    return elements(run_on_loops(program, {tensor_of(std::vector<double>(9, 1), {1, 1, 3, 3}, dt)}).at(0));
+  };
+  EXPECT_THAT(run("float32", DataType::Float(32)),
+              ElementsAre(1, 0.5, 1.5, 1, 0.5, 0.25, 0.75, 0.5, 1.5, 0.75, 2.25, 1.5, 1, 0.5, 1.5, 1));
+  EXPECT_THAT(run("int32", DataType::Int(32)), ElementsAre(1, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 1));
+  // 3-D, depth transformed too: s_d s_h s_w.
+  std::vector<double> u3 = elements(run_on_loops(R"(def @main(%w: Tensor[(1, 1, 3, 3, 3), float32]) {
+  nn.contrib_conv3d_winograd_weight_transform(%w, tile_size=2)
+})", {tensor_of(std::vector<double>(27, 1), {1, 1, 3, 3, 3})}).at(0));
+  ASSERT_EQ(u3.size(), 64u);
+  EXPECT_EQ(u3[0], 1);
+  EXPECT_EQ(u3[(1 * 4 + 1) * 4 + 1], 0.125);
+  EXPECT_EQ(u3[(2 * 4 + 2) * 4 + 2], 3.375);
+  EXPECT_EQ(u3[(2 * 4 + 1) * 4 + 3], 0.75);
+}
+
+TEST(NnTeOnLoops, WinogradConvolutionsAgreeWithTheDirectOnes) {
+  // F(3, 3) over a 5x5 input: the second row and column of tiles are ragged.
+  std::vector<double> x(25), w(9);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<double>(i % 7) - 3;
+  for (size_t i = 0; i < w.size(); ++i) w[i] = static_cast<double>(i) / 4 - 1;
+  std::vector<Tensor> two = run_on_loops(R"(def @main(%x: Tensor[(1, 1, 5, 5), float32], %w: Tensor[(1, 1, 3, 3), float32]) {
+  (nn.contrib_conv2d_winograd_without_weight_transform(%x, nn.contrib_conv2d_winograd_weight_transform(%w, tile_size=3),
+     tile_size=3, channels=1, kernel_size=[3, 3], padding=[1, 1, 1, 1]),
+   nn.conv2d(%x, %w, padding=[1, 1, 1, 1], channels=1, kernel_size=[3, 3]))
+})", {tensor_of(x, {1, 1, 5, 5}), tensor_of(w, {1, 1, 3, 3})});
+  std::vector<double> winograd = elements(two.at(0)), direct = elements(two.at(1));
+  ASSERT_EQ(winograd.size(), direct.size());
+  for (size_t i = 0; i < direct.size(); ++i) EXPECT_NEAR(winograd[i], direct[i], 1e-4) << "element " << i;
+
+  // 3-D: depth transformed (kernel 3x3x3), and convolved directly (kernel depth 2, depth stride 2).
+  std::vector<double> x3(2 * 4 * 4 * 3), w3(2 * 27), w3d(2 * 18);
+  for (size_t i = 0; i < x3.size(); ++i) x3[i] = static_cast<double>(i % 5) - 2;
+  for (size_t i = 0; i < w3.size(); ++i) w3[i] = static_cast<double>(i % 9) / 8;
+  for (size_t i = 0; i < w3d.size(); ++i) w3d[i] = 1 - static_cast<double>(i % 4) / 2;
+  std::vector<Tensor> three = run_on_loops(R"(def @main(%x: Tensor[(1, 2, 4, 4, 3), float32], %w: Tensor[(1, 2, 3, 3, 3), float32], %v: Tensor[(1, 2, 2, 3, 3), float32]) {
+  (nn.contrib_conv3d_winograd_without_weight_transform(%x, nn.contrib_conv3d_winograd_weight_transform(%w, tile_size=2),
+     tile_size=2, channels=1, kernel_size=[3, 3, 3], padding=[1, 1, 1, 1, 1, 1]),
+   nn.conv3d(%x, %w, padding=[1, 1, 1, 1, 1, 1], channels=1, kernel_size=[3, 3, 3]),
+   nn.contrib_conv3d_winograd_without_weight_transform(%x, nn.contrib_conv3d_winograd_weight_transform(%v, tile_size=2),
+     tile_size=2, channels=1, kernel_size=[2, 3, 3], strides=[2, 1, 1], padding=[0, 1, 1, 0, 1, 1]),
+   nn.conv3d(%x, %v, strides=[2, 1, 1], padding=[0, 1, 1, 0, 1, 1], channels=1, kernel_size=[2, 3, 3]))
+})", {tensor_of(x3, {1, 2, 4, 4, 3}), tensor_of(w3, {1, 2, 3, 3, 3}), tensor_of(w3d, {1, 2, 2, 3, 3})});
+  for (size_t pair : {0u, 2u}) {
+    std::vector<double> wino = elements(three.at(pair)), conv = elements(three.at(pair + 1));
+    ASSERT_EQ(wino.size(), conv.size());
+    for (size_t i = 0; i < conv.size(); ++i) EXPECT_NEAR(wino[i], conv[i], 1e-4) << "output " << pair << ", " << i;
+  }
+}
+
 TEST(NnTeOnLoops, GoldenCasesMatchTheKernelsBitForBit) {
   // The conformance suite holds loops to a tolerance; these ops' TE computes
   // sum the kernels' terms in the kernels' order and break ties as they do,
   // so they match them bit for bit.
+  EXPECT_EQ(golden_cases_on_loops("conv_winograd.json", "nn.contrib_conv2d_winograd_weight_transform"), 6);
+  EXPECT_EQ(golden_cases_on_loops("conv_winograd.json", "nn.contrib_conv2d_winograd_without_weight_transform"), 8);
+  EXPECT_EQ(golden_cases_on_loops("conv_winograd.json", "nn.contrib_conv3d_winograd_weight_transform"), 4);
+  EXPECT_EQ(golden_cases_on_loops("conv_winograd.json", "nn.contrib_conv3d_winograd_without_weight_transform"), 4);
   EXPECT_EQ(golden_cases_on_loops("conv_special.json", "nn.deformable_conv2d"), 6);
   EXPECT_EQ(golden_cases_on_loops("pool_grad.json", "nn.max_pool2d_grad"), 8);
+}
+
+TEST(NnTeOnLoops, WinogradWithAMisshapenWeightIsInvalidNamingTheOp) {
+  // The relation leaves the transformed weight unchecked; the TE checks it as the kernel does.
+  TeRefusal r = te_refusal(R"(def @main(%x: Tensor[(1, 1, 4, 4), float32], %u: Tensor[(4, 4, 2, 1), float32]) {
+  nn.contrib_conv2d_winograd_without_weight_transform(%x, %u, tile_size=2, channels=1, kernel_size=[3, 3])
+})");
+  EXPECT_EQ(r.status, StatusCode::kInvalidArgument);
+  EXPECT_THAT(r.message, HasSubstr("nn.contrib_conv2d_winograd_without_weight_transform"));
+  EXPECT_THAT(r.message, HasSubstr("the transformed weight has shape (4, 4, 2, 1), expected (4, 4, 1, 1)"));
 }
 
 }  // namespace
