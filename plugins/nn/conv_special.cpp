@@ -341,6 +341,13 @@ std::vector<te::Tensor> deformable_te(const std::vector<te::Tensor>& in, const A
         op + ": the TE computes groups=1 only (as the reference kernel), got groups=" + std::to_string(p.a.groups));
   }
   te_util::require_nonempty(op, {&p.data, &p.weight, &p.out});
+  std::vector<int64_t> span = {p.offset[1]};
+  for (size_t d = 0; d < 2; ++d) {
+    span.insert(span.end(), {te_util::saturating_mul(p.out[2 + d], p.a.strides[d]), p.a.padding[d],
+                             te_util::saturating_mul(p.weight[2 + d], p.a.dilation[d]), p.data[2 + d]});
+  }
+  te_util::require_int32_index(
+      op, {{"strides", &p.a.strides}, {"padding", &p.a.padding}, {"dilation", &p.a.dilation}}, span);
   const te_util::LayoutMap data_map(p.a.data_layout.name(), "NCHW"), out_map(p.a.out_layout.name(), "NCHW");
   const te_util::LayoutMap kernel_map(p.a.kernel_layout.name(), "OIHW");
   const int64_t c_in = p.data[1], h = p.data[2], wd = p.data[3], kh_n = p.weight[2], kw_n = p.weight[3];

@@ -302,6 +302,8 @@ std::vector<te::Tensor> winograd_te(const std::vector<te::Tensor>& in, const Att
                 shape_str(expected_w) + " for tile_size " + std::to_string(m) + " and kernel_size " +
                 std::to_string(p.kernel));
   }
+  te_util::require_int32_index(op, {{"padding", &p.a.padding}},
+                               {n_h * m, alpha, p.a.padding[0], h, n_w * m, alpha, p.a.padding[1], w});
   const te_util::LayoutMap data_map(p.a.data_layout.name(), "NCHW"), out_map(p.a.out_layout.name(), "NCHW");
   const te::Expr zero = te::make_const(acc, 0);
   // The patch element (a, b) of tile (th, tw): the data at row th * m + a - pad, column tw * m + b - pad.

@@ -282,6 +282,9 @@ std::vector<te::Tensor> winograd3d_te(const std::vector<te::Tensor>& in, const A
   const WinogradMatrices wm = winograd_matrices(m, r);
   const int64_t n_d = depth ? (od + m - 1) / m : od, n_h = (oh + m - 1) / m, n_w = (ow + m - 1) / m;
   const int64_t rows = depth ? alpha : kd, ad = depth ? alpha : 1, md = depth ? m : 1;
+  te_util::require_int32_index(op, {{"strides", &p.a.strides}, {"padding", &p.a.padding}},
+                               {te_util::saturating_mul(n_d, depth ? m : p.a.strides[0]), rows, p.a.padding[0], d_in,
+                                n_h * m, alpha, p.a.padding[1], h, n_w * m, alpha, p.a.padding[2], w});
   const te_util::LayoutMap out_map(p.a.out_layout.name(), "NCDHW");
   const te::Expr zero = te::make_const(acc, 0);
   // The tile's first index on each axis, and the index with the tile's own (a, b, c) after it.

@@ -103,8 +103,7 @@ struct CoveringWindows {
   te::Expr start[2];            ///< the window's first position on each pooled axis (spatial order)
 };
 
-CoveringWindows covering_windows(const PoolAttrs& a, const std::vector<int64_t>& in_shape,
-                                 const std::vector<int64_t>& pooled, const te::Idx& i) {
+CoveringWindows covering_windows(const PoolAttrs& a, const std::vector<int64_t>& pooled, const te::Idx& i) {
   const Window& w = a.window;
   const size_t first = a.axes[0] < a.axes[1] ? 0 : 1;
   CoveringWindows c;
@@ -126,6 +125,21 @@ CoveringWindows covering_windows(const PoolAttrs& a, const std::vector<int64_t>&
   return c;
 }
 
+/// Declines windows whose index arithmetic (covering_windows, the max
+/// gradient's taps) could leave int32.
+void require_int32_windows(const std::string& op, const PoolAttrs& a, const std::vector<int64_t>& in_shape,
+                           const std::vector<int64_t>& pooled) {
+  const Window& w = a.window;
+  std::vector<int64_t> span;
+  for (size_t k = 0; k < 2; ++k) {
+    const size_t ax = a.axes[k];
+    span.push_back(te_util::saturating_mul(pooled[ax] + 1, w.strides[k]));
+    span.insert(span.end(), {w.size[k], w.pad_head[k], w.pad_tail[k], in_shape[ax]});
+  }
+  te_util::require_int32_index(
+      op, {{"pool_size", &w.size}, {"strides", &w.strides}, {"padding", &w.pad_head}, {"padding", &w.pad_tail}}, span);
+}
+
 /// The TE of grad_kernel for average pooling, as a gather: each input
 /// position sums out_grad / divisor over the windows that cover it, in the
 /// kernel's scatter order (covering_windows).
@@ -136,11 +150,12 @@ std::vector<te::Tensor> avg_grad_te(const std::vector<te::Tensor>& in, const Att
   const Window& w = a.window;
   const std::vector<int64_t> in_shape = x.shape(), pooled = dy.shape();
   te_util::require_nonempty("nn.avg_pool2d_grad", {&in_shape, &pooled});
+  require_int32_windows("nn.avg_pool2d_grad", a, in_shape, pooled);
   const DLDataType dt = x.dtype();
   return {te::compute(
       in_shape,
       [&](const te::Idx& i) {
-        CoveringWindows c = covering_windows(a, in_shape, pooled, i);
+        CoveringWindows c = covering_windows(a, pooled, i);
         te::Expr count = te::Expr(1);
         for (size_t k = 0; k < 2; ++k) {
           const size_t ax = a.axes[k];
@@ -168,6 +183,7 @@ std::vector<te::Tensor> max_grad_te(const std::vector<te::Tensor>& in, const Att
   const Window& w = a.window;
   const std::vector<int64_t> in_shape = x.shape(), pooled = dy.shape();
   te_util::require_nonempty("nn.max_pool2d_grad", {&in_shape, &pooled});
+  require_int32_windows("nn.max_pool2d_grad", a, in_shape, pooled);
   const DLDataType dt = x.dtype();
   te::Reducer first_max = te::comm_reducer(
       [](const std::vector<te::Expr>& best, const std::vector<te::Expr>& v) {
@@ -195,7 +211,7 @@ std::vector<te::Tensor> max_grad_te(const std::vector<te::Tensor>& in, const Att
   return {te::compute(
       in_shape,
       [&](const te::Idx& i) {
-        CoveringWindows c = covering_windows(a, in_shape, pooled, i);
+        CoveringWindows c = covering_windows(a, pooled, i);
         te::Expr tap = (i[a.axes[0]] - c.start[0]) * te::Expr(w.size[1]) + (i[a.axes[1]] - c.start[1]);
         return te::sum(dy(c.window), c.order, te::logical_and(c.covers, te::equal(routed(c.window), tap)));
       },

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <initializer_list>
+#include <limits>
 #include <string>
 #include <utility>
 #include <vector>
@@ -128,6 +129,42 @@ inline void require_nonempty(const std::string& op, std::initializer_list<const 
   for (const std::vector<int64_t>* shape : shapes)
     for (int64_t d : *shape)
       if (d == 0) throw weft::sdk::Unsupported(op + ": no TE for empty tensors");
+}
+
+/// a * b for non-negative a and b, saturating at int64's largest value.
+inline int64_t saturating_mul(int64_t a, int64_t b) {
+  int64_t out = 0;
+  return __builtin_mul_overflow(a, b, &out) ? std::numeric_limits<int64_t>::max() : out;
+}
+
+/// Declines a call whose index arithmetic could leave int32, the TE's index
+/// dtype (an attr there is an immediate that would take int32 and wrap): each
+/// value of each attr named, and `span`, the largest index magnitude the
+/// compute reaches (the sum of the terms, saturating), must fit in int32.
+/// The reason names the op and the attr.
+inline void require_int32_index(const std::string& op,
+                                std::initializer_list<std::pair<const char*, const std::vector<int64_t>*>> attrs,
+                                const std::vector<int64_t>& span) {
+  constexpr int64_t kMax = 2147483647;
+  for (const auto& [name, values] : attrs) {
+    for (int64_t v : *values) {
+      if (v > kMax || v < -kMax) {
+        throw weft::sdk::Unsupported(op + ": the TE indexes in int32, and " + name + " holds " + std::to_string(v));
+      }
+    }
+  }
+  int64_t total = 0;
+  for (int64_t t : span) {
+    if (t < 0 || __builtin_add_overflow(total, t, &total)) total = kMax + 1;
+    if (total > kMax) {
+      std::string names;
+      for (const auto& a : attrs) {
+        if (names.find(a.first) == std::string::npos) names += std::string(names.empty() ? "" : ", ") + a.first;
+      }
+      throw weft::sdk::Unsupported(op + ": the TE indexes in int32, and its indices (from " + names +
+                                   " and the shapes) reach past it");
+    }
+  }
 }
 
 /// t[i] in the accumulator's dtype, as the kernels convert each value they load.

@@ -312,6 +312,26 @@ TEST(NnTeOnLoops, WinogradConvolutionsAgreeWithTheDirectOnes) {
   }
 }
 
+TEST(NnTeOnLoops, AttrsPastInt32IndicesAreUnsupportedNamingThem) {
+  // The TE indexes in int32: a stride of 2^32 would wrap to 0 there (the
+  // window gather's floordiv by the stride), so the computes decline it.
+  for (const char* op : {"nn.max_pool2d_grad", "nn.avg_pool2d_grad"}) {
+    TeRefusal r = te_refusal(std::string(R"(def @main(%g: Tensor[(1, 1, 1, 1), float32], %x: Tensor[(1, 1, 3, 3), float32]) {
+  )") + op + R"((%g, %x, pool_size=[2, 2], strides=[4294967296, 4294967296], padding=[1, 1, 1, 1])
+})");
+    EXPECT_EQ(r.status, StatusCode::kUnsupported) << op;
+    EXPECT_THAT(r.message, HasSubstr(op));
+    EXPECT_THAT(r.message, HasSubstr("strides holds 4294967296"));
+  }
+  // Attrs that fit, whose indices together do not: a second output 2^31 - 1 along.
+  TeRefusal r = te_refusal(R"(def @main(%x: Tensor[(1, 1, 3, 3), float32], %off: Tensor[(1, 2, 2, 2), float32], %w: Tensor[(1, 1, 1, 1), float32]) {
+  nn.deformable_conv2d(%x, %off, %w, kernel_size=[1, 1], padding=[1073741824, 1073741824, 1073741824, 1073741824], strides=[2147483647, 2147483647])
+})");
+  EXPECT_EQ(r.status, StatusCode::kUnsupported);
+  EXPECT_THAT(r.message, HasSubstr("nn.deformable_conv2d"));
+  EXPECT_THAT(r.message, HasSubstr("strides, padding, dilation"));
+}
+
 TEST(NnTeOnLoops, GoldenCasesMatchTheKernelsBitForBit) {
   // The conformance suite holds loops to a tolerance; these ops' TE computes
   // sum the kernels' terms in the kernels' order and break ties as they do,
