@@ -413,6 +413,20 @@ InferredLayouts matrix_layouts(const Attrs&, const std::vector<Layout>&, const s
   return {{Layout("NC"), Layout("NC")}, {Layout("NC")}, Attrs()};
 }
 
+/// dense_pack: data and output as dense's, the weight in its weight_layout
+/// (NC{n}n: (N/n, K, n)), so AlterOpLayout packs a dense layer's (N, K)
+/// weight by a layout_transform from NC when a target asks for dense_pack.
+InferredLayouts dense_pack_layouts(const Attrs& attrs, const std::vector<Layout>&, const std::vector<Layout>&,
+                                   const std::vector<Type>& types) {
+  if (types.size() != 2 || !types[0].is_tensor() || types[0].ndim() != 2 || !types[1].is_tensor()) {
+    return layouts::cannot_follow(2);
+  }
+  const Layout weight(attrs.get_string("weight_layout"));
+  // A packed weight's rank is its layout's; an unpacked one's is NC's.
+  if (types[1].ndim() != weight.ndim() && types[1].ndim() != 2) return layouts::cannot_follow(2);
+  return {{Layout("NC"), weight}, {Layout("NC")}, Attrs()};
+}
+
 }  // namespace
 
 void register_dense_ops(Registrar& reg) {
@@ -449,6 +463,7 @@ void register_dense_ops(Registrar& reg) {
       .support_level(10)
       .pattern(WEFT_PATTERN_OUT_ELEMWISE_FUSABLE)
       .type_relation(dense_pack_relation)
+      .infer_layout(dense_pack_layouts)
       .kernel(dense_pack_kernel)
       .te_compute(dense_pack_te);
 

@@ -11,6 +11,7 @@
 #include <llvm/Support/raw_ostream.h>
 
 #include <cstdint>
+#include <cstdlib>
 #include <string>
 #include <optional>
 #include <unordered_map>
@@ -40,8 +41,8 @@ bool supported_dtype(DLDataType t) {
 
 class KernelEmitter {
  public:
-  KernelEmitter(const sdk::LoopProgram& p, llvm::Module& m, void* pool)
-      : p_(p), m_(m), ctx_(m.getContext()), b_(ctx_), pool_(pool) {}
+  KernelEmitter(const sdk::LoopProgram& p, llvm::Module& m, void* pool, int native_lanes)
+      : p_(p), m_(m), ctx_(m.getContext()), b_(ctx_), pool_(pool), native_lanes_(std::max(native_lanes, 1)) {}
 
   llvm::Function* emit(const std::string& name) {
     check_dtypes();
@@ -567,8 +568,10 @@ class KernelEmitter {
   // independent (the schedule's promise), so running each statement for all
   // lanes before the next computes what the serial loop computes.
 
-  /// Loops of more lanes than this stay loops (LLVM's vectorizer may still take them).
-  static constexpr int64_t kMaxLanes = 64;
+  /// Loops of more lanes than this stay loops (LLVM's vectorizer may still
+  /// take them); a loop wider than the machine's vectors is emitted as one
+  /// vector body per machine vector where they divide it.
+  static constexpr int64_t kMaxLanes = 256;
 
   /// Whether loop n's body can be vector code: statements without inner
   /// loops or allocations, whose ifs and unsafe selects (which must branch)
@@ -624,12 +627,17 @@ class KernelEmitter {
 
   void vector_loop(const weft_loop_node_t& n) {
     llvm::Type* type = value_type(p_.var(n.var).dtype);
-    lanes_ = static_cast<int>(n.extent);
-    std::vector<llvm::Constant*> ramp;
-    for (int l = 0; l < lanes_; ++l) ramp.push_back(llvm::ConstantInt::get(type, static_cast<uint64_t>(n.int_value + l), true));
+    // Machine-wide vectors where they divide the loop: a panel of packed
+    // weights or a channel block is then one vector, its index affine.
+    const int64_t width = n.extent > native_lanes_ && n.extent % native_lanes_ == 0 ? native_lanes_ : n.extent;
+    lanes_ = static_cast<int>(width);
     llvm::Value* outer = vars_.at(static_cast<size_t>(n.var));
-    vars_[static_cast<size_t>(n.var)] = llvm::ConstantVector::get(ramp);
-    in_scope([&] { stmt(n.operands[0]); });
+    for (int64_t first = n.int_value; first < n.int_value + n.extent; first += width) {
+      std::vector<llvm::Constant*> ramp;
+      for (int l = 0; l < lanes_; ++l) ramp.push_back(llvm::ConstantInt::get(type, static_cast<uint64_t>(first + l), true));
+      vars_[static_cast<size_t>(n.var)] = llvm::ConstantVector::get(ramp);
+      in_scope([&] { stmt(n.operands[0]); });
+    }
     vars_[static_cast<size_t>(n.var)] = outer;
     lanes_ = 0;
     lane_var_ = -1;
@@ -647,38 +655,68 @@ class KernelEmitter {
     if (a->getType()->isVectorTy() != b->getType()->isVectorTy()) a = lanewise(a), b = lanewise(b);
   }
 
-  /// An index whose value in lane l is base + l * stride.
+  /// An index whose value in lane l is base + l * stride, base a known
+  /// multiple of `multiple` (0: base is 0).
   struct Affine {
     llvm::Value* base;  // a scalar of the index's type
     int64_t stride;
+    int64_t multiple;
   };
+
+  static int64_t gcd(int64_t a, int64_t b) { return b == 0 ? std::abs(a) : gcd(b, a % b); }
+
+  /// What lane-independent index node i is known to be a multiple of (1: nothing known).
+  int64_t known_multiple(int32_t i) {
+    const weft_loop_node_t& n = p_.node(i);
+    switch (n.kind) {
+      case WEFT_LOOP_INT: return std::abs(n.int_value);
+      case WEFT_LOOP_VAR: {
+        auto let = let_values_.find(n.var);
+        return let == let_values_.end() ? 1 : known_multiple(let->second);
+      }
+      case WEFT_LOOP_BINARY:
+        if (n.op == WEFT_TE_MUL) return known_multiple(n.operands[0]) * known_multiple(n.operands[1]);
+        if (n.op == WEFT_TE_ADD || n.op == WEFT_TE_SUB) return gcd(known_multiple(n.operands[0]), known_multiple(n.operands[1]));
+        return 1;
+      default: return 1;
+    }
+  }
 
   /// Index node i as base + lane * stride, or nullopt when it is not of that form.
   std::optional<Affine> affine(int32_t i) {
-    if (!lanes_ || !lane_dependent(i)) return Affine{expr(i), 0};
+    if (!lanes_ || !lane_dependent(i)) return Affine{expr(i), 0, known_multiple(i)};
     const weft_loop_node_t& n = p_.node(i);
     switch (n.kind) {
       case WEFT_LOOP_VAR: {
         if (n.var == lane_var_) {
-          auto* ramp = llvm::cast<llvm::Constant>(vars_.at(static_cast<size_t>(n.var)));
-          return Affine{ramp->getAggregateElement(0u), 1};
+          auto* first = llvm::cast<llvm::ConstantInt>(
+              llvm::cast<llvm::Constant>(vars_.at(static_cast<size_t>(n.var)))->getAggregateElement(0u));
+          return Affine{first, 1, std::abs(first->getSExtValue())};
         }
         auto let = let_values_.find(n.var);
         if (let == let_values_.end()) return std::nullopt;
         return affine(let->second);
       }
       case WEFT_LOOP_BINARY: {
-        if (n.op != WEFT_TE_ADD && n.op != WEFT_TE_SUB && n.op != WEFT_TE_MUL) return std::nullopt;
         std::optional<Affine> a = affine(n.operands[0]);
         std::optional<Affine> b = affine(n.operands[1]);
         if (!a || !b) return std::nullopt;
-        if (n.op == WEFT_TE_ADD) return Affine{b_.CreateAdd(a->base, b->base), a->stride + b->stride};
-        if (n.op == WEFT_TE_SUB) return Affine{b_.CreateSub(a->base, b->base), a->stride - b->stride};
-        // A product is affine when one factor is a constant.
-        auto* ca = a->stride == 0 ? llvm::dyn_cast<llvm::ConstantInt>(a->base) : nullptr;
-        auto* cb = b->stride == 0 ? llvm::dyn_cast<llvm::ConstantInt>(b->base) : nullptr;
-        if (cb) return Affine{b_.CreateMul(a->base, cb), a->stride * cb->getSExtValue()};
-        if (ca) return Affine{b_.CreateMul(ca, b->base), b->stride * ca->getSExtValue()};
+        if (n.op == WEFT_TE_ADD)
+          return Affine{b_.CreateAdd(a->base, b->base), a->stride + b->stride, gcd(a->multiple, b->multiple)};
+        if (n.op == WEFT_TE_SUB)
+          return Affine{b_.CreateSub(a->base, b->base), a->stride - b->stride, gcd(a->multiple, b->multiple)};
+        // Products, quotients and remainders by a constant.
+        if (n.op == WEFT_TE_MUL && a->stride == 0 && llvm::isa<llvm::ConstantInt>(a->base)) std::swap(a, b);
+        auto* c = b->stride == 0 ? llvm::dyn_cast<llvm::ConstantInt>(b->base) : nullptr;
+        if (!c) return std::nullopt;
+        const int64_t k = c->getSExtValue();
+        if (n.op == WEFT_TE_MUL) return Affine{b_.CreateMul(a->base, c), a->stride * k, a->multiple * std::abs(k)};
+        // floordiv(base + l, k) is floordiv(base, k) in every lane, and
+        // floormod(base + l, k) is floormod(base, k) + l, when the lanes stay
+        // within one multiple of k: the lane count divides k and base.
+        if (k <= 0 || a->stride != 1 || k % lanes_ != 0 || a->multiple % lanes_ != 0) return std::nullopt;
+        if (n.op == WEFT_TE_FLOORDIV) return Affine{int_divide(WEFT_TE_FLOORDIV, true, a->base, c), 0, 1};
+        if (n.op == WEFT_TE_FLOORMOD) return Affine{int_divide(WEFT_TE_FLOORMOD, true, a->base, c), 1, lanes_};
         return std::nullopt;
       }
       default: return std::nullopt;
@@ -876,6 +914,7 @@ class KernelEmitter {
   llvm::LLVMContext& ctx_;
   llvm::IRBuilder<> b_;
   void* pool_;
+  const int64_t native_lanes_;  // float32 elements in the machine's vector
   llvm::Function* fn_ = nullptr;
   bool in_parallel_ = false;  // emitting an outlined parallel body
   // Vector code: the lanes of the loop being vectorized (0: scalar code),
@@ -899,8 +938,8 @@ class KernelEmitter {
 }  // namespace
 
 llvm::Function* emit_kernel(const sdk::LoopProgram& program, const std::string& name, llvm::Module& module,
-                            void* pool) {
-  return KernelEmitter(program, module, pool).emit(name);
+                            void* pool, int native_lanes) {
+  return KernelEmitter(program, module, pool, native_lanes).emit(name);
 }
 
 }  // namespace llvm_target

@@ -34,9 +34,11 @@ constexpr int kOutOfMemory = 2;
 /// and triple are set. Its parallel loops become calls of
 /// weft_llvm_parallel_for (thread_pool.h) on `pool` with their bodies
 /// outlined, one level deep (a parallel loop inside another runs serially);
-/// with `pool` null they run serially. Error when the program uses what the
-/// generator does not know (a node kind or dtype of a newer ABI).
+/// with `pool` null they run serially. Vectorized loops become vector code,
+/// in vectors of `native_lanes` where that divides them. Error when the
+/// program uses what the generator does not know (a node kind or dtype of a
+/// newer ABI).
 llvm::Function* emit_kernel(const weft::sdk::LoopProgram& program, const std::string& name, llvm::Module& module,
-                            void* pool);
+                            void* pool, int native_lanes);
 
 }  // namespace llvm_target

@@ -135,7 +135,7 @@ class OrcJit : public Jit, public std::enable_shared_from_this<OrcJit> {
     auto module = std::make_unique<llvm::Module>(name, *context);
     module->setDataLayout(jit_->getDataLayout());
     module->setTargetTriple(machine_->getTargetTriple().str());
-    emit_kernel(program, name, *module, pool);
+    emit_kernel(program, name, *module, pool, float_lanes());
     for (llvm::Function& fn : *module) {  // the kernel and its outlined parallel bodies
       if (fn.isDeclaration()) continue;
       fn.addFnAttr("target-cpu", machine_->getTargetCPU());

@@ -16,6 +16,7 @@
 
 #include "codegen.h"
 #include "jit.h"
+#include "layout_choice.h"
 #include "thread_pool.h"
 
 namespace sdk = weft::sdk;
@@ -80,6 +81,9 @@ WEFT_PLUGIN(reg) {
         return std::static_pointer_cast<void>(state);
       })
       .supports([](const sdk::TargetInstance&, const sdk::Expr& call) { return sdk::te_supported(call); })
+      .alter_layout([](const sdk::TargetInstance& target, const sdk::Expr& call) {
+        return llvm_target::vector_friendly_layout(call, target.state<LlvmState>().jit->float_lanes());
+      })
       .compile([](const sdk::TargetInstance& target, const sdk::CompileArgs& group) -> sdk::CompiledKernel {
         const LlvmState& state = target.state<LlvmState>();
         sdk::TargetTraits traits;

@@ -265,5 +265,29 @@ def @main(%x: Tensor[(64), float32]) {
   }
 }
 
+TEST(LlvmTarget, DenseRunsOnPackedWeightPanelsAndConvolutionOnChannelBlocks) {
+  // AlterOpLayout asks for dense_pack over a weight packed NC{lanes}n and for
+  // conv2d on NCHW{lanes}c data, so the vector lanes run along contiguous memory.
+  IRModule mod = program(R"(#[version = "0.0.5"]
+def @main(%x: Tensor[(3, 40), float32], %w: Tensor[(64, 40), float32], %d: Tensor[(1, 64, 6, 6), float32],
+          %k: Tensor[(64, 64, 3, 3), float32]) {
+  %0 = nn.dense(%x, %w, units=64);
+  %1 = nn.conv2d(%d, %k, padding=[1, 1, 1, 1], channels=64, kernel_size=[3, 3]);
+  (%0, %1)
+})");
+  std::vector<Value> args = {testing::rand(DataType::Float(32), {3, 40}, 13), testing::rand(DataType::Float(32), {64, 40}, 14),
+                             testing::rand(DataType::Float(32), {1, 64, 6, 6}, 15),
+                             testing::rand(DataType::Float(32), {64, 64, 3, 3}, 16)};
+  std::shared_ptr<const CompiledModule> compiled = build_on_llvm(mod);
+  const std::string partition = describe_partition(*compiled);
+  EXPECT_THAT(partition, HasSubstr("nn.contrib_dense_pack")) << partition;
+  EXPECT_THAT(partition, HasSubstr("layout_transform")) << partition;  // the weight's packing, the blocks' borders
+  std::vector<Tensor> got = GraphExecutor(compiled).run(args).flatten();
+  std::vector<Tensor> want = Interpreter(mod).run_main(args).flatten();
+  ASSERT_EQ(got.size(), 2u);
+  EXPECT_TENSOR_NEAR(got[0], want[0], 1e-5, 1e-6);
+  EXPECT_TENSOR_NEAR(got[1], want[1], 1e-5, 1e-6);
+}
+
 }  // namespace
 }  // namespace weft
