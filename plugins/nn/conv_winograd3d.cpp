@@ -159,6 +159,32 @@ Winograd3dPlan plan_winograd3d(const std::vector<int64_t>& data_shape, const Att
   return p;
 }
 
+/// What a transformed weight (alpha, alpha, alpha or KD, CO, CI) says of the
+/// transform: alpha, whether depth is transformed too (when the weight's
+/// first three dims agree, as TOPI dispatches), the kernel size r and depth
+/// kd; an error (after `prefix`) when it does not fit the plan.
+struct TransformedWeight {
+  int64_t alpha;
+  bool depth;
+  int64_t r, kd;
+};
+
+TransformedWeight transformed_weight(const Winograd3dPlan& p, const std::vector<int64_t>& ws,
+                                     const std::string& prefix = "") {
+  const int64_t co_n = p.out[1], ci_n = p.data[1];
+  const int64_t alpha = ws.size() == 5 ? ws[0] : 0;
+  const bool depth = ws.size() == 5 && ws[1] == alpha && ws[2] == alpha;
+  const int64_t r = alpha + 1 - p.tile, kd = depth ? r : (ws.size() == 5 ? ws[2] : 0);
+  if (ws.size() != 5 || ws[1] != alpha || ws[3] != co_n || ws[4] != ci_n || r != p.kernel || kd != p.kernel_depth ||
+      (depth && p.a.strides[0] != 1)) {
+    throw Error(prefix + "the transformed weight has shape " + shape_str(ws) + "; expected (alpha, alpha, alpha or KD, " +
+                std::to_string(co_n) + ", " + std::to_string(ci_n) + ") with alpha = tile_size + kernel - 1" +
+                (depth ? " and depth stride 1" : ""));
+  }
+  return {alpha, depth, r, kd};
+}
+
+
 Type winograd3d_relation(const std::vector<Type>& args, const Attrs& attrs) {
   expect_tensors(args, 2, "data, weight");
   Winograd3dPlan p = plan_winograd3d(args[0].shape(), attrs);
@@ -171,17 +197,7 @@ void winograd3d_kernel(const KernelArgs& k) {
   const int64_t m = p.tile;
   const int64_t batch = p.data[0], ci_n = p.data[1], d_in = p.data[2], h = p.data[3], w = p.data[4];
   const int64_t co_n = p.out[1], od = p.out[2], oh = p.out[3], ow = p.out[4];
-  const std::vector<int64_t> ws = weight.shape();
-  const int64_t alpha = ws.size() == 5 ? ws[0] : 0;
-  // Depth is transformed when the weight's first three dims agree, as TOPI dispatches.
-  const bool depth = ws.size() == 5 && ws[1] == alpha && ws[2] == alpha;
-  const int64_t r = alpha + 1 - m, kd = depth ? r : (ws.size() == 5 ? ws[2] : 0);
-  if (ws.size() != 5 || ws[1] != alpha || ws[3] != co_n || ws[4] != ci_n || r != p.kernel || kd != p.kernel_depth ||
-      (depth && p.a.strides[0] != 1)) {
-    throw Error("the transformed weight has shape " + shape_str(ws) + "; expected (alpha, alpha, alpha or KD, " +
-                std::to_string(co_n) + ", " + std::to_string(ci_n) + ") with alpha = tile_size + kernel - 1" +
-                (depth ? " and depth stride 1" : ""));
-  }
+  const auto [alpha, depth, r, kd] = transformed_weight(p, weight.shape());
   WinogradMatrices wm = winograd_matrices(m, r);
   const int64_t n_d = depth ? (od + m - 1) / m : od, n_h = (oh + m - 1) / m, n_w = (ow + m - 1) / m;
   const int64_t ad = depth ? alpha : 1;  // transformed depth extent of one tile
@@ -269,16 +285,7 @@ std::vector<te::Tensor> winograd3d_te(const std::vector<te::Tensor>& in, const A
   const int64_t m = p.tile;
   const int64_t batch = p.data[0], ci_n = p.data[1], d_in = p.data[2], h = p.data[3], w = p.data[4];
   const int64_t co_n = p.out[1], od = p.out[2], oh = p.out[3], ow = p.out[4];
-  const std::vector<int64_t> ws = weight.shape();
-  const int64_t alpha = ws.size() == 5 ? ws[0] : 0;
-  const bool depth = ws.size() == 5 && ws[1] == alpha && ws[2] == alpha;
-  const int64_t r = alpha + 1 - m, kd = depth ? r : (ws.size() == 5 ? ws[2] : 0);
-  if (ws.size() != 5 || ws[1] != alpha || ws[3] != co_n || ws[4] != ci_n || r != p.kernel || kd != p.kernel_depth ||
-      (depth && p.a.strides[0] != 1)) {
-    throw Error(op + ": the transformed weight has shape " + shape_str(ws) + "; expected (alpha, alpha, alpha or KD, " +
-                std::to_string(co_n) + ", " + std::to_string(ci_n) + ") with alpha = tile_size + kernel - 1" +
-                (depth ? " and depth stride 1" : ""));
-  }
+  const auto [alpha, depth, r, kd] = transformed_weight(p, weight.shape(), op + ": ");
   const WinogradMatrices wm = winograd_matrices(m, r);
   const int64_t n_d = depth ? (od + m - 1) / m : od, n_h = (oh + m - 1) / m, n_w = (ow + m - 1) / m;
   const int64_t rows = depth ? alpha : kd, ad = depth ? alpha : 1, md = depth ? m : 1;
