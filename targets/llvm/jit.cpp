@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <mutex>
 #include <sstream>
+#include <unordered_map>
 #include <vector>
 
 #include "codegen.h"
@@ -125,8 +126,33 @@ class OrcJit : public Jit, public std::enable_shared_from_this<OrcJit> {
     return out.str();
   }
 
-  std::unique_ptr<KernelCode> compile(const sdk::LoopProgram& program, void* pool, Emit emit) override {
+  std::shared_ptr<KernelCode> compile(const sdk::LoopProgram& program, void* pool, Emit emit) override {
     std::lock_guard<std::mutex> lock(mutex_);
+    const std::string key = cache_key(program, pool, emit);
+    if (auto cached = cache_.find(key); cached != cache_.end()) {
+      if (std::shared_ptr<KernelCode> code = cached->second.lock()) return code;
+    }
+    std::shared_ptr<KernelCode> code = generate(program, pool, emit);
+    std::erase_if(cache_, [](const auto& entry) { return entry.second.expired(); });
+    cache_[key] = code;
+    return code;
+  }
+
+ private:
+  /// Groups alike share their code: the same loop program (its text shows
+  /// every shape, dtype, loop and expression) over the same constants, with
+  /// the same pool and listing.
+  static std::string cache_key(const sdk::LoopProgram& program, void* pool, Emit emit) {
+    std::ostringstream key;
+    key << program.text() << "\npool " << pool << " emit " << static_cast<int>(emit);
+    for (size_t i = 0; i < program.num_buffers(); ++i) {
+      const weft_loop_buffer_t& b = program.buffer(static_cast<int32_t>(i));
+      if (b.role == WEFT_LOOP_BUFFER_CONSTANT) key << " constant " << b.data->data;
+    }
+    return key.str();
+  }
+
+  std::shared_ptr<KernelCode> generate(const sdk::LoopProgram& program, void* pool, Emit emit) {
     const std::string name = "weft_" + std::string(program.name()) + "_" + std::to_string(next_id_++);
     auto context = std::make_unique<llvm::LLVMContext>();
     // The optimizer's remarks (a hinted loop it did not vectorize) are no
@@ -149,10 +175,9 @@ class OrcJit : public Jit, public std::enable_shared_from_this<OrcJit> {
     check(jit_->addIRModule(code, llvm::orc::ThreadSafeModule(std::move(module), std::move(context))),
           "LLVM's JIT rejects group " + std::string(program.name()));
     llvm::orc::ExecutorAddr entry = take(jit_->lookup(name), "LLVM's JIT cannot compile group " + std::string(program.name()));
-    return std::make_unique<OrcKernel>(shared_from_this(), std::move(code), entry.toPtr<KernelFn>(), std::move(listing));
+    return std::make_shared<OrcKernel>(shared_from_this(), std::move(code), entry.toPtr<KernelFn>(), std::move(listing));
   }
 
- private:
   bool has(const std::string& feature) const {
     return std::find(features_.begin(), features_.end(), feature) != features_.end();
   }
@@ -161,8 +186,9 @@ class OrcJit : public Jit, public std::enable_shared_from_this<OrcJit> {
   std::vector<std::string> features_;  // those on
   std::unique_ptr<llvm::TargetMachine> machine_;
   std::unique_ptr<llvm::orc::LLJIT> jit_;
-  std::mutex mutex_;
+  std::mutex mutex_;  // compiles one group at a time
   uint64_t next_id_ = 0;
+  std::unordered_map<std::string, std::weak_ptr<KernelCode>> cache_;  // by cache_key
 };
 
 }  // namespace

@@ -44,8 +44,10 @@ class Jit {
 
   /// `program` compiled at O3 for the host, its parallel loops run on
   /// `pool` (a ThreadPool, kept alive by the caller as long as the code; null:
-  /// serially). Thread-safe. Error naming the group when LLVM rejects it.
-  virtual std::unique_ptr<KernelCode> compile(const weft::sdk::LoopProgram& program, void* pool,
+  /// serially). A program compiled before, and still held, is not compiled
+  /// again: its code is shared. Thread-safe. Error naming the group when LLVM
+  /// rejects it.
+  virtual std::shared_ptr<KernelCode> compile(const weft::sdk::LoopProgram& program, void* pool,
                                               Emit emit = Emit::kNone) = 0;
 };
 

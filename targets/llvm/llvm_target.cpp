@@ -34,7 +34,7 @@ struct LlvmState {
 struct LlvmKernel {
   sdk::LoopProgram program;
   std::shared_ptr<llvm_target::ThreadPool> pool;
-  std::unique_ptr<llvm_target::KernelCode> code;
+  std::shared_ptr<llvm_target::KernelCode> code;
 
   void run(const sdk::LaunchArgs& launch) const {
     if (launch.args.size() != program.num_args())

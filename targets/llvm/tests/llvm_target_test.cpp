@@ -289,5 +289,32 @@ def @main(%x: Tensor[(3, 40), float32], %w: Tensor[(64, 40), float32], %d: Tenso
   EXPECT_TENSOR_NEAR(got[1], want[1], 1e-5, 1e-6);
 }
 
+TEST(LlvmTarget, GroupsAlikeShareOneCompiledKernel) {
+  // Two pools of the same shape are two groups with one loop program: compiled once.
+  IRModule mod = program(R"(#[version = "0.0.5"]
+def @main(%x: Tensor[(1, 16, 8, 8), float32], %y: Tensor[(1, 16, 8, 8), float32]) {
+  %0 = nn.max_pool2d(%x, pool_size=[2, 2], strides=[2, 2]);
+  %1 = nn.max_pool2d(%y, pool_size=[2, 2], strides=[2, 2]);
+  (%0, %1)
+})");
+  RunConfig config = llvm_only();
+  config.target_options["llvm"] = make_attrs({{"emit", "llvm"}});
+  ::testing::internal::CaptureStderr();
+  std::shared_ptr<const CompiledModule> compiled = build(mod, config);
+  const std::string printed = ::testing::internal::GetCapturedStderr();
+  ASSERT_EQ(compiled->groups.size(), 2u);
+  // "llvm: group group:" heads each group's listing; both list one function.
+  const size_t at = printed.find("@weft_group_");
+  ASSERT_NE(at, std::string::npos) << printed;
+  const std::string function = printed.substr(at, printed.find('(', at) - at);
+  EXPECT_EQ(printed.find("@weft_group_", printed.find("llvm: group", 1)), printed.rfind(function)) << printed;
+  std::vector<Value> args = {testing::rand(DataType::Float(32), {1, 16, 8, 8}, 17),
+                             testing::rand(DataType::Float(32), {1, 16, 8, 8}, 18)};
+  std::vector<Tensor> got = GraphExecutor(compiled).run(args).flatten(), want = Interpreter(mod).run_main(args).flatten();
+  ASSERT_EQ(got.size(), 2u);
+  EXPECT_TENSOR_EQ(got[0], want[0]);
+  EXPECT_TENSOR_EQ(got[1], want[1]);
+}
+
 }  // namespace
 }  // namespace weft
