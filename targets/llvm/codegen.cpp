@@ -41,8 +41,9 @@ bool supported_dtype(DLDataType t) {
 
 class KernelEmitter {
  public:
-  KernelEmitter(const sdk::LoopProgram& p, llvm::Module& m, void* pool, int native_lanes)
-      : p_(p), m_(m), ctx_(m.getContext()), b_(ctx_), pool_(pool), native_lanes_(std::max(native_lanes, 1)) {}
+  KernelEmitter(const sdk::LoopProgram& p, llvm::Module& m, void* pool, int native_lanes, bool vector_math)
+      : p_(p), m_(m), ctx_(m.getContext()), b_(ctx_), pool_(pool), native_lanes_(std::max(native_lanes, 1)),
+        vector_math_(vector_math) {}
 
   llvm::Function* emit(const std::string& name) {
     check_dtypes();
@@ -444,6 +445,27 @@ class KernelEmitter {
     return b_.CreateUnaryIntrinsic(id, x);
   }
 
+  llvm::Value* exp(llvm::Value* x) { return vector_math("exp", {x}) ?: unary_intrinsic(llvm::Intrinsic::exp, x); }
+
+  /// glibc's vector math (libmvec) for a float vector of the machine's
+  /// width, `_ZGVeN16v_expf` say (the x86-64 vector function ABI's name), or
+  /// null where it does not apply: other dtypes and widths go lane by lane.
+  llvm::Value* vector_math(const char* name, std::vector<llvm::Value*> args) {
+    if (!vector_math_ || lanes_ != native_lanes_ || !args[0]->getType()->isVectorTy() ||
+        !args[0]->getType()->getScalarType()->isFloatTy()) {
+      return nullptr;
+    }
+    for (llvm::Value*& a : args) a = lanewise(a);
+    llvm::Type* type = args[0]->getType();
+    const std::string symbol = vector_math_symbol(name, static_cast<int>(args.size()), native_lanes_);
+    llvm::FunctionCallee f = m_.getOrInsertFunction(symbol, llvm::FunctionType::get(type, std::vector<llvm::Type*>(args.size(), type), false));
+    if (auto* decl = llvm::dyn_cast<llvm::Function>(f.getCallee())) {
+      decl->setDoesNotThrow();
+      decl->setDoesNotAccessMemory();
+    }
+    return b_.CreateCall(f, args);
+  }
+
   /// A libm function of the value's type (tanhf or tanh, say), lane by lane
   /// on a vector.
   llvm::Value* libm(const char* name_float, const char* name_double, llvm::Value* x) {
@@ -489,20 +511,24 @@ class KernelEmitter {
     switch (n.op) {
       case WEFT_TE_NEG: return b_.CreateFNeg(x);
       case WEFT_TE_ABS: return unary_intrinsic(llvm::Intrinsic::fabs, x);
-      case WEFT_TE_EXP: r = unary_intrinsic(llvm::Intrinsic::exp, x); break;
-      case WEFT_TE_LOG: r = unary_intrinsic(llvm::Intrinsic::log, x); break;
-      case WEFT_TE_TANH: r = libm("tanhf", "tanh", x); break;
-      case WEFT_TE_ERF: r = libm("erff", "erf", x); break;
+      case WEFT_TE_EXP: r = exp(x); break;
+      case WEFT_TE_LOG: r = vector_math("log", {x}) ?: unary_intrinsic(llvm::Intrinsic::log, x); break;
+      case WEFT_TE_TANH: r = vector_math("tanh", {x}) ?: libm("tanhf", "tanh", x); break;
+      case WEFT_TE_ERF: r = vector_math("erf", {x}) ?: libm("erff", "erf", x); break;
       case WEFT_TE_SQRT: r = unary_intrinsic(llvm::Intrinsic::sqrt, x); break;
       case WEFT_TE_RSQRT: r = b_.CreateFDiv(one, unary_intrinsic(llvm::Intrinsic::sqrt, x)); break;
       case WEFT_TE_SIGMOID:
-        r = b_.CreateFDiv(one, b_.CreateFAdd(one, unary_intrinsic(llvm::Intrinsic::exp, b_.CreateFNeg(x))));
+        r = b_.CreateFDiv(one, b_.CreateFAdd(one, exp(b_.CreateFNeg(x))));
         break;
       case WEFT_TE_FLOOR: r = unary_intrinsic(llvm::Intrinsic::floor, x); break;
       case WEFT_TE_CEIL: r = unary_intrinsic(llvm::Intrinsic::ceil, x); break;
       case WEFT_TE_ROUND: r = unary_intrinsic(llvm::Intrinsic::roundeven, x); break;
       case WEFT_TE_TRUNC: r = unary_intrinsic(llvm::Intrinsic::trunc, x); break;
-      case WEFT_TE_POW: r = b_.CreateBinaryIntrinsic(llvm::Intrinsic::pow, x, second()); break;
+      case WEFT_TE_POW: {
+        llvm::Value* y = second();
+        r = vector_math("pow", {x, y}) ?: b_.CreateBinaryIntrinsic(llvm::Intrinsic::pow, x, y);
+        break;
+      }
       case WEFT_TE_FMOD: r = b_.CreateFRem(x, second()); break;
       default: throw sdk::Error("intrinsic " + std::to_string(n.op) + " of a float", WEFT_STATUS_UNSUPPORTED);
     }
@@ -915,6 +941,7 @@ class KernelEmitter {
   llvm::IRBuilder<> b_;
   void* pool_;
   const int64_t native_lanes_;  // float32 elements in the machine's vector
+  const bool vector_math_;      // libmvec's functions of that width are there
   llvm::Function* fn_ = nullptr;
   bool in_parallel_ = false;  // emitting an outlined parallel body
   // Vector code: the lanes of the loop being vectorized (0: scalar code),
@@ -937,9 +964,15 @@ class KernelEmitter {
 
 }  // namespace
 
+std::string vector_math_symbol(const std::string& name, int arity, int lanes) {
+  const char isa = lanes == 16 ? 'e' : lanes == 8 ? 'd' : 'b';  // AVX-512, AVX2, SSE4
+  return "_ZGV" + std::string(1, isa) + "N" + std::to_string(lanes) + std::string(static_cast<size_t>(arity), 'v') +
+         "_" + name + "f";
+}
+
 llvm::Function* emit_kernel(const sdk::LoopProgram& program, const std::string& name, llvm::Module& module,
-                            void* pool, int native_lanes) {
-  return KernelEmitter(program, module, pool, native_lanes).emit(name);
+                            void* pool, int native_lanes, bool vector_math) {
+  return KernelEmitter(program, module, pool, native_lanes, vector_math).emit(name);
 }
 
 }  // namespace llvm_target

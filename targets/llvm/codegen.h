@@ -12,6 +12,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 
 namespace llvm {
 class Function;
@@ -35,10 +36,20 @@ constexpr int kOutOfMemory = 2;
 /// weft_llvm_parallel_for (thread_pool.h) on `pool` with their bodies
 /// outlined, one level deep (a parallel loop inside another runs serially);
 /// with `pool` null they run serially. Vectorized loops become vector code,
-/// in vectors of `native_lanes` where that divides them. Error when the
-/// program uses what the generator does not know (a node kind or dtype of a
-/// newer ABI).
+/// in vectors of `native_lanes` where that divides them; with `vector_math`
+/// their float exp, log, tanh, erf and pow call glibc's vector math library
+/// (vector_math_symbol's functions, which the JIT must resolve). Error when
+/// the program uses what the generator does not know (a node kind or dtype
+/// of a newer ABI).
 llvm::Function* emit_kernel(const weft::sdk::LoopProgram& program, const std::string& name, llvm::Module& module,
-                            void* pool, int native_lanes);
+                            void* pool, int native_lanes, bool vector_math);
+
+/// The functions of libmvec the generated code calls: float `name` of
+/// `arity` vector arguments of `lanes` floats ("exp", 1, 16: _ZGVeN16v_expf).
+std::string vector_math_symbol(const std::string& name, int arity, int lanes);
+
+/// Those functions, by name and arity.
+inline constexpr std::pair<const char*, int> kVectorMathFunctions[] = {
+    {"exp", 1}, {"log", 1}, {"tanh", 1}, {"erf", 1}, {"pow", 2}};
 
 }  // namespace llvm_target

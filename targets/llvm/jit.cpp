@@ -3,6 +3,7 @@
 #include <weft/plugin.hpp>
 
 #include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
+#include <llvm/ExecutionEngine/Orc/Mangling.h>
 #include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
 #include <llvm/ExecutionEngine/Orc/ThreadSafeModule.h>
@@ -14,6 +15,8 @@
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/Target/TargetMachine.h>
 #include <llvm/Transforms/Utils/Cloning.h>
+
+#include <dlfcn.h>
 
 #include <algorithm>
 #include <mutex>
@@ -110,6 +113,7 @@ class OrcJit : public Jit, public std::enable_shared_from_this<OrcJit> {
     jit_->getMainJITDylib().addGenerator(take(llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(
                                                   jit_->getDataLayout().getGlobalPrefix()),
                                               "the JIT cannot see this process's symbols"));
+    vector_math_ = define_vector_math();
   }
 
   int float_lanes() const override {
@@ -161,7 +165,7 @@ class OrcJit : public Jit, public std::enable_shared_from_this<OrcJit> {
     auto module = std::make_unique<llvm::Module>(name, *context);
     module->setDataLayout(jit_->getDataLayout());
     module->setTargetTriple(machine_->getTargetTriple().str());
-    emit_kernel(program, name, *module, pool, float_lanes());
+    emit_kernel(program, name, *module, pool, float_lanes(), vector_math_);
     for (llvm::Function& fn : *module) {  // the kernel and its outlined parallel bodies
       if (fn.isDeclaration()) continue;
       fn.addFnAttr("target-cpu", machine_->getTargetCPU());
@@ -178,6 +182,24 @@ class OrcJit : public Jit, public std::enable_shared_from_this<OrcJit> {
     return std::make_shared<OrcKernel>(shared_from_this(), std::move(code), entry.toPtr<KernelFn>(), std::move(listing));
   }
 
+  /// Makes glibc's vector math functions of this machine's width known to
+  /// the JIT (libmvec is no dependency of the process, so it is opened here
+  /// and stays open). False when any is missing: kernels then compute those
+  /// functions lane by lane.
+  bool define_vector_math() {
+    void* library = dlopen("libmvec.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!library) return false;
+    llvm::orc::SymbolMap symbols;
+    llvm::orc::MangleAndInterner mangle(jit_->getExecutionSession(), jit_->getDataLayout());
+    for (const auto& [name, arity] : kVectorMathFunctions) {
+      const std::string symbol = vector_math_symbol(name, arity, float_lanes());
+      void* address = dlsym(library, symbol.c_str());
+      if (!address) return false;
+      symbols[mangle(symbol)] = {llvm::orc::ExecutorAddr::fromPtr(address), llvm::JITSymbolFlags::Exported};
+    }
+    return !jit_->getMainJITDylib().define(llvm::orc::absoluteSymbols(std::move(symbols)));
+  }
+
   bool has(const std::string& feature) const {
     return std::find(features_.begin(), features_.end(), feature) != features_.end();
   }
@@ -186,6 +208,7 @@ class OrcJit : public Jit, public std::enable_shared_from_this<OrcJit> {
   std::vector<std::string> features_;  // those on
   std::unique_ptr<llvm::TargetMachine> machine_;
   std::unique_ptr<llvm::orc::LLJIT> jit_;
+  bool vector_math_ = false;  // libmvec's functions are defined in the JIT
   std::mutex mutex_;  // compiles one group at a time
   uint64_t next_id_ = 0;
   std::unordered_map<std::string, std::weak_ptr<KernelCode>> cache_;  // by cache_key

@@ -316,5 +316,23 @@ def @main(%x: Tensor[(1, 16, 8, 8), float32], %y: Tensor[(1, 16, 8, 8), float32]
   EXPECT_TENSOR_EQ(got[1], want[1]);
 }
 
+TEST(LlvmTarget, VectorCodeCallsGlibcsVectorMathForExpTanhErf) {
+  IRModule mod = program(R"(#[version = "0.0.5"]
+def @main(%x: Tensor[(4, 64), float32]) {
+  %0 = sigmoid(%x);
+  %1 = tanh(%0);
+  erf(%1)
+})");
+  RunConfig config = llvm_only();
+  config.target_options["llvm"] = make_attrs({{"emit", "llvm"}});
+  ::testing::internal::CaptureStderr();
+  std::shared_ptr<const CompiledModule> compiled = build(mod, config);
+  const std::string printed = ::testing::internal::GetCapturedStderr();
+  // libmvec's names: _ZGV, the ISA, N, the lanes, one v per argument, the function.
+  for (const char* f : {"v_expf", "v_tanhf", "v_erff"}) EXPECT_THAT(printed, HasSubstr(f)) << printed;
+  std::vector<Value> args = {uniform(DataType::Float(32), {4, 64}, 19, -4.0, 4.0)};
+  EXPECT_TENSOR_NEAR(GraphExecutor(compiled).run(args).tensor(), interpret(mod, args), 1e-6, 1e-7);
+}
+
 }  // namespace
 }  // namespace weft
