@@ -167,8 +167,9 @@ def bench_model(zoo_peer, weft, torch, args, configs):
 def main():
     names = [p.name for p in ZOO_PEERS]
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("configs", nargs="*", default=["configs/default.yaml"],
-                        help="weft run configs (files or installed names); default configs/default.yaml")
+    parser.add_argument("configs", nargs="*", default=["configs/default.yaml", "configs/llvm.yaml"],
+                        help="weft run configs (files or installed names); default configs/default.yaml "
+                             "(onednn, then llvm) and configs/llvm.yaml (generated code alone)")
     parser.add_argument("--models", nargs="+", default=names, choices=names, metavar="MODEL",
                         help="the zoo models to run (default all: " + ", ".join(names) + ")")
     parser.add_argument("--rounds", type=int, default=3, help="alternating rounds (default 3)")
