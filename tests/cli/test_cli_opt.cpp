@@ -313,12 +313,28 @@ TEST_F(OptCommandTest, EmitLoopsLowersUnderTheConfigsLoopsTraits) {
   EXPECT_THAT(r.out, HasSubstr("in range(6):"));
   EXPECT_THAT(r.out, HasSubstr("vectorized for"));
   EXPECT_THAT(r.out, HasSubstr("in range(4):"));
-  r = weft("opt --emit llvm " + program);
+  r = weft("opt --emit spirv " + program);
   EXPECT_NE(r.exit_code, 0);
-  EXPECT_THAT(r.err, HasSubstr("--emit: llvm not in {te,loops}"));
+  EXPECT_THAT(r.err, HasSubstr("--emit: spirv not in {te,loops,llvm,asm}"));
   r = weft("opt --emit te --print-partition " + program);
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_THAT(r.err, HasSubstr("--print-partition and --emit exclude each other"));
+}
+
+TEST_F(OptCommandTest, EmitLlvmOrAsmHasTheLlvmTargetPrintEachKernelsCode) {
+  const std::string program = write("groups.relay", kTeGroups);
+  std::ofstream(scratch("loops.yaml")) << "targets: [loops]\n";
+  CliResult r = weft("opt --emit llvm --config " + scratch("loops.yaml") + " " + program);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("--emit llvm: no target of the run config prints its kernels' code"));
+  if (weft("targets").out.find("llvm") == std::string::npos) GTEST_SKIP() << "the llvm target is not built here";
+  r = weft("opt --emit llvm --config llvm " + program);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("define i32 @weft_group_"));  // the group of multiply, add, sigmoid
+  EXPECT_THAT(r.out, HasSubstr("llvm  multiply, add, sigmoid"));  // then which group went where
+  r = weft("opt --emit asm --config llvm " + program);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.err, HasSubstr(".globl\tweft_group_"));
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
 // `weft opt PROGRAM [-O N | --passes P1,P2,...] [--params F]
 // [--desired-layouts SPEC [--skip-layers N,...]] [-o OUT] [--print-after-all] [--print-after-change]
-// [--time-passes] [--stats] [--config F] [--print-partition] [--emit te|loops]`: runs the -O
+// [--time-passes] [--stats] [--config F] [--print-partition] [--emit te|loops|llvm|asm]`: runs the -O
 // pipeline (or the passes named) on a program, with named parameters bound to
 // constants first (and ConvertLayout to the desired layouts before the
 // pipeline), and writes the result as Relay text (constants in its #[metadata]
@@ -28,6 +28,7 @@
 #include "weft/plugin_loader.h"
 #include "weft/printer.h"
 #include "weft/run_config.h"
+#include "weft/target.h"
 
 namespace weft::cli {
 
@@ -196,6 +197,26 @@ void write_output(const OptOptions& o, const std::string& text) {
   if (!out.flush()) throw Error("-o " + o.output + ": cannot write the file");
 }
 
+/// --emit llvm|asm: the targets of the config that print their kernels' code
+/// (those declaring an `emit` option, as llvm does) print it in `what` as
+/// they compile, to stderr. Error when none of them does.
+void ask_targets_to_emit(RunConfig& config, const std::string& what) {
+  std::vector<std::string> printing;
+  for (const std::string& name : config.target_order()) {
+    const TargetDef* def = TargetRegistry::global().find(name);
+    if (!def || !def->options.find("emit")) continue;
+    Attrs& options = config.target_options[name];
+    std::vector<std::pair<std::string, AttrValue>> entries = options ? options->entries : decltype(entries){};
+    std::erase_if(entries, [](const auto& e) { return e.first == "emit"; });
+    entries.emplace_back("emit", AttrValue(what));
+    options = make_attrs(std::move(entries));
+    printing.push_back(name);
+  }
+  if (printing.empty())
+    throw Error("--emit " + what + ": no target of the run config prints its kernels' code")
+        .expected("a config listing a target that does (llvm), or --emit te|loops");
+}
+
 /// --config / --print-partition: weft::build with the config (-O overriding
 /// its opt_level), as `weft run` builds the program.
 void build_for_config(const OptOptions& o) {
@@ -214,9 +235,13 @@ void build_for_config(const OptOptions& o) {
   if (o.opt_level_given) config.opt_level = o.opt_level;
   // Before the program loads its plugins: the config's folders come first.
   if (!config.plugin_paths.empty()) PluginLoader::configure_global(config.plugin_paths);
+  const bool target_code = !o.emit.empty() && o.emit != "te" && o.emit != "loops";
+  if (target_code) ask_targets_to_emit(config, o.emit);
   Program program = load_program(o.program, ProgramOptions{/*initialize_params=*/false});
   IRModule mod = o.params.empty() ? program.mod : bound_params(program.mod, o.params);
   std::shared_ptr<const CompiledModule> compiled = build(mod, config);
+  // The targets printed their code as they compiled; the partition says which group went where.
+  if (target_code) return write_output(o, describe_partition(*compiled));
   if (!o.emit.empty()) return write_output(o, emit_groups(*compiled, o.emit));
   write_output(o, o.print_partition ? describe_partition(*compiled)
                                     : to_text(IRModule::from_function(compiled->main)));
@@ -283,8 +308,9 @@ void add_opt_command(CLI::App& app) {
                 "Print which target runs which fused group (with --config's, or the default config)");
   cmd->add_option("--emit", o->emit,
                   "Build (with --config's, or the default config) and print each fused group's tensor expressions "
-                  "(te) or the loop nest they lower to under the default schedules (loops)")
-      ->check(CLI::IsMember({"te", "loops"}));
+                  "(te), the loop nest they lower to under the default schedules (loops), or the optimized LLVM IR "
+                  "(llvm) or assembly (asm) of the groups the llvm target compiles (to stderr, then the partition)")
+      ->check(CLI::IsMember({"te", "loops", "llvm", "asm"}));
   cmd->callback([o, level] {
     o->opt_level_given = level->count() > 0;
     opt(*o);
