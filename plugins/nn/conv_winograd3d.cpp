@@ -197,7 +197,9 @@ void winograd3d_kernel(const KernelArgs& k) {
   const int64_t m = p.tile;
   const int64_t batch = p.data[0], ci_n = p.data[1], d_in = p.data[2], h = p.data[3], w = p.data[4];
   const int64_t co_n = p.out[1], od = p.out[2], oh = p.out[3], ow = p.out[4];
-  const auto [alpha, depth, r, kd] = transformed_weight(p, weight.shape());
+  const TransformedWeight tw = transformed_weight(p, weight.shape());
+  const int64_t alpha = tw.alpha, r = tw.r, kd = tw.kd;  // named, not bound: lambdas below capture them
+  const bool depth = tw.depth;
   WinogradMatrices wm = winograd_matrices(m, r);
   const int64_t n_d = depth ? (od + m - 1) / m : od, n_h = (oh + m - 1) / m, n_w = (ow + m - 1) / m;
   const int64_t ad = depth ? alpha : 1;  // transformed depth extent of one tile
@@ -285,7 +287,9 @@ std::vector<te::Tensor> winograd3d_te(const std::vector<te::Tensor>& in, const A
   const int64_t m = p.tile;
   const int64_t batch = p.data[0], ci_n = p.data[1], d_in = p.data[2], h = p.data[3], w = p.data[4];
   const int64_t co_n = p.out[1], od = p.out[2], oh = p.out[3], ow = p.out[4];
-  const auto [alpha, depth, r, kd] = transformed_weight(p, weight.shape(), op + ": ");
+  const TransformedWeight tw = transformed_weight(p, weight.shape(), op + ": ");
+  const int64_t alpha = tw.alpha, r = tw.r, kd = tw.kd;
+  const bool depth = tw.depth;
   const WinogradMatrices wm = winograd_matrices(m, r);
   const int64_t n_d = depth ? (od + m - 1) / m : od, n_h = (oh + m - 1) / m, n_w = (ow + m - 1) / m;
   const int64_t rows = depth ? alpha : kd, ad = depth ? alpha : 1, md = depth ? m : 1;
