@@ -98,7 +98,15 @@ WEFT_PLUGIN(reg) {
         const auto listing = emit == "llvm"  ? llvm_target::Emit::kLlvm
                              : emit == "asm" ? llvm_target::Emit::kAsm
                                              : llvm_target::Emit::kNone;
-        kernel->code = state.jit->compile(kernel->program, kernel->pool.get(), listing);
+        try {
+          kernel->code = state.jit->compile(kernel->program, kernel->pool.get(), listing);
+        } catch (const sdk::Error& e) {
+          if (e.code() != WEFT_STATUS_INTERNAL) throw;
+          // LLVM failed on this group: say which, and let the next target run it.
+          std::fprintf(stderr, "weft: warning: llvm cannot compile group %s; it goes to the next target: %s\n%s\n",
+                       kernel->program.name(), e.what(), kernel->program.text());
+          throw sdk::Unsupported(std::string("LLVM failed on group ") + kernel->program.name() + ": " + e.what());
+        }
         if (listing != llvm_target::Emit::kNone)
           std::fprintf(stderr, "llvm: group %s:\n%s\n", kernel->program.name(), kernel->code->listing().c_str());
         return [kernel](const sdk::LaunchArgs& launch) { kernel->run(launch); };

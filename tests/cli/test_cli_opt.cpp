@@ -330,11 +330,11 @@ TEST_F(OptCommandTest, EmitLlvmOrAsmHasTheLlvmTargetPrintEachKernelsCode) {
   if (weft("targets").out.find("llvm") == std::string::npos) GTEST_SKIP() << "the llvm target is not built here";
   r = weft("opt --emit llvm --config llvm " + program);
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_THAT(r.err, HasSubstr("define i32 @weft_group_"));  // the group of multiply, add, sigmoid
+  EXPECT_THAT(r.err, HasSubstr("define i32 @weft_fused_multiply_add_sigmoid_"));
   EXPECT_THAT(r.out, HasSubstr("llvm  multiply, add, sigmoid"));  // then which group went where
   r = weft("opt --emit asm --config llvm " + program);
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_THAT(r.err, HasSubstr(".globl\tweft_group_"));
+  EXPECT_THAT(r.err, HasSubstr(".globl\tweft_fused_multiply_add_sigmoid_"));
 }
 
 }  // namespace

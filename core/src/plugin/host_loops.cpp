@@ -3,6 +3,7 @@
 // code-generating target walks (weft_loop_program_t). The tables are built
 // once per group from the lowered loop IR; nothing in them refers back to
 // core objects but the constants' tensors, which the program keeps alive.
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <type_traits>
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "host_tables.h"
+#include "weft/functor.h"
 #include "weft/te/bounds_check.h"
 #include "weft/te/default_schedule.h"
 #include "weft/te/function_te.h"
@@ -289,10 +291,22 @@ te::TargetTraits traits_of(const weft_target_traits_t* t) {
   return traits;
 }
 
+/// "fused_nn_conv2d_add_nn_relu": the group's ops in order, as TVM names its
+/// fused functions, so code and profiles say which group they are.
+std::string group_name(const Function& fn) {
+  std::string name = "fused";
+  post_order_visit(fn->body, [&](const Expr& e) {
+    if (e->kind != ExprKind::kCall) return;
+    if (auto op = downcast<CallNode>(e)->op.as<OpNode>()) name += "_" + op->name();
+  });
+  std::replace(name.begin(), name.end(), '.', '_');
+  return name;
+}
+
 const weft_loop_program_t* lower_to_program(const Function& primitive, const te::TargetTraits& traits) {
   te::FunctionTe group = te::function_te(primitive);
   te::Schedule schedule = te::default_schedule(group.outputs, traits);
-  te::LoweredFunc f = te::lower(schedule, "group", group.inputs());
+  te::LoweredFunc f = te::lower(schedule, group_name(primitive), group.inputs());
 
   auto p = std::make_unique<LoopProgram>();
   Flattener flat(*p, te::speculatable_selects(f));

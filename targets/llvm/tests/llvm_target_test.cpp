@@ -252,7 +252,7 @@ def @main(%x: Tensor[(64), float32]) {
     return ::testing::internal::GetCapturedStderr();
   };
   const std::string ir = printed("llvm");
-  EXPECT_THAT(ir, HasSubstr("define i32 @weft_group_"));
+  EXPECT_THAT(ir, HasSubstr("define i32 @weft_fused_negative_"));
   EXPECT_THAT(ir, HasSubstr("fneg <"));  // vector code
   EXPECT_THAT(printed("asm"), HasSubstr("ret"));
   EXPECT_EQ(printed(""), "");
@@ -304,10 +304,10 @@ def @main(%x: Tensor[(1, 16, 8, 8), float32], %y: Tensor[(1, 16, 8, 8), float32]
   const std::string printed = ::testing::internal::GetCapturedStderr();
   ASSERT_EQ(compiled->groups.size(), 2u);
   // "llvm: group group:" heads each group's listing; both list one function.
-  const size_t at = printed.find("@weft_group_");
+  const size_t at = printed.find("@weft_fused_nn_max_pool2d_");
   ASSERT_NE(at, std::string::npos) << printed;
   const std::string function = printed.substr(at, printed.find('(', at) - at);
-  EXPECT_EQ(printed.find("@weft_group_", printed.find("llvm: group", 1)), printed.rfind(function)) << printed;
+  EXPECT_EQ(printed.find("@weft_fused_nn_max_pool2d_", printed.find("llvm: group", 1)), printed.rfind(function)) << printed;
   std::vector<Value> args = {testing::rand(DataType::Float(32), {1, 16, 8, 8}, 17),
                              testing::rand(DataType::Float(32), {1, 16, 8, 8}, 18)};
   std::vector<Tensor> got = GraphExecutor(compiled).run(args).flatten(), want = Interpreter(mod).run_main(args).flatten();
