@@ -43,7 +43,15 @@ class KernelEmitter {
  public:
   KernelEmitter(const sdk::LoopProgram& p, llvm::Module& m, void* pool, int native_lanes, bool vector_math)
       : p_(p), m_(m), ctx_(m.getContext()), b_(ctx_), pool_(pool), native_lanes_(std::max(native_lanes, 1)),
-        vector_math_(vector_math) {}
+        vector_math_(vector_math) {
+    // A product feeding a sum may be one fused multiply-add (one rounding
+    // instead of two: as exact or more). Nothing else of fast math: NaN,
+    // infinities and signed zeros keep their meaning. 16-bit floats round
+    // between the two, so theirs never fuse.
+    llvm::FastMathFlags contract;
+    contract.setAllowContract(true);
+    b_.setFastMathFlags(contract);
+  }
 
   llvm::Function* emit(const std::string& name) {
     check_dtypes();
