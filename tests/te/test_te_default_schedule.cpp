@@ -68,6 +68,20 @@ TEST(TeDefaultSchedule, AMatmulOutputAccumulatesEachRegisterTileInACacheThenCopi
   cases::expect_equal(evaluate(f, {member(data, "a"), member(data, "b")})[0], member(data, "expected"));
 }
 
+TEST(TeDefaultSchedule, AMatmulsColumnBlocksAreOutsideItsRowBlocks) {
+  NamedTensors data = golden("matmul");  // (5, 7) x (7, 6)
+  Tensor a = placeholder_like(member(data, "a"), "a"), b = placeholder_like(member(data, "b"), "b");
+  Tensor c = cases::matmul(a, b);
+  // No vectors: tiles of 5 rows by 1 column. The column loop is the outer
+  // one, so each column of b is read for every row while it is in cache.
+  LoweredFunc f = lower(default_schedule({c}, TargetTraits{1, 2, 16}), "mm", {a, b});
+  const std::string loops = print(f);
+  EXPECT_TRUE(contains(loops, "parallel for j in range(6):")) << loops;
+  EXPECT_LT(loops.find("parallel for j in range(6):"), loops.find("for i.outer in range(1):")) << loops;
+  EXPECT_TRUE(contains(loops, "unrolled for i.at in range(5):")) << loops;
+  cases::expect_equal(evaluate(f, {member(data, "a"), member(data, "b")})[0], member(data, "expected"));
+}
+
 /// relu(conv2d(x, w) + bias) as FuseOps groups it: the conv a reduction
 /// stage, the bias add inlined into the relu, which is the group's output.
 Tensor conv2d_bias_relu(const Tensor& x, const Tensor& w, const Tensor& bias) {

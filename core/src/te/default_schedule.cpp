@@ -149,6 +149,14 @@ void schedule_tiled_contraction(Stage& contraction, Stage& writer, const Registe
     inner.push_back(i);
     (d == tile.vector_axis ? vector_inner : rows_inner) = i;
   }
+  // The tiles along the vector axis outermost: the operand read along it (a
+  // dense layer's packed weight, a matmul's right side) is then read once
+  // per block of columns, staying in cache while every row block uses it,
+  // where rows outermost would stream all of it once per row block.
+  if (tile.vector_axis < outer.size() && outer[tile.vector_axis]->extent > 1 && tile.rows > 1) {
+    std::rotate(outer.begin(), outer.begin() + static_cast<std::ptrdiff_t>(tile.vector_axis),
+                outer.begin() + static_cast<std::ptrdiff_t>(tile.vector_axis) + 1);
+  }
   std::vector<IterVar> order = outer;
   order.insert(order.end(), inner.begin(), inner.end());
   writer.reorder(order);

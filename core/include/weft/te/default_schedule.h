@@ -11,7 +11,9 @@
 // rows along the innermost axis that the vector reads do not depend on (so
 // each vector loaded serves every row) by whole vectors along the innermost
 // axis, its reduce loops outside the tile, each tile written out (through
-// the bias and activation fused after it) as soon as it is complete.
+// the bias and activation fused after it) as soon as it is complete; the
+// blocks of columns outside the blocks of rows, so the operand read along
+// the columns stays in cache while every row block uses it.
 #pragma once
 
 #include <vector>
