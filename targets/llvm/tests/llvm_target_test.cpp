@@ -11,6 +11,7 @@
 #include <limits>
 #include <span>
 #include <thread>
+#include <utility>
 
 #include "weft/build.h"
 #include "weft/graph_executor.h"
@@ -48,6 +49,20 @@ Tensor run_on_llvm(const IRModule& mod, const std::vector<Value>& args) {
 
 Tensor interpret(const IRModule& mod, const std::vector<Value>& args) {
   return Interpreter(mod).run_main(args).tensor();
+}
+
+/// Builds for llvm alone with option emit set, and what the target printed.
+std::pair<std::shared_ptr<const CompiledModule>, std::string> build_printing(const IRModule& mod, const std::string& emit) {
+  RunConfig config = llvm_only();
+  config.target_options["llvm"] = make_attrs({{"emit", emit}});
+  ::testing::internal::CaptureStderr();
+  try {
+    std::shared_ptr<const CompiledModule> compiled = build(mod, config);
+    return {compiled, ::testing::internal::GetCapturedStderr()};
+  } catch (...) {
+    ::testing::internal::GetCapturedStderr();
+    throw;
+  }
 }
 
 /// A 1-D tensor of `values` in dtype `dtype` (T holds its element's bytes).
@@ -244,13 +259,7 @@ TEST(LlvmTarget, EmitPrintsEachGroupsOptimizedIrOrAssemblyAndRefusesOtherValues)
 def @main(%x: Tensor[(64), float32]) {
   negative(%x)
 })");
-  auto printed = [&](const std::string& emit) {
-    RunConfig config = llvm_only();
-    config.target_options["llvm"] = make_attrs({{"emit", emit}});
-    ::testing::internal::CaptureStderr();
-    build(mod, config);
-    return ::testing::internal::GetCapturedStderr();
-  };
+  auto printed = [&](const std::string& emit) { return build_printing(mod, emit).second; };
   const std::string ir = printed("llvm");
   EXPECT_THAT(ir, HasSubstr("define i32 @weft_fused_negative_"));
   EXPECT_THAT(ir, ::testing::AnyOf(HasSubstr("<16 x float>"), HasSubstr("<8 x float>"), HasSubstr("<4 x float>")));  // vector code
@@ -260,7 +269,6 @@ def @main(%x: Tensor[(64), float32]) {
     printed("bitcode");
     FAIL() << "emit: bitcode was accepted";
   } catch (const Error& e) {
-    ::testing::internal::GetCapturedStderr();
     EXPECT_THAT(e.what(), HasSubstr("emit is \"bitcode\"; expected \"\", \"llvm\" or \"asm\""));
   }
 }
@@ -297,13 +305,9 @@ def @main(%x: Tensor[(1, 16, 8, 8), float32], %y: Tensor[(1, 16, 8, 8), float32]
   %1 = nn.max_pool2d(%y, pool_size=[2, 2], strides=[2, 2]);
   (%0, %1)
 })");
-  RunConfig config = llvm_only();
-  config.target_options["llvm"] = make_attrs({{"emit", "llvm"}});
-  ::testing::internal::CaptureStderr();
-  std::shared_ptr<const CompiledModule> compiled = build(mod, config);
-  const std::string printed = ::testing::internal::GetCapturedStderr();
+  const auto [compiled, printed] = build_printing(mod, "llvm");
   ASSERT_EQ(compiled->groups.size(), 2u);
-  // "llvm: group group:" heads each group's listing; both list one function.
+  // "llvm: group NAME:" heads each group's listing; both list one function.
   const size_t at = printed.find("@weft_fused_nn_max_pool2d_");
   ASSERT_NE(at, std::string::npos) << printed;
   const std::string function = printed.substr(at, printed.find('(', at) - at);
@@ -323,11 +327,7 @@ def @main(%x: Tensor[(4, 64), float32]) {
   %1 = tanh(%0);
   erf(%1)
 })");
-  RunConfig config = llvm_only();
-  config.target_options["llvm"] = make_attrs({{"emit", "llvm"}});
-  ::testing::internal::CaptureStderr();
-  std::shared_ptr<const CompiledModule> compiled = build(mod, config);
-  const std::string printed = ::testing::internal::GetCapturedStderr();
+  const auto [compiled, printed] = build_printing(mod, "llvm");
   // libmvec's names: _ZGV, the ISA, N, the lanes, one v per argument, the function.
   for (const char* f : {"v_expf", "v_tanhf", "v_erff"}) EXPECT_THAT(printed, HasSubstr(f)) << printed;
   std::vector<Value> args = {uniform(DataType::Float(32), {4, 64}, 19, -4.0, 4.0)};
