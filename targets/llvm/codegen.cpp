@@ -191,8 +191,12 @@ class KernelEmitter {
                             "", false, true);
       lane_stride += a->stride * buf.strides[d];
     }
-    if (affine_offset && (lane_stride == 0 || lane_stride == 1))
+    const int64_t last = std::max<int64_t>(buf.num_elements, 1) - 1;
+    const bool whole_vector_fits = buf.num_elements >= lanes_;
+    if (affine_offset && (lane_stride == 0 || (lane_stride == 1 && (!clamping_ || whole_vector_fits)))) {
+      if (clamping_) offset = clamp(offset, lane_stride == 0 ? last : buf.num_elements - lanes_);
       return {b_.CreateInBoundsGEP(element, base, offset), lane_stride};
+    }
     // A gather or scatter: each lane's offset.
     llvm::Value* offsets = nullptr;
     if (affine_offset) {
@@ -207,7 +211,16 @@ class KernelEmitter {
         offsets = b_.CreateAdd(offsets, b_.CreateMul(i, llvm::ConstantInt::get(i->getType(), static_cast<uint64_t>(buf.strides[d]))));
       }
     }
+    if (clamping_) offsets = clamp(offsets, last);
     return {b_.CreateInBoundsGEP(element, base, offsets), 2};
+  }
+
+  /// An offset (or a vector of them) clamped into [0, highest].
+  llvm::Value* clamp(llvm::Value* offset, int64_t highest) {
+    llvm::Value* high = llvm::ConstantInt::get(offset->getType(), static_cast<uint64_t>(highest));
+    llvm::Value* low = llvm::ConstantInt::get(offset->getType(), 0);
+    return b_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, offset, high),
+                                    low);
   }
 
   llvm::Value* load(const weft_loop_node_t& n) {
@@ -269,6 +282,20 @@ class KernelEmitter {
                  (n.op == WEFT_TE_DIV || n.op == WEFT_TE_FLOORDIV || n.op == WEFT_TE_FLOORMOD));
     for (size_t k = 0; k < n.num_operands && !trap; ++k) trap = may_trap(n.operands[k]);
     return may_trap_[i] = trap;
+  }
+
+  /// Whether node i divides integers by a value that may be zero.
+  bool divides_by_variable(int32_t i) {
+    if (auto it = divides_.find(i); it != divides_.end()) return it->second;
+    const weft_loop_node_t& n = p_.node(i);
+    bool divides = n.kind == WEFT_LOOP_BINARY && !is_float(n.dtype) &&
+                   (n.op == WEFT_TE_DIV || n.op == WEFT_TE_FLOORDIV || n.op == WEFT_TE_FLOORMOD);
+    if (divides) {
+      const weft_loop_node_t& divisor = p_.operand(n, 1);
+      divides = divisor.kind != WEFT_LOOP_INT || divisor.int_value == 0;
+    }
+    for (size_t k = 0; k < n.num_operands && !divides; ++k) divides = divides_by_variable(n.operands[k]);
+    return divides_[i] = divides;
   }
 
   llvm::Value* expr(int32_t i) {
@@ -396,7 +423,21 @@ class KernelEmitter {
       if (cond->getType()->isVectorTy()) a = lanewise(a), b = lanewise(b);
       return b_.CreateSelect(cond, a, b);
     }
-    // Only the chosen operand runs: the other may read out of bounds (padding).
+    if (!cond->getType()->isVectorTy() && !divides_by_variable(n.operands[1]) && !divides_by_variable(n.operands[2])) {
+      // A guarded read (padding, a convolution's taps at the border) under a
+      // condition the same in every lane: both sides computed with their reads
+      // clamped into their buffers, then one picked. A clamped read's value is
+      // used only where the guard holds, and there it reads what it would have;
+      // the loop keeps no branch.
+      ++clamping_;
+      llvm::Value* a = expr(n.operands[1]);
+      llvm::Value* b = expr(n.operands[2]);
+      --clamping_;
+      unify(a, b);
+      return b_.CreateSelect(cond, a, b);
+    }
+    // Only the chosen operand runs: the other may divide by zero, or read out
+    // of bounds in some lanes only.
     llvm::BasicBlock* then_block = block("select_then");
     llvm::BasicBlock* else_block = block("select_else");
     llvm::BasicBlock* merge = block("select_merge");
@@ -966,7 +1007,8 @@ class KernelEmitter {
   // Expressions already emitted, by node, per region: a value from an
   // enclosing region dominates the regions inside it.
   std::vector<std::unordered_map<int32_t, llvm::Value*>> scopes_;
-  std::unordered_map<int32_t, bool> may_trap_;
+  std::unordered_map<int32_t, bool> may_trap_, divides_;
+  int clamping_ = 0;  // > 0 while emitting the sides of a guarding select: reads clamp their offsets
   std::vector<llvm::Value*> heap_scratch_live_;  // scratch on the heap, freed on every return
 };
 
