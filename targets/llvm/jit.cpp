@@ -122,6 +122,8 @@ class OrcJit : public Jit, public std::enable_shared_from_this<OrcJit> {
     return 4;
   }
 
+  int vector_registers() const override { return has("avx512f") ? 32 : 16; }
+
   std::string cpu_description() const override {
     std::ostringstream out;
     out << cpu_ << " (";

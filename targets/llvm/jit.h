@@ -39,6 +39,8 @@ class Jit {
   /// float32 elements in the widest vector register the host has (16 with
   /// AVX-512, 8 with AVX, 4 otherwise).
   virtual int float_lanes() const = 0;
+  /// The vector registers the host has (32 with AVX-512, else 16).
+  virtual int vector_registers() const = 0;
   /// The host CPU as LLVM names it, with the features it found on.
   virtual std::string cpu_description() const = 0;
 

@@ -88,6 +88,7 @@ WEFT_PLUGIN(reg) {
         const LlvmState& state = target.state<LlvmState>();
         sdk::TargetTraits traits;
         traits.vector_lanes = state.jit->float_lanes();
+        traits.vector_registers = state.jit->vector_registers();
         traits.cores = state.pool->threads();
         auto kernel = std::make_shared<LlvmKernel>(
             LlvmKernel{sdk::LoopProgram::lower(group.primitive, traits), state.pool, nullptr});
