@@ -189,12 +189,17 @@ class OrcJit : public Jit, public std::enable_shared_from_this<OrcJit> {
   /// and stays open). False when any is missing: kernels then compute those
   /// functions lane by lane.
   bool define_vector_math() {
+    // libmvec's variants of each width need their ISA: AVX-512 for 16 floats,
+    // AVX2 for 8 (a CPU with AVX alone has 8-float vectors but not AVX2).
+    const int lanes = float_lanes();
+    if ((lanes == 16 && !has("avx512f")) || (lanes == 8 && !has("avx2")) || (lanes == 4 && !has("sse4.1")))
+      return false;
     void* library = dlopen("libmvec.so.1", RTLD_NOW | RTLD_LOCAL);
     if (!library) return false;
     llvm::orc::SymbolMap symbols;
     llvm::orc::MangleAndInterner mangle(jit_->getExecutionSession(), jit_->getDataLayout());
     for (const auto& [name, arity] : kVectorMathFunctions) {
-      const std::string symbol = vector_math_symbol(name, arity, float_lanes());
+      const std::string symbol = vector_math_symbol(name, arity, lanes);
       void* address = dlsym(library, symbol.c_str());
       if (!address) return false;
       symbols[mangle(symbol)] = {llvm::orc::ExecutorAddr::fromPtr(address), llvm::JITSymbolFlags::Exported};
