@@ -4,6 +4,8 @@
 // once per group from the lowered loop IR; nothing in them refers back to
 // core objects but the constants' tensors, which the program keeps alive.
 #include <algorithm>
+#include <cstring>
+#include <tuple>
 #include <memory>
 #include <string>
 #include <type_traits>
@@ -279,15 +281,17 @@ class Flattener {
 te::TargetTraits traits_of(const weft_target_traits_t* t) {
   te::TargetTraits traits;
   if (!t) return traits;
-  auto field = [&](size_t end, int32_t value, int& into) {
-    if (t->struct_size >= end && value > 0) into = value;
-    if (t->struct_size >= end && value < 0)
-      throw StatusError{WEFT_STATUS_INVALID_ARGUMENT, "target traits must not be negative"};
-  };
-  field(offsetof(weft_target_traits_t, vector_lanes) + sizeof(int32_t), t->vector_lanes, traits.vector_lanes);
-  field(offsetof(weft_target_traits_t, cores) + sizeof(int32_t), t->cores, traits.cores);
-  field(offsetof(weft_target_traits_t, vector_registers) + sizeof(int32_t), t->vector_registers,
-        traits.vector_registers);
+  // Fields an older plugin's smaller struct lacks read as zero (the default).
+  weft_target_traits_t given{};
+  std::memcpy(&given, t, std::min(t->struct_size, sizeof given));
+  for (auto [value, into, name] : {std::tuple{given.vector_lanes, &traits.vector_lanes, "vector_lanes"},
+                                   std::tuple{given.cores, &traits.cores, "cores"},
+                                   std::tuple{given.vector_registers, &traits.vector_registers, "vector_registers"}}) {
+    if (value < 0)
+      throw StatusError{WEFT_STATUS_INVALID_ARGUMENT,
+                        std::string("target traits must not be negative: ") + name + " is " + std::to_string(value)};
+    if (value > 0) *into = value;
+  }
   return traits;
 }
 
