@@ -27,7 +27,7 @@ ThreadPool::ThreadPool(int threads) : threads_(std::max(threads, 1)) {
 ThreadPool::~ThreadPool() {
   {
     std::lock_guard<std::mutex> lock(sleep_);
-    stop_ = true;
+    stop_.store(true, std::memory_order_relaxed);
     generation_.fetch_add(1, std::memory_order_release);
   }
   wake_.notify_all();
@@ -82,10 +82,7 @@ void ThreadPool::work(int worker) {
   uint64_t seen = 0;
   for (;;) {
     seen = wait_for_work(seen);
-    {
-      std::lock_guard<std::mutex> lock(sleep_);
-      if (stop_) return;
-    }
+    if (stop_.load(std::memory_order_relaxed)) return;  // ordered by the generation's release and acquire
     run_chunk(worker);
     pending_.fetch_sub(1, std::memory_order_release);
   }

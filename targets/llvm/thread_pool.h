@@ -56,7 +56,7 @@ class ThreadPool {
   std::atomic<uint64_t> generation_{0};
   std::mutex sleep_;
   std::condition_variable wake_;
-  bool stop_ = false;  // under sleep_
+  std::atomic<bool> stop_{false};  // set under sleep_, read by workers without it
 };
 
 /// What generated code calls for a parallel loop (by address: the JIT needs no symbol).

@@ -334,5 +334,20 @@ def @main(%x: Tensor[(4, 64), float32]) {
   EXPECT_TENSOR_NEAR(GraphExecutor(compiled).run(args).tensor(), interpret(mod, args), 1e-6, 1e-7);
 }
 
+TEST(LlvmTarget, ANegativeThreadCountIsAnErrorNamingTheOption) {
+  IRModule mod = program(R"(#[version = "0.0.5"]
+def @main(%x: Tensor[(8), float32]) {
+  negative(%x)
+})");
+  RunConfig config = llvm_only();
+  config.target_options["llvm"] = make_attrs({{"threads", int64_t{-1}}});
+  try {
+    build(mod, config);
+    FAIL() << "threads: -1 was accepted";
+  } catch (const Error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("threads must not be negative, got -1"));
+  }
+}
+
 }  // namespace
 }  // namespace weft
