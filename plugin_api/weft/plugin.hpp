@@ -34,6 +34,7 @@
 #pragma once
 
 #include <weft/plugin.h>
+#include <weft/sdk/disk_cache.hpp>
 #include <weft/sdk/host.hpp>
 #include <weft/sdk/integer_math.hpp>
 #include <weft/sdk/ir.hpp>

@@ -193,6 +193,54 @@ inline char* mutable_bytes_of(const weft::sdk::TensorView& t) {
   return static_cast<char*>(t.dl().data) + t.dl().byte_offset;
 }
 
+/// Fills `out` with the input elements at offset sum(index[d] * strides[d])
+/// for each output multi-index (a permutation of axes, a layout change that
+/// splits nothing): an add per element where gather_elements calls a
+/// function.
+inline void copy_strided(const weft::sdk::TensorView& in, const weft::sdk::TensorView& out, const Shape& strides) {
+  const Shape shape = out.shape();
+  if (out.numel() == 0) return;
+  auto copy = [&](auto element) {
+    using T = decltype(element);
+    const T* src = reinterpret_cast<const T*>(bytes_of(in));
+    T* dst = reinterpret_cast<T*>(mutable_bytes_of(out));
+    const size_t inner = shape.empty() ? 0 : shape.size() - 1;
+    const int64_t run = shape.empty() ? 1 : shape[inner], step = shape.empty() ? 0 : strides[inner];
+    Shape index(shape.size(), 0);
+    int64_t base = 0;  // the input offset of index, its innermost axis at 0
+    for (int64_t n = 0, total = out.numel(); n < total; n += run) {
+      for (int64_t i = 0; i < run; ++i) dst[n + i] = src[base + i * step];
+      for (size_t d = inner; d-- > 0;) {
+        base += strides[d];
+        if (++index[d] < shape[d]) break;
+        base -= index[d] * strides[d];
+        index[d] = 0;
+      }
+    }
+  };
+  switch (out.element_bytes()) {
+    case 1: return copy(uint8_t{});
+    case 2: return copy(uint16_t{});
+    case 4: return copy(uint32_t{});
+    case 8: return copy(uint64_t{});
+    default: {
+      const size_t bytes = out.element_bytes();
+      const char* src = bytes_of(in);
+      char* dst = mutable_bytes_of(out);
+      Shape index(shape.size(), 0);
+      for (int64_t n = 0, total = out.numel(); n < total; ++n) {
+        int64_t off = 0;
+        for (size_t d = 0; d < shape.size(); ++d) off += index[d] * strides[d];
+        std::memcpy(dst + n * bytes, src + off * bytes, bytes);
+        for (size_t d = shape.size(); d-- > 0;) {
+          if (++index[d] < shape[d]) break;
+          index[d] = 0;
+        }
+      }
+    }
+  }
+}
+
 /// Fills `out` element by element: for each output multi-index, copies the
 /// input element at offset `offset_of(index)`, or writes zero bytes where it
 /// returns a negative offset (a padded position).

@@ -5,6 +5,8 @@
 #include <weft/sdk/gradient.hpp>
 #include <weft/sdk/layout.hpp>
 
+#include <optional>
+
 #include "kernel_util.h"
 #include "rewrite_match.h"
 #include "te_util.h"
@@ -82,6 +84,23 @@ class BackwardIndex {
     coords_.resize(primals_.size());
   }
 
+  /// Where the source splits no axis and no output position is padding (a
+  /// weight's OIHW into OIHW16i16o), the input offset is linear in the
+  /// output's index: its stride per output axis. Else nullopt.
+  std::optional<Shape> linear_strides(const Shape& out_shape) const {
+    std::vector<int64_t> reach(primals_.size(), 0);  // per primal axis, its largest coordinate
+    for (size_t d = 0; d < dst_axes_.size(); ++d) reach[dst_axes_[d].slot] += (out_shape[d] - 1) * dst_axes_[d].multiplier;
+    std::vector<int64_t> stride_of(primals_.size(), 0);
+    for (size_t i = 0; i < src_axes_.size(); ++i) {
+      const SrcAxis& a = src_axes_[i];
+      if (a.factor > 0 || reach[a.slot] >= in_shape_[i]) return std::nullopt;
+      stride_of[a.slot] = a.stride;
+    }
+    Shape strides;
+    for (const DstAxis& a : dst_axes_) strides.push_back(a.multiplier * stride_of[a.slot]);
+    return strides;
+  }
+
   /// The input offset of dst `index`, or -1 for padding of a rounded-up axis.
   int64_t operator()(const Shape& index) {
     std::fill(coords_.begin(), coords_.end(), 0);
@@ -118,7 +137,10 @@ class BackwardIndex {
 void layout_transform_kernel(const KernelArgs& k) {
   const TensorView& in = k.inputs.at(0);
   BackwardIndex offset_of(layouts(k.attrs), in.shape());
-  gather_elements(in, k.outputs.at(0), offset_of);
+  if (std::optional<Shape> strides = offset_of.linear_strides(k.outputs.at(0).shape()))
+    copy_strided(in, k.outputs.at(0), *strides);
+  else
+    gather_elements(in, k.outputs.at(0), offset_of);
 }
 
 /// As the reference's SimplifyNoOpTranspose and SimplifyTranspose

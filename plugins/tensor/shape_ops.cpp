@@ -215,12 +215,9 @@ void transpose_kernel(const KernelArgs& k) {
   if (!optional_ints(k.attrs, "axes", axes)) {
     for (int64_t i = in.ndim() - 1; i >= 0; --i) axes.push_back(i);
   }
-  for (int64_t& a : axes) a = a < 0 ? a + in.ndim() : a;
-  gather_elements(in, k.outputs.at(0), [&](const Shape& index) {
-    int64_t off = 0;
-    for (size_t d = 0; d < axes.size(); ++d) off += index[d] * in_strides[axes[d]];
-    return off;
-  });
+  Shape strides;  // per output axis, in elements of the input
+  for (int64_t a : axes) strides.push_back(in_strides[a < 0 ? a + in.ndim() : a]);
+  copy_strided(in, k.outputs.at(0), strides);
 }
 
 /// Shape-only ops keep the row-major data as it is.

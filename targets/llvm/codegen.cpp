@@ -1,6 +1,5 @@
 #include "codegen.h"
 
-#include "thread_pool.h"
 
 #include <weft/plugin.hpp>
 
@@ -41,8 +40,8 @@ bool supported_dtype(DLDataType t) {
 
 class KernelEmitter {
  public:
-  KernelEmitter(const sdk::LoopProgram& p, llvm::Module& m, void* pool, int native_lanes, bool vector_math)
-      : p_(p), m_(m), ctx_(m.getContext()), b_(ctx_), pool_(pool), native_lanes_(std::max(native_lanes, 1)),
+  KernelEmitter(const sdk::LoopProgram& p, llvm::Module& m, bool parallel, int native_lanes, bool vector_math)
+      : p_(p), m_(m), ctx_(m.getContext()), b_(ctx_), parallel_(parallel), native_lanes_(std::max(native_lanes, 1)),
         vector_math_(vector_math) {
     // A product feeding a sum may be one fused multiply-add (one rounding
     // instead of two: as exact or more). Nothing else of fast math: NaN,
@@ -56,14 +55,17 @@ class KernelEmitter {
   llvm::Function* emit(const std::string& name) {
     check_dtypes();
     llvm::Type* ptr = b_.getPtrTy();
-    auto* type = llvm::FunctionType::get(b_.getInt32Ty(), {ptr}, false);
+    auto* type = llvm::FunctionType::get(b_.getInt32Ty(), {ptr, ptr, ptr}, false);
     fn_ = llvm::Function::Create(type, llvm::Function::ExternalLinkage, name, m_);
     fn_->addFnAttr(llvm::Attribute::NoUnwind);
     llvm::Argument* args = fn_->getArg(0);
     args->setName("args");
+    fn_->getArg(1)->setName("constants");
+    fn_->getArg(2)->setName("pool");
 
     b_.SetInsertPoint(block("entry"));
     buffers_.assign(p_.num_buffers(), nullptr);
+    uint64_t constants = 0;
     for (size_t i = 0; i < p_.num_buffers(); ++i) {
       const weft_loop_buffer_t& buf = p_.buffer(static_cast<int32_t>(i));
       if (buf.role == WEFT_LOOP_BUFFER_ARG) {
@@ -74,10 +76,7 @@ class KernelEmitter {
         buffers_[i] = b_.CreateLoad(ptr, b_.CreateConstInBoundsGEP1_64(ptr, args, static_cast<uint64_t>(buf.arg)),
                                     buf.name);
       } else if (buf.role == WEFT_LOOP_BUFFER_CONSTANT) {
-        // The program (kept by the kernel) holds the constant's bytes.
-        const DLTensor& data = *buf.data;
-        const auto address = reinterpret_cast<uintptr_t>(data.data) + data.byte_offset;
-        buffers_[i] = b_.CreateIntToPtr(b_.getInt64(address), ptr, buf.name);
+        buffers_[i] = b_.CreateLoad(ptr, b_.CreateConstInBoundsGEP1_64(ptr, fn_->getArg(1), constants++), buf.name);
       }
     }
     vars_.assign(p_.num_vars(), nullptr);
@@ -626,7 +625,7 @@ class KernelEmitter {
       throw sdk::Unsupported("loop over " + std::string(p_.var(n.var).name) + " ends past its index type");
     llvm::Value* first = llvm::ConstantInt::get(type, static_cast<uint64_t>(n.int_value), true);
     llvm::Value* last = llvm::ConstantInt::get(type, static_cast<uint64_t>(end), true);
-    if (n.op == WEFT_LOOP_PARALLEL && pool_ && !in_parallel_ && n.extent > 1 && type->isIntegerTy(32))
+    if (n.op == WEFT_LOOP_PARALLEL && parallel_ && !in_parallel_ && n.extent > 1 && type->isIntegerTy(32))
       return parallel_loop(n, first, last);
     if (n.op == WEFT_LOOP_VECTORIZED && vectorizable(n)) return vector_loop(n);
     loop(n, first, last);
@@ -882,9 +881,8 @@ class KernelEmitter {
 
     llvm::Type* ptr = b_.getPtrTy();
     auto* launch_type = llvm::FunctionType::get(i32, {ptr, ptr, ptr, i32, i32}, false);
-    llvm::Value* launch = b_.CreateIntToPtr(b_.getInt64(reinterpret_cast<uintptr_t>(&weft_llvm_parallel_for)), ptr);
-    llvm::Value* pool = b_.CreateIntToPtr(b_.getInt64(reinterpret_cast<uintptr_t>(pool_)), ptr);
-    llvm::Value* status = b_.CreateCall(launch_type, launch, {pool, body, env, first, last});
+    llvm::FunctionCallee launch = m_.getOrInsertFunction(kParallelFor, launch_type);
+    llvm::Value* status = b_.CreateCall(launch, {fn_->getArg(2), body, env, first, last});
 
     llvm::BasicBlock* failed = block("parallel_failed");
     llvm::BasicBlock* done = block("parallel_done");
@@ -988,7 +986,7 @@ class KernelEmitter {
   llvm::Module& m_;
   llvm::LLVMContext& ctx_;
   llvm::IRBuilder<> b_;
-  void* pool_;
+  const bool parallel_;          // parallel loops run on the pool
   const int64_t native_lanes_;  // float32 elements in the machine's vector
   const bool vector_math_;      // libmvec's functions of that width are there
   llvm::Function* fn_ = nullptr;
@@ -1021,8 +1019,8 @@ std::string vector_math_symbol(const std::string& name, int arity, int lanes) {
 }
 
 llvm::Function* emit_kernel(const sdk::LoopProgram& program, const std::string& name, llvm::Module& module,
-                            void* pool, int native_lanes, bool vector_math) {
-  return KernelEmitter(program, module, pool, native_lanes, vector_math).emit(name);
+                            bool parallel, int native_lanes, bool vector_math) {
+  return KernelEmitter(program, module, parallel, native_lanes, vector_math).emit(name);
 }
 
 }  // namespace llvm_target

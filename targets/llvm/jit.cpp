@@ -2,6 +2,8 @@
 
 #include <weft/plugin.hpp>
 
+#include <llvm/Config/llvm-config.h>
+#include <llvm/ExecutionEngine/Orc/CompileUtils.h>
 #include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
 #include <llvm/ExecutionEngine/Orc/Mangling.h>
 #include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
@@ -12,19 +14,26 @@
 #include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/Module.h>
 #include <llvm/Passes/PassBuilder.h>
+#include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/TargetSelect.h>
+#include <llvm/Support/xxhash.h>
 #include <llvm/Target/TargetMachine.h>
 #include <llvm/Transforms/Utils/Cloning.h>
 
 #include <dlfcn.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <iterator>
 #include <mutex>
+#include <optional>
 #include <sstream>
 #include <unordered_map>
 #include <vector>
 
 #include "codegen.h"
+#include "thread_pool.h"
 
 namespace sdk = weft::sdk;
 
@@ -77,24 +86,42 @@ std::string text_of(llvm::Module& module, Emit emit, llvm::TargetMachine& machin
   return std::string(assembly.str());
 }
 
+/// A hash of this plugin's own file: kernels on disk made by another build
+/// of the generator are not trusted.
+std::string generator_identity() {
+  static const std::string identity = [] {
+    Dl_info info{};
+    if (!dladdr(reinterpret_cast<void*>(&generator_identity), &info) || !info.dli_fname) return std::string("unknown");
+    std::ifstream in(info.dli_fname, std::ios::binary);
+    const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    char hex[17];
+    std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(llvm::xxh3_64bits(bytes)));
+    return std::string(hex);
+  }();
+  return identity;
+}
+
 class OrcKernel : public KernelCode {
  public:
-  OrcKernel(std::shared_ptr<OrcJit> jit, llvm::orc::ResourceTrackerSP code, KernelFn entry, std::string listing)
-      : jit_(std::move(jit)), code_(std::move(code)), entry_(entry), listing_(std::move(listing)) {}
-  ~OrcKernel() override { llvm::consumeError(code_->remove()); }
+  OrcKernel(std::shared_ptr<OrcJit> jit, llvm::orc::ResourceTrackerSP code, KernelFn entry, std::string listing,
+            bool from_disk)
+      : jit_(std::move(jit)), code_(std::move(code)), entry_(entry), listing_(std::move(listing)), from_disk_(from_disk) {}
+  ~OrcKernel() override;
   KernelFn entry() const override { return entry_; }
   const std::string& listing() const override { return listing_; }
+  bool from_disk() const override { return from_disk_; }
 
  private:
   std::shared_ptr<OrcJit> jit_;  // the code lives in its session
   llvm::orc::ResourceTrackerSP code_;
   KernelFn entry_;
   std::string listing_;
+  bool from_disk_;
 };
 
 class OrcJit : public Jit, public std::enable_shared_from_this<OrcJit> {
  public:
-  OrcJit() {
+  explicit OrcJit(const std::string& cache_dir) : disk_(cache_dir, "llvm-kernel") {
     static std::once_flag initialized;
     std::call_once(initialized, [] {
       llvm::InitializeNativeTarget();
@@ -114,6 +141,11 @@ class OrcJit : public Jit, public std::enable_shared_from_this<OrcJit> {
                                                   jit_->getDataLayout().getGlobalPrefix()),
                                               "the JIT cannot see this process's symbols"));
     vector_math_ = define_vector_math();
+    llvm::orc::MangleAndInterner mangle(jit_->getExecutionSession(), jit_->getDataLayout());
+    check(jit_->getMainJITDylib().define(llvm::orc::absoluteSymbols(
+              {{mangle(kParallelFor),
+                {llvm::orc::ExecutorAddr::fromPtr(&weft_llvm_parallel_for), llvm::JITSymbolFlags::Exported}}})),
+          "the JIT cannot define " + std::string(kParallelFor));
   }
 
   int float_lanes() const override {
@@ -132,34 +164,70 @@ class OrcJit : public Jit, public std::enable_shared_from_this<OrcJit> {
     return out.str();
   }
 
-  std::shared_ptr<KernelCode> compile(const sdk::LoopProgram& program, void* pool, Emit emit) override {
+  std::shared_ptr<KernelCode> compile(const sdk::LoopProgram& program, bool parallel, Emit emit) override {
     std::lock_guard<std::mutex> lock(mutex_);
-    const std::string key = cache_key(program, pool, emit);
+    const std::string key = cache_key(program, parallel, emit);
     if (auto cached = cache_.find(key); cached != cache_.end()) {
       if (std::shared_ptr<KernelCode> code = cached->second.lock()) return code;
     }
-    std::shared_ptr<KernelCode> code = generate(program, pool, emit);
+    std::shared_ptr<KernelCode> code = emit == Emit::kNone ? from_disk(program, key) : nullptr;
+    if (!code) code = generate(program, key, parallel, emit);
     std::erase_if(cache_, [](const auto& entry) { return entry.second.expired(); });
     cache_[key] = code;
     return code;
   }
 
+  /// Takes a kernel's code out of the JIT (under the lock compile holds, so
+  /// a kernel of the same name is never added while this one leaves).
+  void remove(llvm::orc::ResourceTracker& code) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    llvm::consumeError(code.remove());
+  }
+
  private:
-  /// Groups alike share their code: the same loop program (its text shows
-  /// every shape, dtype, loop and expression) over the same constants, with
-  /// the same pool and listing.
-  static std::string cache_key(const sdk::LoopProgram& program, void* pool, Emit emit) {
+  /// What a kernel's code depends on: the loop program (its text shows every
+  /// shape, dtype, loop and expression; the constants' values are read at
+  /// run time), whether it runs in parallel, the listing asked for, and the
+  /// machine, LLVM and generator that compile it (for the disk cache).
+  std::string cache_key(const sdk::LoopProgram& program, bool parallel, Emit emit) const {
     std::ostringstream key;
-    key << program.text() << "\npool " << pool << " emit " << static_cast<int>(emit);
-    for (size_t i = 0; i < program.num_buffers(); ++i) {
-      const weft_loop_buffer_t& b = program.buffer(static_cast<int32_t>(i));
-      if (b.role == WEFT_LOOP_BUFFER_CONSTANT) key << " constant " << b.data->data;
-    }
+    key << "llvm " << LLVM_VERSION_STRING << ", generator " << generator_identity() << ", cpu " << cpu_description()
+        << ", vector math " << vector_math_ << ", parallel " << parallel << ", emit " << static_cast<int>(emit) << "\n"
+        << program.text();
     return key.str();
   }
 
-  std::shared_ptr<KernelCode> generate(const sdk::LoopProgram& program, void* pool, Emit emit) {
-    const std::string name = "weft_" + std::string(program.name()) + "_" + std::to_string(next_id_++);
+  /// The function a program's code is entered by, unique to its key.
+  static std::string entry_name(const sdk::LoopProgram& program, const std::string& key) {
+    char hash[17];
+    std::snprintf(hash, sizeof hash, "%016llx", static_cast<unsigned long long>(llvm::xxh3_64bits(key)));
+    return "weft_" + std::string(program.name()) + "_" + hash;
+  }
+
+  /// The kernel the disk cache holds for `key`, loaded; null where it holds
+  /// none, or one the JIT cannot link (a warning says so).
+  std::shared_ptr<KernelCode> from_disk(const sdk::LoopProgram& program, const std::string& key) {
+    std::optional<std::string> object = disk_.read(key);
+    if (!object) return nullptr;
+    const std::string name = entry_name(program, key);
+    llvm::orc::ResourceTrackerSP code = jit_->getMainJITDylib().createResourceTracker();
+    using Address = llvm::Expected<llvm::orc::ExecutorAddr>;
+    Address entry = [&]() -> Address {
+      if (llvm::Error e = jit_->addObjectFile(code, llvm::MemoryBuffer::getMemBufferCopy(*object))) return Address(std::move(e));
+      return jit_->lookup(name);
+    }();
+    if (!entry) {
+      std::fprintf(stderr, "weft: warning: llvm cannot load group %s from %s (%s); compiling it again\n",
+                   program.name(), disk_.path_of(key).c_str(), llvm::toString(entry.takeError()).c_str());
+      llvm::consumeError(code->remove());
+      return nullptr;
+    }
+    return std::make_shared<OrcKernel>(shared_from_this(), std::move(code), entry->toPtr<KernelFn>(), "", true);
+  }
+
+  std::shared_ptr<KernelCode> generate(const sdk::LoopProgram& program, const std::string& key, bool parallel,
+                                       Emit emit) {
+    const std::string name = entry_name(program, key);
     auto context = std::make_unique<llvm::LLVMContext>();
     // The optimizer's remarks (a hinted loop it did not vectorize) are no
     // errors of the group; the default handler would print them to stderr.
@@ -167,7 +235,7 @@ class OrcJit : public Jit, public std::enable_shared_from_this<OrcJit> {
     auto module = std::make_unique<llvm::Module>(name, *context);
     module->setDataLayout(jit_->getDataLayout());
     module->setTargetTriple(machine_->getTargetTriple().str());
-    emit_kernel(program, name, *module, pool, float_lanes(), vector_math_);
+    emit_kernel(program, name, *module, parallel, float_lanes(), vector_math_);
     for (llvm::Function& fn : *module) {  // the kernel and its outlined parallel bodies
       if (fn.isDeclaration()) continue;
       fn.addFnAttr("target-cpu", machine_->getTargetCPU());
@@ -177,11 +245,14 @@ class OrcJit : public Jit, public std::enable_shared_from_this<OrcJit> {
     optimize(*module, *machine_);
     std::string listing = emit == Emit::kNone ? "" : text_of(*module, emit, *machine_);
 
+    std::unique_ptr<llvm::MemoryBuffer> object =
+        take(llvm::orc::SimpleCompiler(*machine_)(*module), "LLVM cannot compile group " + std::string(program.name()));
+    if (emit == Emit::kNone) disk_.write(key, std::string(object->getBuffer()));
     llvm::orc::ResourceTrackerSP code = jit_->getMainJITDylib().createResourceTracker();
-    check(jit_->addIRModule(code, llvm::orc::ThreadSafeModule(std::move(module), std::move(context))),
-          "LLVM's JIT rejects group " + std::string(program.name()));
-    llvm::orc::ExecutorAddr entry = take(jit_->lookup(name), "LLVM's JIT cannot compile group " + std::string(program.name()));
-    return std::make_shared<OrcKernel>(shared_from_this(), std::move(code), entry.toPtr<KernelFn>(), std::move(listing));
+    check(jit_->addObjectFile(code, std::move(object)), "LLVM's JIT rejects group " + std::string(program.name()));
+    llvm::orc::ExecutorAddr entry = take(jit_->lookup(name), "LLVM's JIT cannot link group " + std::string(program.name()));
+    return std::make_shared<OrcKernel>(shared_from_this(), std::move(code), entry.toPtr<KernelFn>(), std::move(listing),
+                                       false);
   }
 
   /// Makes glibc's vector math functions of this machine's width known to
@@ -217,12 +288,14 @@ class OrcJit : public Jit, public std::enable_shared_from_this<OrcJit> {
   std::unique_ptr<llvm::orc::LLJIT> jit_;
   bool vector_math_ = false;  // libmvec's functions are defined in the JIT
   std::mutex mutex_;  // compiles one group at a time
-  uint64_t next_id_ = 0;
   std::unordered_map<std::string, std::weak_ptr<KernelCode>> cache_;  // by cache_key
+  sdk::DiskCache disk_;  // kernels' object code, by cache_key
 };
+
+OrcKernel::~OrcKernel() { jit_->remove(*code_); }
 
 }  // namespace
 
-std::shared_ptr<Jit> Jit::create() { return std::make_shared<OrcJit>(); }
+std::shared_ptr<Jit> Jit::create(const std::string& cache_dir) { return std::make_shared<OrcJit>(cache_dir); }
 
 }  // namespace llvm_target

@@ -4,7 +4,7 @@
 // batch 1): each candidate runs a few times at build on the layer's real
 // shapes, as its step would at launch (with the reorders around it), and the
 // fastest whose output agrees with the first candidate's is kept. The choice
-// is recorded per layer and CPU (choice_cache.h), so a later build does no
+// is recorded per layer and CPU (cpu_identity.h) in a DiskCache, so a later build does no
 // timing.
 #pragma once
 
@@ -15,7 +15,7 @@
 #include <utility>
 #include <vector>
 
-#include "choice_cache.h"
+#include <weft/plugin.hpp>
 
 namespace onednn_target {
 
@@ -24,7 +24,7 @@ struct TuningOptions {
   bool tune = true;  // time the candidates; false: the first one
   int runs = 3;      // timed runs per candidate, of which the median counts
   bool direct = true, winograd = true;  // the algorithms considered
-  ChoiceCache cache{""};
+  weft::sdk::DiskCache cache{"", "onednn-choice"};
   bool verbose = false;  // report each choice on stderr
 };
 

@@ -11,6 +11,7 @@
 #include "adaptive_pool_mapping.h"
 #include "activation_patterns.h"
 #include "algorithm_choice.h"
+#include "cpu_identity.h"
 #include "op_mapping.h"
 #include "standalone_primitive.h"
 

@@ -153,7 +153,7 @@ WEFT_PLUGIN(reg) {
           start = comma + 1;
         }
         const std::string cache_dir = options.get_string("cache_dir");
-        tuning.cache = onednn_target::ChoiceCache(cache_dir == "auto" ? onednn_target::default_cache_dir() : cache_dir);
+        tuning.cache = sdk::DiskCache(cache_dir == "auto" ? sdk::DiskCache::default_dir("onednn") : cache_dir, "onednn-choice");
         tuning.verbose = state->verbose;
         return state;
       })

@@ -5,14 +5,19 @@
 // division by zero) are what is tested.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <weft/sdk/disk_cache.hpp>
 #include <weft/sdk/numpy_random.hpp>
 
 #include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <limits>
 #include <span>
 #include <thread>
 #include <utility>
 
+#include "support/temp_dir.h"
 #include "weft/build.h"
 #include "weft/graph_executor.h"
 #include "weft/interpreter.h"
@@ -25,6 +30,7 @@ namespace weft {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 RunConfig llvm_only(int threads = 0) {
   RunConfig config;
@@ -32,6 +38,11 @@ RunConfig llvm_only(int threads = 0) {
   config.fallback = FallbackPolicy::kError;
   config.threads = threads;
   return config;
+}
+
+std::string read_bytes(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
 }
 
 IRModule program(const std::string& text) { return infer_type(parse_module(text)); }
@@ -332,6 +343,71 @@ def @main(%x: Tensor[(4, 64), float32]) {
   for (const char* f : {"v_expf", "v_tanhf", "v_erff"}) EXPECT_THAT(printed, HasSubstr(f)) << printed;
   std::vector<Value> args = {uniform(DataType::Float(32), {4, 64}, 19, -4.0, 4.0)};
   EXPECT_TENSOR_NEAR(GraphExecutor(compiled).run(args).tensor(), interpret(mod, args), 1e-6, 1e-7);
+}
+
+/// Builds for llvm alone with the kernel cache in `dir`, verbose; the build
+/// and what the target printed.
+std::pair<std::shared_ptr<const CompiledModule>, std::string> build_cached(const IRModule& mod, const std::string& dir) {
+  RunConfig config = llvm_only();
+  config.target_options["llvm"] = make_attrs({{"cache_dir", dir}, {"verbose", true}});
+  ::testing::internal::CaptureStderr();
+  std::shared_ptr<const CompiledModule> compiled = build(mod, config);
+  return {compiled, ::testing::internal::GetCapturedStderr()};
+}
+
+std::vector<std::filesystem::path> files_in(const std::filesystem::path& dir) {
+  std::vector<std::filesystem::path> files;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) files.push_back(entry.path());
+  return files;
+}
+
+TEST(LlvmTarget, ASecondBuildReadsItsKernelsFromTheDiskCacheAndABrokenOneIsCompiledAgain) {
+  IRModule mod = program(R"(#[version = "0.0.5"]
+def @main(%data: Tensor[(1, 3, 9, 7), float32], %weight: Tensor[(8, 3, 3, 3), float32], %bias: Tensor[(8), float32]) {
+  %0 = nn.conv2d(%data, %weight, padding=[1, 1, 1, 1], channels=8, kernel_size=[3, 3]);
+  %1 = nn.bias_add(%0, %bias);
+  nn.relu(%1)
+})");
+  std::vector<Value> args = {testing::rand(DataType::Float(32), {1, 3, 9, 7}, 3),
+                             testing::rand(DataType::Float(32), {8, 3, 3, 3}, 4),
+                             testing::rand(DataType::Float(32), {8}, 5)};
+  const Tensor want = interpret(mod, args);
+  testing::ScratchDir scratch;
+  const std::string dir = (scratch / "kernels").string();
+
+  auto [first, first_log] = build_cached(mod, dir);
+  EXPECT_THAT(first_log, Not(HasSubstr("read from the cache")));
+  const std::vector<std::filesystem::path> files = files_in(dir);
+  ASSERT_FALSE(files.empty()) << first_log;
+  EXPECT_LE(files.size(), first->groups.size());
+  EXPECT_TENSOR_NEAR(GraphExecutor(first).run(args).tensor(), want, 1e-5, 1e-6);
+
+  auto [second, second_log] = build_cached(mod, dir);
+  // Each distinct kernel read once (groups alike share it).
+  size_t reads = 0;
+  for (size_t at = second_log.find("code read from the cache"); at != std::string::npos;
+       at = second_log.find("code read from the cache", at + 1))
+    ++reads;
+  EXPECT_EQ(reads, files.size()) << second_log;
+  EXPECT_EQ(files_in(dir).size(), files.size());
+  EXPECT_TENSOR_NEAR(GraphExecutor(second).run(args).tensor(), want, 1e-5, 1e-6);
+
+  // A whole record whose object code is garbage: the JIT cannot link it.
+  const std::string record = read_bytes(files[0]);
+  const size_t key_size = std::stoul(record.substr(record.find("\nkey ") + 5));
+  const std::string key = record.substr(record.find('\n', record.find("\nkey ") + 1) + 1, key_size);
+  sdk::DiskCache(dir, "llvm-kernel").write(key, "\x7f" "ELF, but not an object file");
+  auto [third, third_log] = build_cached(mod, dir);
+  EXPECT_THAT(third_log, HasSubstr("warning: llvm cannot load group ")) << third_log;
+  EXPECT_THAT(third_log, HasSubstr("compiling it again"));
+  EXPECT_TENSOR_NEAR(GraphExecutor(third).run(args).tensor(), want, 1e-5, 1e-6);
+  EXPECT_EQ(read_bytes(files[0]), record) << "compiling again wrote the good record back";
+
+  // A record cut short is not read at all.
+  std::ofstream(files[0], std::ios::binary | std::ios::trunc) << record.substr(0, record.size() / 2);
+  auto [fourth, fourth_log] = build_cached(mod, dir);
+  EXPECT_THAT(fourth_log, HasSubstr("it is not a 'weft-llvm-kernel 1' record")) << fourth_log;
+  EXPECT_TENSOR_NEAR(GraphExecutor(fourth).run(args).tensor(), want, 1e-5, 1e-6);
 }
 
 TEST(LlvmTarget, ANegativeThreadCountIsAnErrorNamingTheOption) {

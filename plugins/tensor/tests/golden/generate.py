@@ -283,6 +283,7 @@ def layout():
         x = rand((2, 16, 3, 2), dt)
         blocked = x.reshape(2, 2, 8, 3, 2).transpose(0, 1, 3, 4, 2)
         padded = np.concatenate([x[:, :12], np.zeros((2, 4, 3, 2), dt)], 1).reshape(2, 2, 8, 3, 2)
+        w = x.reshape(8, 4, 3, 2)  # a weight, OIHW, of the same values (no new draw)
         cases += [
             case(f"nchw_to_nhwc_{dt}", "layout_transform", [x], x.transpose(0, 2, 3, 1),
                  attrs={"src_layout": "NCHW", "dst_layout": "NHWC"}),
@@ -297,6 +298,9 @@ def layout():
                  attrs={"src_layout": "NCHW8c", "dst_layout": "NCHW4c"}),
             case(f"nchw_to_nchw8c_pads_with_zeros_{dt}", "layout_transform", [x[:, :12]],
                  padded.transpose(0, 1, 3, 4, 2), attrs={"src_layout": "NCHW", "dst_layout": "NCHW8c"}),
+            case(f"oihw_to_oihw2i4o_{dt}", "layout_transform", [w],
+                 w.reshape(2, 4, 2, 2, 3, 2).transpose(0, 2, 4, 5, 3, 1),
+                 attrs={"src_layout": "OIHW", "dst_layout": "OIHW2i4o"}),
         ]
     return cases
 
