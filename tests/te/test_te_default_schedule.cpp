@@ -15,13 +15,21 @@ using cases::member;
 
 Tensor placeholder_like(const weft::Tensor& t, const std::string& name) { return placeholder(t.shape(), t.dtype(), name); }
 
+/// Traits for the golden cases' small shapes: their stages run in parallel
+/// whatever their work, so the schedules' parallel loops show.
+TargetTraits traits(int lanes, int cores, int registers = 16) {
+  TargetTraits t{lanes, cores, registers};
+  t.parallel_work = 1;
+  return t;
+}
+
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 TEST(TeDefaultSchedule, AConvWithItsPadInlinedIsVectorizedAndParallelAndStillMatchesNumpy) {
   NamedTensors data = golden("conv2d");
   Tensor x = placeholder_like(member(data, "x"), "x"), w = placeholder_like(member(data, "w"), "w");
   Tensor y = cases::conv2d(x, w, 1, 2);  // (1, 3, 3, 3): 3 output columns
-  LoweredFunc f = lower(default_schedule({y}, TargetTraits{3, 2}), "conv", {x, w});
+  LoweredFunc f = lower(default_schedule({y}, traits(3, 2)), "conv", {x, w});
   const std::string loops = print(f);
   EXPECT_FALSE(contains(loops, "pad[")) << loops;  // read through a select, never stored
   EXPECT_TRUE(contains(loops, "vectorized for")) << loops;
@@ -35,7 +43,7 @@ TEST(TeDefaultSchedule, AReductionVectorizesItsInnermostDataAxisInsideTheReduceL
   NamedTensors data = golden("argmax");  // (4, 9) along axis 1
   Tensor x = placeholder_like(member(data, "x"), "x");
   std::vector<Tensor> r = cases::argmax(x);
-  LoweredFunc f = lower(default_schedule(r, TargetTraits{2, 2}), "argmax", {x});
+  LoweredFunc f = lower(default_schedule(r, traits(2, 2)), "argmax", {x});
   const std::string loops = print(f);
   EXPECT_TRUE(contains(loops, "parallel for i.outer in range(2):")) << loops;
   // The lanes initialized, then updated inside the reduce loop: one accumulator each.
@@ -44,7 +52,7 @@ TEST(TeDefaultSchedule, AReductionVectorizesItsInnermostDataAxisInsideTheReduceL
   auto out = evaluate(f, {member(data, "x")});
   cases::expect_equal(out[0], member(data, "expected_index"));
   cases::expect_equal(out[1], member(data, "expected_value"));
-  const std::string by3 = print(lower(default_schedule(r, TargetTraits{3, 1}), "argmax", {x}));
+  const std::string by3 = print(lower(default_schedule(r, traits(3, 1)), "argmax", {x}));
   EXPECT_FALSE(contains(by3, "vectorized")) << by3;  // 3 does not divide 4
   EXPECT_FALSE(contains(by3, "parallel")) << by3;    // one core
 }
@@ -55,7 +63,7 @@ TEST(TeDefaultSchedule, AMatmulOutputAccumulatesEachRegisterTileInACacheThenCopi
   Tensor c = cases::matmul(a, b);
   // Two vectors of 3 lanes make a row of 6; 8 registers leave no room for a
   // second row (5 rows would not divide anyway): tiles of 1 x 6, one per row.
-  LoweredFunc f = lower(default_schedule({c}, TargetTraits{3, 2, 8}), "mm", {a, b});
+  LoweredFunc f = lower(default_schedule({c}, traits(3, 2, 8)), "mm", {a, b});
   const std::string loops = print(f);
   EXPECT_TRUE(contains(loops, "parallel for i in range(5):")) << loops;
   EXPECT_TRUE(contains(loops, "allocate matmul.local(1, 6) float32")) << loops;
@@ -74,7 +82,7 @@ TEST(TeDefaultSchedule, AMatmulsColumnBlocksAreOutsideItsRowBlocks) {
   Tensor c = cases::matmul(a, b);
   // No vectors: tiles of 5 rows by 1 column. The column loop is the outer
   // one, so each column of b is read for every row while it is in cache.
-  LoweredFunc f = lower(default_schedule({c}, TargetTraits{1, 2, 16}), "mm", {a, b});
+  LoweredFunc f = lower(default_schedule({c}, traits(1, 2, 16)), "mm", {a, b});
   const std::string loops = print(f);
   EXPECT_TRUE(contains(loops, "parallel for j in range(6):")) << loops;
   EXPECT_LT(loops.find("parallel for j in range(6):"), loops.find("for i.outer in range(1):")) << loops;
@@ -100,7 +108,7 @@ TEST(TeDefaultSchedule, AConvTileOfChannelsByColumnsIsWrittenThroughItsBiasAndRe
   const std::vector<weft::Tensor> inputs = {member(data, "x"), member(data, "w"), member(data, "bias")};
   // 4 lanes: two vectors cover a row of 8 columns; 16 registers hold 12
   // accumulators, so 4 of the 8 output channels (6 would not divide 8).
-  LoweredFunc f = lower(default_schedule({y}, TargetTraits{4, 2, 16}), "conv", {x, w, bias});
+  LoweredFunc f = lower(default_schedule({y}, traits(4, 2, 16)), "conv", {x, w, bias});
   const std::string loops = print(f);
   EXPECT_TRUE(contains(loops, "parallel for i1.outer in range(2):")) << loops;
   EXPECT_TRUE(contains(loops, "allocate conv2d(1, 4, 1, 8) float32")) << loops;  // the tile, not the tensor
@@ -114,10 +122,10 @@ TEST(TeDefaultSchedule, AConvTileOfChannelsByColumnsIsWrittenThroughItsBiasAndRe
   EXPECT_FALSE(contains(loops, "bias_add[")) << loops;
   cases::expect_equal(evaluate(f, inputs)[0], member(data, "expected"));
   // Fewer registers, fewer rows: 8 - 4 free registers hold 2 rows of 2 vectors.
-  const std::string small = print(lower(default_schedule({y}, TargetTraits{4, 2, 8}), "conv", {x, w, bias}));
+  const std::string small = print(lower(default_schedule({y}, traits(4, 2, 8)), "conv", {x, w, bias}));
   EXPECT_TRUE(contains(small, "unrolled for i1.at in range(2):")) << small;
   // Lanes that do not divide the columns: no vectors, the rows still tiled.
-  LoweredFunc by3 = lower(default_schedule({y}, TargetTraits{3, 1, 16}), "conv", {x, w, bias});
+  LoweredFunc by3 = lower(default_schedule({y}, traits(3, 1, 16)), "conv", {x, w, bias});
   const std::string scalar = print(by3);
   EXPECT_FALSE(contains(scalar, "vectorized")) << scalar;
   EXPECT_TRUE(contains(scalar, "unrolled for i1.at in range(8):")) << scalar;
@@ -128,21 +136,42 @@ TEST(TeDefaultSchedule, SoftmaxStagesKeepTheirResults) {
   NamedTensors data = golden("softmax");
   Tensor x = placeholder_like(member(data, "x"), "x");
   cases::Softmax s = cases::softmax(x);
-  LoweredFunc f = lower(default_schedule({s.out}, TargetTraits{8, 2}), "softmax", {x});
+  LoweredFunc f = lower(default_schedule({s.out}, traits(8, 2)), "softmax", {x});
   const std::string loops = print(f);
   EXPECT_FALSE(contains(loops, "exp[")) << loops;  // inlined into the sum and the division
   cases::expect_equal(evaluate(f, {member(data, "x")})[0], evaluate(lower({s.out}), {member(data, "x")})[0]);
 }
 
+TEST(TeDefaultSchedule, OnlyStagesWithEnoughWorkRunOnSeveralCores) {
+  auto relu_of = [](int64_t rows, int64_t cols) {
+    Tensor x = placeholder({rows, cols}, DataType::Float(32), "x");
+    Tensor y = compute({rows, cols}, [&](const std::vector<Var>& i) { return max(x(i[0], i[1]), 0.0); }, "relu");
+    return print(lower(default_schedule({y}, TargetTraits{16, 2}), "relu", {x}));
+  };
+  EXPECT_FALSE(contains(relu_of(1, 512), "parallel")) << relu_of(1, 512);  // an lstm step's gates
+  EXPECT_TRUE(contains(relu_of(512, 256), "parallel")) << relu_of(512, 256);
+  // A matmul's work counts its reduction: 8 x 16 outputs of 64 steps each
+  // stay on one core, 64 x 32 of 256 steps do not.
+  auto matmul_of = [](int64_t m, int64_t k, int64_t n) {
+    Tensor a = placeholder({m, k}, DataType::Float(32), "a"), b = placeholder({k, n}, DataType::Float(32), "b");
+    return print(lower(default_schedule({cases::matmul(a, b)}, TargetTraits{16, 2, 32}), "mm", {a, b}));
+  };
+  EXPECT_FALSE(contains(matmul_of(8, 64, 16), "parallel")) << matmul_of(8, 64, 16);
+  EXPECT_TRUE(contains(matmul_of(64, 256, 32), "parallel")) << matmul_of(64, 256, 32);
+}
+
 TEST(TeDefaultSchedule, TraitsComeFromATargetsOptions) {
-  TargetTraits t = target_traits(make_attrs({{"vector_lanes", 16}, {"cores", 4}, {"vector_registers", 32}, {"other", true}}));
+  TargetTraits t = target_traits(make_attrs(
+      {{"vector_lanes", 16}, {"cores", 4}, {"vector_registers", 32}, {"parallel_work", 1000}, {"other", true}}));
   EXPECT_EQ(t.vector_lanes, 16);
   EXPECT_EQ(t.cores, 4);
   EXPECT_EQ(t.vector_registers, 32);
+  EXPECT_EQ(t.parallel_work, 1000);
   TargetTraits none = target_traits(make_attrs({}));
   EXPECT_EQ(none.vector_lanes, 1);
   EXPECT_EQ(none.cores, 1);
   EXPECT_EQ(none.vector_registers, 16);
+  EXPECT_EQ(none.parallel_work, 65536);
 }
 
 }  // namespace

@@ -80,6 +80,8 @@ TargetDef loops_target_def() {
   def.options.add(positive("vector_lanes", 8, "Elements per vector the default schedules assume (1: none)."));
   def.options.add(positive("vector_registers", 16, "Vector registers a contraction's register tile may use."));
   def.options.add(positive("cores", 2, "Cores the default schedules parallelize over (1: none)."));
+  def.options.add(positive("parallel_work", te::TargetTraits{}.parallel_work,
+                           "The least work (elements times reduction steps) a stage runs in parallel for."));
   def.create = [](const Attrs& options) { return std::make_shared<LoopsTarget>(te::target_traits(options)); };
   return def;
 }

@@ -8,6 +8,21 @@
 namespace weft::te {
 namespace {
 
+/// Whether `stage`'s loops (all of them, reductions included) hold the work
+/// worth running on several cores.
+bool worth_threads(const Stage& stage, const TargetTraits& traits) {
+  if (traits.cores <= 1) return false;
+  const auto& c = static_cast<const ComputeOpNode&>(*stage.op());
+  int64_t work = 1;
+  for (const auto* axes : {&c.axis, &c.reduce_axis()}) {
+    for (const IterVar& a : *axes) {
+      work *= std::max<int64_t>(a->extent, 1);
+      if (work >= traits.parallel_work) return true;
+    }
+  }
+  return false;
+}
+
 /// One loop over all the stage's elements, vectorized by lanes inside it.
 void schedule_injective_output(Stage& stage, const TargetTraits& traits) {
   std::vector<IterVar> loops = stage.leaf_iter_vars();
@@ -19,7 +34,7 @@ void schedule_injective_output(Stage& stage, const TargetTraits& traits) {
     stage.vectorize(inner);
     fused = outer;
   }
-  if (traits.cores > 1 && fused->extent > 1) stage.parallel(fused);
+  if (fused->extent > 1 && worth_threads(stage, traits)) stage.parallel(fused);
 }
 
 /// The data loops outside the reduce loops, the outermost parallel; the
@@ -37,7 +52,7 @@ void schedule_reduction(Stage& stage, const TargetTraits& traits) {
     stage.vectorize(inner);
     data.back() = outer;
   }
-  if (traits.cores > 1 && data[0]->extent > 1) stage.parallel(data[0]);
+  if (data[0]->extent > 1 && worth_threads(stage, traits)) stage.parallel(data[0]);
 }
 
 /// A sum of products of two reads: convolution, dense, matmul.
@@ -162,7 +177,7 @@ void schedule_tiled_contraction(Stage& contraction, Stage& writer, const Registe
   writer.reorder(order);
   if (rows_inner) writer.unroll(rows_inner);
   if (vector_inner && tile.vectorized) writer.vectorize(vector_inner);
-  if (traits.cores > 1) {
+  if (worth_threads(contraction, traits)) {
     for (const IterVar& o : outer) {
       if (o->extent > 1) {
         writer.parallel(o);
@@ -214,6 +229,7 @@ TargetTraits target_traits(const Attrs& options) {
   if (const AttrValue* v = options->find("vector_lanes")) traits.vector_lanes = static_cast<int>(v->as_int());
   if (const AttrValue* v = options->find("vector_registers")) traits.vector_registers = static_cast<int>(v->as_int());
   if (const AttrValue* v = options->find("cores")) traits.cores = static_cast<int>(v->as_int());
+  if (const AttrValue* v = options->find("parallel_work")) traits.parallel_work = v->as_int();
   return traits;
 }
 

@@ -28,11 +28,14 @@ struct TargetTraits {
   int vector_lanes = 1;       // elements of one vector register (1: no vectors)
   int cores = 1;              // cores a parallel loop may use
   int vector_registers = 16;  // how many vector registers a tile may use
+  /// The least work (elements times reduction steps) a stage runs on several
+  /// cores for: below it, starting the others costs more than they save.
+  int64_t parallel_work = int64_t{1} << 16;
 };
 
 /// The traits a target's normalized options give in the fields
-/// `vector_lanes`, `vector_registers` and `cores` (the defaults above where
-/// it has none).
+/// `vector_lanes`, `vector_registers`, `cores` and `parallel_work` (the
+/// defaults above where it has none).
 TargetTraits target_traits(const Attrs& options);
 
 Schedule default_schedule(const std::vector<Tensor>& outputs, const TargetTraits& traits);
