@@ -1,7 +1,8 @@
 // The graph executor: construction schedules main (schedule.h), decides where
 // the run buffers live (buffer_assignment.h) and uploads the constants read on
-// devices the host cannot address; a run checks its inputs, makes its own
-// streams and buffers (run_resources.h), and walks the steps.
+// devices the host cannot address; a run checks its inputs, takes streams and
+// buffers of its own (run_resources.h: those of an earlier run where one is
+// idle), and walks the steps.
 #include "weft/graph_executor.h"
 
 #include <chrono>
@@ -27,10 +28,13 @@ struct GraphExecutor::Impl {
   executor::BufferAssignment buffers;
   std::vector<BufferHandle> device_constants;  // per Schedule::device_constants, null until uploaded
   MemoryStats memory;
+  mutable executor::RunResourcePool run_resources;
 
   explicit Impl(std::shared_ptr<const CompiledModule> c)
-      : compiled(std::move(c)), schedule(executor::make_schedule(*compiled)) {
-    buffers = executor::assign_buffers(schedule);
+      : compiled(std::move(c)),
+        schedule(executor::make_schedule(*compiled)),
+        buffers(executor::assign_buffers(schedule)),
+        run_resources(schedule, buffers) {
     device_constants.assign(schedule.device_constants.size(), nullptr);
     measure_memory();
   }
@@ -86,7 +90,8 @@ struct GraphExecutor::Impl {
     for (const Value& v : inputs)
       for (Tensor& t : v.flatten()) flat_inputs.push_back(std::move(t));
 
-    executor::RunResources run(schedule, buffers);
+    std::unique_ptr<executor::RunResources> resources = run_resources.take();
+    const executor::RunResources& run = *resources;
     const size_t num_slots = schedule.slots.size();
     std::vector<BufferHandle> handle(num_slots);
     std::vector<size_t> offset(num_slots, 0);
@@ -167,6 +172,7 @@ struct GraphExecutor::Impl {
     };
     Value result = to_value(schedule.output, to_value);
     for (int t : downloaded) run.synchronize(t);
+    run_resources.give_back(std::move(resources));
     return result;
   }
 };

@@ -30,6 +30,23 @@ RunResources::RunResources(const Schedule& schedule, const BufferAssignment& buf
 
 RunResources::~RunResources() { release(); }
 
+std::unique_ptr<RunResources> RunResourcePool::take() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!idle_.empty()) {
+      std::unique_ptr<RunResources> resources = std::move(idle_.back());
+      idle_.pop_back();
+      return resources;
+    }
+  }
+  return std::make_unique<RunResources>(schedule_, buffers_);
+}
+
+void RunResourcePool::give_back(std::unique_ptr<RunResources> resources) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  idle_.push_back(std::move(resources));
+}
+
 void RunResources::synchronize_all() const {
   for (size_t t = 0; t < streams_.size(); ++t) synchronize(static_cast<int>(t));
 }
