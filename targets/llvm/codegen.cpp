@@ -9,10 +9,13 @@
 #include <llvm/IR/Verifier.h>
 #include <llvm/Support/raw_ostream.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
-#include <string>
+#include <initializer_list>
+#include <limits>
 #include <optional>
+#include <string>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -54,6 +57,7 @@ class KernelEmitter {
 
   llvm::Function* emit(const std::string& name) {
     check_dtypes();
+    collect_bindings();
     llvm::Type* ptr = b_.getPtrTy();
     auto* type = llvm::FunctionType::get(b_.getInt32Ty(), {ptr, ptr, ptr}, false);
     fn_ = llvm::Function::Create(type, llvm::Function::ExternalLinkage, name, m_);
@@ -300,12 +304,12 @@ class KernelEmitter {
   llvm::Value* expr(int32_t i) {
     for (auto scope = scopes_.rbegin(); scope != scopes_.rend(); ++scope)
       if (auto it = scope->find(i); it != scope->end()) return it->second;
-    llvm::Value* v = expr_uncached(p_.node(i));
+    llvm::Value* v = expr_uncached(i, p_.node(i));
     scopes_.back()[i] = v;
     return v;
   }
 
-  llvm::Value* expr_uncached(const weft_loop_node_t& n) {
+  llvm::Value* expr_uncached(int32_t i, const weft_loop_node_t& n) {
     switch (n.kind) {
       case WEFT_LOOP_INT: return llvm::ConstantInt::get(value_type(n.dtype), static_cast<uint64_t>(n.int_value), true);
       case WEFT_LOOP_FLOAT: return llvm::ConstantFP::get(value_type(n.dtype), n.float_value);
@@ -314,7 +318,7 @@ class KernelEmitter {
         if (!v) throw sdk::Error("variable " + std::string(p_.var(n.var).name) + " is read unbound", WEFT_STATUS_INTERNAL);
         return v;
       }
-      case WEFT_LOOP_BINARY: return binary(n);
+      case WEFT_LOOP_BINARY: return binary(i, n);
       case WEFT_LOOP_SELECT: return select(n);
       case WEFT_LOOP_CAST: return cast(n);
       case WEFT_LOOP_CALL: return call(n);
@@ -325,12 +329,12 @@ class KernelEmitter {
                      WEFT_STATUS_UNSUPPORTED);
   }
 
-  llvm::Value* binary(const weft_loop_node_t& n) {
+  llvm::Value* binary(int32_t i, const weft_loop_node_t& n) {
     const DLDataType t = p_.operand(n, 0).dtype;  // the operands' (n's own is bool for predicates)
     llvm::Value* a = expr(n.operands[0]);
     llvm::Value* b = expr(n.operands[1]);
     unify(a, b);
-    return is_float(t) ? float_binary(n.op, t, a, b) : int_binary(n.op, t, a, b);
+    return is_float(t) ? float_binary(n.op, t, a, b) : int_binary(n.op, t, a, b, exact(i));
   }
 
   llvm::Value* float_binary(int32_t op, DLDataType t, llvm::Value* a, llvm::Value* b) {
@@ -358,12 +362,14 @@ class KernelEmitter {
     throw sdk::Error("binary operator " + std::to_string(op) + " on floats", WEFT_STATUS_UNSUPPORTED);
   }
 
-  llvm::Value* int_binary(int32_t op, DLDataType t, llvm::Value* a, llvm::Value* b) {
+  /// `exact`: the operation is known not to overflow (nsw), so LLVM may
+  /// widen it, as it must to fold an index's constant terms into addresses.
+  llvm::Value* int_binary(int32_t op, DLDataType t, llvm::Value* a, llvm::Value* b, bool exact = false) {
     const bool s = is_signed(t);
     switch (op) {
-      case WEFT_TE_ADD: return b_.CreateAdd(a, b);
-      case WEFT_TE_SUB: return b_.CreateSub(a, b);
-      case WEFT_TE_MUL: return b_.CreateMul(a, b);
+      case WEFT_TE_ADD: return b_.CreateAdd(a, b, "", false, exact);
+      case WEFT_TE_SUB: return b_.CreateSub(a, b, "", false, exact);
+      case WEFT_TE_MUL: return b_.CreateMul(a, b, "", false, exact);
       case WEFT_TE_DIV:
       case WEFT_TE_FLOORDIV:
       case WEFT_TE_FLOORMOD: return int_divide(op, s, a, b);
@@ -739,6 +745,96 @@ class KernelEmitter {
 
   static int64_t gcd(int64_t a, int64_t b) { return b == 0 ? std::abs(a) : gcd(b, a % b); }
 
+  // ---- Value ranges -----------------------------------------------------------------------
+  // Integer arithmetic wraps in the loop IR; where the ranges of the loop
+  // variables bound an operation's result within its signed dtype, it never
+  // does, and is emitted nsw (an index like i3 + r1 - 1 then widens to 64
+  // bits term by term, and its constants fold into the addresses).
+
+  struct Range {
+    int64_t lo, hi;
+  };
+
+  /// The variables' bindings: each loop's range and each let's value nodes.
+  void collect_bindings() {
+    for (size_t i = 0; i < p_.num_nodes(); ++i) {
+      const weft_loop_node_t& n = p_.node(static_cast<int32_t>(i));
+      if (n.kind == WEFT_LOOP_FOR && n.extent > 0)
+        loop_ranges_[n.var].push_back({n.int_value, n.int_value + n.extent - 1});
+      else if (n.kind == WEFT_LOOP_LET)
+        let_bindings_[n.var].push_back(n.operands[0]);
+    }
+  }
+
+  /// Whether integer node i, and every integer operation under it, computes
+  /// its mathematical value (nothing wraps).
+  bool exact(int32_t i) { return range_of(i).has_value(); }
+
+  /// The values signed-integer node i takes, where nothing under it wraps;
+  /// else nullopt.
+  std::optional<Range> range_of(int32_t i) {
+    if (auto known = ranges_.find(i); known != ranges_.end()) return known->second;
+    ranges_[i] = std::nullopt;  // while it is worked out: a cycle knows nothing
+    const std::optional<Range> r = range_uncached(p_.node(i));
+    const DLDataType t = p_.node(i).dtype;
+    const bool fits = r && t.code == kDLInt && t.bits <= 64 && r->lo >= min_of(t.bits) && r->hi <= max_of(t.bits);
+    return ranges_[i] = fits ? r : std::nullopt;
+  }
+
+  static int64_t floor_div(int64_t a, int64_t b) { return a / b - (a % b != 0 && (a < 0) != (b < 0)); }
+  static int64_t min_of(int bits) { return bits >= 64 ? std::numeric_limits<int64_t>::min() : -(int64_t{1} << (bits - 1)); }
+  static int64_t max_of(int bits) { return bits >= 64 ? std::numeric_limits<int64_t>::max() : (int64_t{1} << (bits - 1)) - 1; }
+
+  std::optional<Range> range_uncached(const weft_loop_node_t& n) {
+    auto join = [](std::optional<Range> a, std::optional<Range> b) -> std::optional<Range> {
+      if (!a || !b) return std::nullopt;
+      return Range{std::min(a->lo, b->lo), std::max(a->hi, b->hi)};
+    };
+    switch (n.kind) {
+      case WEFT_LOOP_INT: return Range{n.int_value, n.int_value};
+      case WEFT_LOOP_VAR: {  // every value any binding gives it
+        std::vector<std::optional<Range>> bindings;
+        if (auto loops = loop_ranges_.find(n.var); loops != loop_ranges_.end())
+          bindings.insert(bindings.end(), loops->second.begin(), loops->second.end());
+        if (auto lets = let_bindings_.find(n.var); lets != let_bindings_.end())
+          for (int32_t value : lets->second) bindings.push_back(range_of(value));
+        if (bindings.empty()) return std::nullopt;
+        std::optional<Range> r = bindings[0];
+        for (const std::optional<Range>& b : bindings) r = join(r, b);
+        return r;
+      }
+      case WEFT_LOOP_CAST: return range_of(n.operands[0]);  // fits the new dtype, or range_of refuses it
+      case WEFT_LOOP_BINARY: {
+        const std::optional<Range> a = range_of(n.operands[0]), b = range_of(n.operands[1]);
+        if (!a || !b) return std::nullopt;
+        // Operands fit 64-bit signed integers of at most 64 bits: products are
+        // checked, sums of two cannot leave __int128.
+        using Wide = __int128;
+        auto range = [](std::initializer_list<Wide> values) -> std::optional<Range> {
+          const Wide lo = std::min(values), hi = std::max(values);
+          if (lo < std::numeric_limits<int64_t>::min() || hi > std::numeric_limits<int64_t>::max()) return std::nullopt;
+          return Range{static_cast<int64_t>(lo), static_cast<int64_t>(hi)};
+        };
+        const Wide alo = a->lo, ahi = a->hi, blo = b->lo, bhi = b->hi;
+        switch (n.op) {
+          case WEFT_TE_ADD: return range({alo + blo, ahi + bhi});
+          case WEFT_TE_SUB: return range({alo - bhi, ahi - blo});
+          case WEFT_TE_MUL: return range({alo * blo, alo * bhi, ahi * blo, ahi * bhi});
+          case WEFT_TE_MIN: return Range{std::min(a->lo, b->lo), std::min(a->hi, b->hi)};
+          case WEFT_TE_MAX: return Range{std::max(a->lo, b->lo), std::max(a->hi, b->hi)};
+          case WEFT_TE_FLOORDIV:
+            if (b->lo != b->hi || b->lo <= 0) return std::nullopt;
+            return Range{floor_div(a->lo, b->lo), floor_div(a->hi, b->lo)};
+          case WEFT_TE_FLOORMOD:
+            if (b->lo != b->hi || b->lo <= 0) return std::nullopt;
+            return Range{0, b->lo - 1};
+          default: return std::nullopt;
+        }
+      }
+      default: return std::nullopt;
+    }
+  }
+
   /// What lane-independent index node i is known to be a multiple of (1: nothing known).
   int64_t known_multiple(int32_t i) {
     const weft_loop_node_t& n = p_.node(i);
@@ -775,16 +871,20 @@ class KernelEmitter {
         std::optional<Affine> a = affine(n.operands[0]);
         std::optional<Affine> b = affine(n.operands[1]);
         if (!a || !b) return std::nullopt;
+        // The lane-0 value of an exact node is exact too: it is one of its values.
         if (n.op == WEFT_TE_ADD)
-          return Affine{b_.CreateAdd(a->base, b->base), a->stride + b->stride, gcd(a->multiple, b->multiple)};
+          return Affine{b_.CreateAdd(a->base, b->base, "", false, exact(i)), a->stride + b->stride,
+                        gcd(a->multiple, b->multiple)};
         if (n.op == WEFT_TE_SUB)
-          return Affine{b_.CreateSub(a->base, b->base), a->stride - b->stride, gcd(a->multiple, b->multiple)};
+          return Affine{b_.CreateSub(a->base, b->base, "", false, exact(i)), a->stride - b->stride,
+                        gcd(a->multiple, b->multiple)};
         // Products, quotients and remainders by a constant.
         if (n.op == WEFT_TE_MUL && a->stride == 0 && llvm::isa<llvm::ConstantInt>(a->base)) std::swap(a, b);
         auto* c = b->stride == 0 ? llvm::dyn_cast<llvm::ConstantInt>(b->base) : nullptr;
         if (!c) return std::nullopt;
         const int64_t k = c->getSExtValue();
-        if (n.op == WEFT_TE_MUL) return Affine{b_.CreateMul(a->base, c), a->stride * k, a->multiple * std::abs(k)};
+        if (n.op == WEFT_TE_MUL)
+          return Affine{b_.CreateMul(a->base, c, "", false, exact(i)), a->stride * k, a->multiple * std::abs(k)};
         // floordiv(base + l, k) is floordiv(base, k) in every lane, and
         // floormod(base + l, k) is floormod(base, k) + l, when the lanes stay
         // within one multiple of k: the lane count divides k and base.
@@ -1006,6 +1106,9 @@ class KernelEmitter {
   // enclosing region dominates the regions inside it.
   std::vector<std::unordered_map<int32_t, llvm::Value*>> scopes_;
   std::unordered_map<int32_t, bool> may_trap_, divides_;
+  std::unordered_map<int32_t, std::vector<Range>> loop_ranges_;       // per variable: the loops binding it
+  std::unordered_map<int32_t, std::vector<int32_t>> let_bindings_;   // per variable: the values lets bind it to
+  std::unordered_map<int32_t, std::optional<Range>> ranges_;         // per node: range_of
   int clamping_ = 0;  // > 0 while emitting the sides of a guarding select: reads clamp their offsets
   std::vector<llvm::Value*> heap_scratch_live_;  // scratch on the heap, freed on every return
 };
