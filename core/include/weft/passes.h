@@ -163,6 +163,15 @@ Pass SimplifyExpr();
 /// otherwise); leaves it typed.
 Pass SimplifyExprPostAlterOp();
 
+/// "InlineLocalFunctions", opt_level 1: a call of a function literal that
+/// nothing else refers to (not a Primitive group) becomes the function's body
+/// with its parameters bound to the call's arguments, as Relay's
+/// DeadCodeElimination(inline_once=True) inlines what is used once; so the
+/// weights a model passes into a local cell function reach their ops as the
+/// constants they are bound to. Needs no types; leaves the inlined parts
+/// untyped.
+Pass InlineLocalFunctions();
+
 /// "RemoveUnusedFunctions", opt_level 1, as Relay's: keeps the functions named
 /// in entry_functions and every function they reach through a global
 /// reference (a call, or a GlobalVar passed as a value), transitively; drops

@@ -216,7 +216,10 @@ std::shared_ptr<const CompiledModule> build(IRModule mod, const RunConfig& confi
   IRModule optimized;
   {
     PassContext::Scope scope(ctx);
-    IRModule typed = infer_type(mod);
+    // The executor runs a local function inlined at its call anyway; done
+    // before the pipeline, the constants passed into one (an lstm cell's
+    // weights) reach FoldConstant and AlterOpLayout's packing as constants.
+    IRModule typed = infer_type(InlineLocalFunctions()(std::move(mod), ctx));
     mod = IRModule();  // the pipeline holds the only handle to the program it replaces
     optimized = optimization_pipeline()(std::move(typed), ctx);
   }

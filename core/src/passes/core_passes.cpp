@@ -18,6 +18,7 @@ void register_core_passes(PassRegistry& registry) {
       {"FuseOps", [] { return FuseOps(); }},
       {"Gradient", GradientPass},
       {"RemoveUnusedFunctions", [] { return RemoveUnusedFunctions(); }},
+      {"InlineLocalFunctions", InlineLocalFunctions},
       {"SimplifyInference", SimplifyInference},
       {"ConvertLayout", [] { return ConvertLayout(); }},
       {"AlterOpLayout", [] { return AlterOpLayout(); }},
