@@ -32,6 +32,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "address_folding.h"
 #include "codegen.h"
 #include "thread_pool.h"
 
@@ -243,6 +244,7 @@ class OrcJit : public Jit, public std::enable_shared_from_this<OrcJit> {
       if (has("avx512f")) fn.addFnAttr("prefer-vector-width", "512");  // zmm, not the ymm LLVM picks by default
     }
     optimize(*module, *machine_);
+    fold_constant_offsets(*module);
     std::string listing = emit == Emit::kNone ? "" : text_of(*module, emit, *machine_);
 
     std::unique_ptr<llvm::MemoryBuffer> object =
