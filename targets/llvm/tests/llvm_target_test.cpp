@@ -104,16 +104,22 @@ def @main(%x: Tensor[(4, 37), float32], %y: Tensor[(37), float32]) {
   EXPECT_TENSOR_NEAR(run_on_llvm(mod, args), interpret(mod, args), 1e-6, 1e-7);
 }
 
-TEST(LlvmTarget, PaddedConvolutionWithBiasAndReluMatchesTheReference) {
+/// A 3x3 convolution of 3 into 8 channels on 9x7 with `window` (its strides
+/// and padding), then bias and relu; and random arguments for it.
+std::pair<IRModule, std::vector<Value>> conv_bias_relu(const std::string& window) {
   IRModule mod = program(R"(#[version = "0.0.5"]
 def @main(%data: Tensor[(1, 3, 9, 7), float32], %weight: Tensor[(8, 3, 3, 3), float32], %bias: Tensor[(8), float32]) {
-  %0 = nn.conv2d(%data, %weight, strides=[2, 1], padding=[1, 2, 0, 1], channels=8, kernel_size=[3, 3]);
+  %0 = nn.conv2d(%data, %weight, )" + window + R"(, channels=8, kernel_size=[3, 3]);
   %1 = nn.bias_add(%0, %bias);
   nn.relu(%1)
 })");
-  std::vector<Value> args = {testing::rand(DataType::Float(32), {1, 3, 9, 7}, 3),
-                             testing::rand(DataType::Float(32), {8, 3, 3, 3}, 4),
-                             testing::rand(DataType::Float(32), {8}, 5)};
+  return {mod,
+          {testing::rand(DataType::Float(32), {1, 3, 9, 7}, 3), testing::rand(DataType::Float(32), {8, 3, 3, 3}, 4),
+           testing::rand(DataType::Float(32), {8}, 5)}};
+}
+
+TEST(LlvmTarget, PaddedConvolutionWithBiasAndReluMatchesTheReference) {
+  const auto [mod, args] = conv_bias_relu("strides=[2, 1], padding=[1, 2, 0, 1]");
   EXPECT_TENSOR_NEAR(run_on_llvm(mod, args), interpret(mod, args), 1e-5, 1e-6);
 }
 
@@ -362,15 +368,7 @@ std::vector<std::filesystem::path> files_in(const std::filesystem::path& dir) {
 }
 
 TEST(LlvmTarget, ASecondBuildReadsItsKernelsFromTheDiskCacheAndABrokenOneIsCompiledAgain) {
-  IRModule mod = program(R"(#[version = "0.0.5"]
-def @main(%data: Tensor[(1, 3, 9, 7), float32], %weight: Tensor[(8, 3, 3, 3), float32], %bias: Tensor[(8), float32]) {
-  %0 = nn.conv2d(%data, %weight, padding=[1, 1, 1, 1], channels=8, kernel_size=[3, 3]);
-  %1 = nn.bias_add(%0, %bias);
-  nn.relu(%1)
-})");
-  std::vector<Value> args = {testing::rand(DataType::Float(32), {1, 3, 9, 7}, 3),
-                             testing::rand(DataType::Float(32), {8, 3, 3, 3}, 4),
-                             testing::rand(DataType::Float(32), {8}, 5)};
+  const auto [mod, args] = conv_bias_relu("padding=[1, 1, 1, 1]");
   const Tensor want = interpret(mod, args);
   testing::ScratchDir scratch;
   const std::string dir = (scratch / "kernels").string();
