@@ -13,6 +13,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "algorithm_choice.h"
@@ -98,8 +99,17 @@ class GroupKernel {
     dnnl::primitive to_chosen, to_own;  // to_own only for a dst
     size_t offset = 0;
   };
+  /// A concatenation of row-major tensors: along the axis, each source is one
+  /// contiguous chunk per index of the axes before it, copied into place.
+  struct ConcatCopy {
+    size_t outer = 1;                                  // the product of the extents before the axis
+    std::vector<std::pair<size_t, size_t>> sources;    // value, floats per chunk
+  };
+  /// Copies each source's chunks into their place in `dst` (data: per value).
+  static void concatenate(const ConcatCopy& copy, const std::vector<float*>& data, float* dst);
   struct Step {
     dnnl::primitive primitive;
+    std::optional<ConcatCopy> concat_copy;  // run by memcpy instead of the primitive
     std::vector<Binding> bindings;
     std::vector<std::pair<int, dnnl::memory>> packed;  // reordered weights, folded bias
     std::optional<size_t> sum_addend;  // copied into the dst first (the sum post-op adds it)

@@ -252,7 +252,7 @@ def @main(%x: Tensor[(2, 3, 4, 5), float32], %g: Tensor[(5), float32], %b: Tenso
                                                   "eltwise(negative), binary(multiply, add as sum), binary(add)\n"));
 }
 
-TEST(OnednnTarget, JoinsConvolutionOutputsWithAConcatPrimitive) {
+TEST(OnednnTarget, JoinsConvolutionOutputsInOneConcatStep) {
   Program p = program(R"(
 def @main(%x: Tensor[(1, 3, 5, 5), float32], %w: Tensor[(4, 3, 1, 1), float32], %y: Tensor[(1, 2, 5, 5), float32]) {
   %0 = nn.relu(nn.conv2d(%x, %w, channels=4, kernel_size=[1, 1]));
@@ -271,6 +271,22 @@ def @main(%x: Tensor[(1, 3, 5, 5), float32], %w: Tensor[(4, 3, 1, 1), float32], 
   }
   EXPECT_EQ(concat_groups, 1u);
   EXPECT_THAT(built.report, HasSubstr("concat(concatenate)"));
+}
+
+TEST(OnednnTarget, AConcatAlongAnInnerAxisCopiesEachSourcesChunksInOrder) {
+  // Along axis 2 each source is one chunk per (n, c): 2 x 3 chunks of 2, 1
+  // and 3 rows, interleaved in the output.
+  Program p = program(R"(
+def @main(%a: Tensor[(2, 3, 2, 4), float32], %b: Tensor[(2, 3, 1, 4), float32], %c: Tensor[(2, 3, 3, 4), float32]) {
+  concatenate((nn.relu(%a), %b, %c), axis=2)
+}
+)",
+                      {});
+  Built built = build_for_onednn(p.mod);
+  ASSERT_EQ(built.compiled->groups.size(), 1u);
+  EXPECT_EQ(built.compiled->groups[0].target, "onednn");
+  Value got = GraphExecutor(built.compiled).run(p.args);
+  EXPECT_EQ(max_error(got.tensor(), Interpreter(p.mod).run_main(p.args).tensor()), 0.0);
 }
 
 TEST(OnednnTarget, DeclinesAFloat64ConvolutionSayingWhy) {
