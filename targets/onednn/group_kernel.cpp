@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <memory>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -33,6 +34,23 @@ std::string dims_text(const memory::dims& dims) {
 }
 
 size_t aligned(size_t bytes) { return (bytes + kAlignment - 1) / kAlignment * kAlignment; }
+
+/// `bytes` of scratch memory for a launch on this thread: the block of the
+/// thread's largest launch so far, kept between launches (a launch allocated
+/// and freed its own, which cost the small groups of an lstm more than their
+/// primitives). A thread runs one launch at a time.
+char* thread_scratch(size_t bytes) {
+  thread_local std::unique_ptr<char, decltype(&std::free)> block(nullptr, &std::free);
+  thread_local size_t capacity = 0;
+  if (bytes > capacity) {
+    block.reset();
+    capacity = 0;
+    block.reset(static_cast<char*>(std::aligned_alloc(kAlignment, aligned(bytes))));
+    if (!block) throw sdk::Error("cannot allocate " + std::to_string(bytes) + " bytes of scratch memory");
+    capacity = aligned(bytes);
+  }
+  return block.get();
+}
 
 struct PostOp {
   enum class Kind { kEltwise, kSum, kBinary } kind;
@@ -902,10 +920,7 @@ void GroupKernel::run(const dnnl::engine& engine, const std::vector<sdk::TensorV
                      sdk::dtype_name(args[i].dtype()) + " tensor of " + std::to_string(args[i].numel()));
   };
   // One block per run: the intermediates, then the largest scratchpad.
-  const size_t bytes = intermediate_bytes_ + aligned(scratchpad_bytes_);
-  std::unique_ptr<char, decltype(&std::free)> scratch(
-      bytes ? static_cast<char*>(std::aligned_alloc(kAlignment, bytes)) : nullptr, &std::free);
-  if (bytes && !scratch) throw sdk::Error("cannot allocate " + std::to_string(bytes) + " bytes of scratch memory");
+  char* const scratch = thread_scratch(intermediate_bytes_ + aligned(scratchpad_bytes_));
   std::vector<float*> data(values_.size());
   for (size_t v = 0; v < values_.size(); ++v) {
     const Value& value = values_[v];
@@ -920,7 +935,7 @@ void GroupKernel::run(const dnnl::engine& engine, const std::vector<sdk::TensorV
           check(num_params_ + *value.output, value.shape, "output " + std::to_string(*value.output));
           data[v] = args[num_params_ + *value.output].data<float>();
         } else {
-          data[v] = reinterpret_cast<float*>(scratch.get() + value.index);
+          data[v] = reinterpret_cast<float*>(scratch + value.index);
         }
         break;
     }
@@ -935,10 +950,10 @@ void GroupKernel::run(const dnnl::engine& engine, const std::vector<sdk::TensorV
     std::unordered_map<int, memory> memories(step.packed.begin(), step.packed.end());
     for (const Binding& b : step.bindings) memories.emplace(b.arg, memory(b.desc, engine, data[b.value]));
     if (step.scratchpad.get_size()) {
-      memories.emplace(DNNL_ARG_SCRATCHPAD, memory(step.scratchpad, engine, scratch.get() + intermediate_bytes_));
+      memories.emplace(DNNL_ARG_SCRATCHPAD, memory(step.scratchpad, engine, scratch + intermediate_bytes_));
     }
     for (const Relayout& r : step.input_relayouts) {
-      memory own(r.own, engine, data[r.value]), chosen(r.chosen, engine, scratch.get() + r.offset);
+      memory own(r.own, engine, data[r.value]), chosen(r.chosen, engine, scratch + r.offset);
       r.to_chosen.execute(stream, {{DNNL_ARG_FROM, own}, {DNNL_ARG_TO, chosen}});
       memories.emplace(r.arg, chosen);
     }
@@ -946,7 +961,7 @@ void GroupKernel::run(const dnnl::engine& engine, const std::vector<sdk::TensorV
     std::optional<memory> own_dst, chosen_dst;
     if (out) {
       own_dst.emplace(out->own, engine, data[step.dst]);
-      chosen_dst.emplace(out->chosen, engine, scratch.get() + out->offset);
+      chosen_dst.emplace(out->chosen, engine, scratch + out->offset);
       memories.emplace(DNNL_ARG_DST, *chosen_dst);
     }
     if (step.sum_addend && out) {
