@@ -652,10 +652,15 @@ class GroupBuilder {
   }
 
   /// What `p` computes: an anchor's multiply-accumulates (each dst element
-  /// reads a weight's worth over its output channels), another primitive's
-  /// dst elements.
+  /// reads a weight's worth over its output channels), a pooling's window
+  /// reads, another primitive's dst elements.
   size_t work_of(const Pending& p) const {
     const size_t dst = numel_of(shape_of(p.dst));
+    if (p.kind == Pending::Kind::kPool) {
+      size_t window = 1;
+      for (int64_t k : p.pool.kernel) window *= static_cast<size_t>(std::max<int64_t>(k, 1));
+      return dst * window;
+    }
     if (p.kind != Pending::Kind::kAnchor) return dst;
     const memory::dims& w = p.anchor.weights.dims();
     const memory::dims& d = p.anchor.dst.dims();
