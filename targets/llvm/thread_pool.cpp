@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <system_error>
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
@@ -20,9 +21,7 @@ constexpr auto kSpin = std::chrono::microseconds(100);
 
 }  // namespace
 
-ThreadPool::ThreadPool(int threads) : threads_(std::max(threads, 1)) {
-  for (int w = 1; w < threads_; ++w) workers_.emplace_back([this, w] { work(w); });
-}
+ThreadPool::ThreadPool(int threads) : threads_(std::max(threads, 1)) {}
 
 ThreadPool::~ThreadPool() {
   {
@@ -38,13 +37,24 @@ int32_t ThreadPool::parallel_for(ParallelBody body, void* env, int32_t begin, in
   if (end <= begin) return 0;
   std::unique_lock<std::mutex> mine(loop_, std::try_to_lock);
   if (!mine.owns_lock() || threads_ == 1 || end - begin == 1) return body(env, begin, end);
+  // Under loop_: the destructor, which joins them, runs when no loop can.
+  std::call_once(started_, [this] {
+    try {
+      for (int w = 1; w < threads_; ++w) workers_.emplace_back([this, w] { work(w); });
+    } catch (const std::system_error&) {
+      // The system has no more threads to give: the loops share out among
+      // those that started (generated code cannot take an exception).
+    }
+  });
+  if (workers_.empty()) return body(env, begin, end);
   body_ = body;
   env_ = env;
   begin_ = begin;
   end_ = end;
-  chunks_ = static_cast<int>(std::min<int64_t>(threads_, int64_t{end} - begin));
+  const int workers = static_cast<int>(workers_.size());
+  chunks_ = static_cast<int>(std::min<int64_t>(workers + 1, int64_t{end} - begin));
   status_.store(0, std::memory_order_relaxed);
-  pending_.store(threads_ - 1, std::memory_order_relaxed);
+  pending_.store(workers, std::memory_order_relaxed);
   {
     std::lock_guard<std::mutex> lock(sleep_);
     generation_.fetch_add(1, std::memory_order_release);

@@ -4,7 +4,9 @@
 // contiguous chunk per thread, the calling thread taking the first. Workers
 // spin briefly for the next loop (kernels come in quick succession), then
 // sleep, so they do not hold the cores that other targets' threads (oneDNN's
-// OpenMP team) need between this target's kernels.
+// OpenMP team) need between this target's kernels. They start with the first
+// parallel loop: a pool whose kernels never run one (a model whose groups
+// all went to other targets) adds no thread to the process.
 #pragma once
 
 #include <atomic>
@@ -22,7 +24,8 @@ using ParallelBody = int32_t (*)(void* env, int32_t begin, int32_t end);
 
 class ThreadPool {
  public:
-  /// `threads` in all (at least 1): the calling thread and threads - 1 workers.
+  /// `threads` in all (at least 1): the calling thread and threads - 1
+  /// workers, started by the first parallel loop.
   explicit ThreadPool(int threads);
   ~ThreadPool();
   ThreadPool(const ThreadPool&) = delete;
@@ -42,6 +45,7 @@ class ThreadPool {
   uint64_t wait_for_work(uint64_t seen);
 
   const int threads_;
+  std::once_flag started_;
   std::vector<std::thread> workers_;
   std::mutex loop_;  // one loop at a time
 
@@ -59,7 +63,7 @@ class ThreadPool {
   std::atomic<bool> stop_{false};  // set under sleep_, read by workers without it
 };
 
-/// What generated code calls for a parallel loop (by address: the JIT needs no symbol).
+/// What generated code calls for a parallel loop (codegen.h's kParallelFor, defined in the JIT).
 extern "C" int32_t weft_llvm_parallel_for(void* pool, ParallelBody body, void* env, int32_t begin, int32_t end);
 
 }  // namespace llvm_target

@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <filesystem>
+#include <iterator>
 #include <thread>
 #include <vector>
 
@@ -23,6 +25,23 @@ int32_t count_iterations(void* env, int32_t begin, int32_t end) {
   c.chunks.fetch_add(1);
   for (int32_t i = begin; i < end; ++i) c.runs[static_cast<size_t>(i)].fetch_add(1);
   return 0;
+}
+
+/// The threads of this process, from /proc.
+size_t process_threads() {
+  return static_cast<size_t>(std::distance(std::filesystem::directory_iterator("/proc/self/task"),
+                                           std::filesystem::directory_iterator()));
+}
+
+TEST(ThreadPool, WorkersStartWithTheFirstParallelLoop) {
+  const size_t before = process_threads();
+  ThreadPool pool(3);
+  EXPECT_EQ(process_threads(), before) << "a pool that runs no loop adds no thread";
+  Counts c(30);
+  ASSERT_EQ(weft_llvm_parallel_for(&pool, count_iterations, &c, 0, 30), 0);
+  EXPECT_EQ(process_threads(), before + 2);
+  EXPECT_EQ(c.chunks.load(), 3);
+  for (const std::atomic<int>& r : c.runs) EXPECT_EQ(r.load(), 1);
 }
 
 TEST(ThreadPool, RunsEveryIterationOnceInOneChunkPerThread) {
