@@ -67,6 +67,20 @@ TEST(LoopsTarget, IsBuiltIntoTheCoreWithTraitOptions) {
   EXPECT_EQ(def->device_type, kDLCPU);
   EXPECT_NE(def->options.find("vector_lanes"), nullptr);
   EXPECT_NE(def->options.find("cores"), nullptr);
+  EXPECT_NE(def->options.find("parallel_work"), nullptr);
+}
+
+TEST(LoopsTarget, ATraitOptionBelowOneIsAnErrorNamingIt) {
+  const TargetDef& def = TargetRegistry::global().get("loops");
+  for (const char* option : {"vector_lanes", "cores", "parallel_work"}) {
+    try {
+      def.options.normalize("loops", make_attrs({{option, int64_t{0}}}));
+      ADD_FAILURE() << option << ": 0 was accepted";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find(option), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_NO_THROW(def.options.normalize("loops", make_attrs({{"parallel_work", int64_t{1}}})));
 }
 
 /// An op with a reference kernel (a copy) and no TE compute, registered while
