@@ -63,8 +63,10 @@ extern "C" {
  * (weft_pass_desc_t.run_in_context, the pass_context_* functions) and ops'
  * is_layout_layer; 1.7: targets' packed_constants; 1.8: ops' prepared kernels
  * (prepare_kernel, run_prepared_kernel, release_kernel_plan); 1.9: tensor
- * expressions (the te_* host functions, for ops' te_compute) */
-#define WEFT_PLUGIN_ABI_MINOR 9
+ * expressions (the te_* host functions, for ops' te_compute); 1.10: loop
+ * programs (te_call_supported, loop_program_lower, loop_program_release);
+ * 1.11: the target traits' many_threads */
+#define WEFT_PLUGIN_ABI_MINOR 11
 
 /* ---- Status -------------------------------------------------------------- */
 
@@ -216,6 +218,8 @@ typedef struct weft_target_traits_t {
   int32_t vector_lanes;     /* elements of one vector register */
   int32_t cores;            /* cores a parallel loop may use */
   int32_t vector_registers; /* vector registers a register tile may use */
+  int32_t many_threads;     /* 1.11; nonzero: a GPU, whose parallel loops run an iteration per thread, so
+                             * each stage is one parallel loop over its data whatever its work */
 } weft_target_traits_t;
 
 /* How a loop's iterations may run; every kind computes what the serial loop

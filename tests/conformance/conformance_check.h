@@ -93,7 +93,9 @@ inline ::testing::AssertionResult bit_identical(const Value& got, const Value& w
 
 /// The targets that generate code from TE: each must run every call the TE
 /// layer describes.
-inline bool runs_every_te_op(const std::string& target) { return target == "loops" || target == "llvm"; }
+inline bool runs_every_te_op(const std::string& target) {
+  return target == "loops" || target == "llvm" || target == "vulkan";
+}
 
 /// Builds `mod` for `target` and runs it on `args` through the graph
 /// executor; expects the result within tolerance of `want` (the interpreter on

@@ -160,18 +160,40 @@ TEST(TeDefaultSchedule, OnlyStagesWithEnoughWorkRunOnSeveralCores) {
   EXPECT_TRUE(contains(matmul_of(64, 256, 32), "parallel")) << matmul_of(64, 256, 32);
 }
 
+TEST(TeDefaultSchedule, OnATargetOfManyThreadsEachStageIsOneParallelLoopOverItsData) {
+  TargetTraits gpu;
+  gpu.many_threads = true;
+  // The matmul in tiles of 5 rows by 1 column: the loops over tiles (6
+  // columns, 1 block of rows) fused into one, however little work they hold.
+  const std::string mm = golden_matmul_loops(gpu);
+  EXPECT_TRUE(contains(mm, "parallel for j.i.outer.fused in range(6):")) << mm;
+  EXPECT_EQ(mm.find("parallel for"), mm.rfind("parallel for")) << mm;
+  EXPECT_TRUE(contains(mm, "unrolled for i.at in range(5):")) << mm;
+  // A reduction's data loops, and an injective output's.
+  NamedTensors argmax_data = golden("argmax");  // (4, 9) along axis 1
+  Tensor x = placeholder_like(member(argmax_data, "x"), "x");
+  const std::string argmax = print(lower(default_schedule(cases::argmax(x), gpu), "argmax", {x}));
+  EXPECT_TRUE(contains(argmax, "parallel for i in range(4):")) << argmax;
+  Tensor y = placeholder({2, 3}, DataType::Float(32), "y");
+  Tensor relu = compute({2, 3}, [&](const std::vector<Var>& i) { return max(y(i[0], i[1]), 0.0); }, "relu");
+  const std::string relu_loops = print(lower(default_schedule({relu}, gpu), "relu", {y}));
+  EXPECT_TRUE(contains(relu_loops, "parallel for i.j.fused in range(6):")) << relu_loops;
+}
+
 TEST(TeDefaultSchedule, TraitsComeFromATargetsOptions) {
   TargetTraits t = target_traits(make_attrs(
-      {{"vector_lanes", 16}, {"cores", 4}, {"vector_registers", 32}, {"parallel_work", 1000}, {"other", true}}));
+      {{"vector_lanes", 16}, {"cores", 4}, {"vector_registers", 32}, {"parallel_work", 1000}, {"many_threads", true}, {"other", true}}));
   EXPECT_EQ(t.vector_lanes, 16);
   EXPECT_EQ(t.cores, 4);
   EXPECT_EQ(t.vector_registers, 32);
   EXPECT_EQ(t.parallel_work, 1000);
+  EXPECT_TRUE(t.many_threads);
   TargetTraits none = target_traits(make_attrs({}));
   EXPECT_EQ(none.vector_lanes, 1);
   EXPECT_EQ(none.cores, 1);
   EXPECT_EQ(none.vector_registers, 16);
   EXPECT_EQ(none.parallel_work, 65536);
+  EXPECT_FALSE(none.many_threads);
 }
 
 }  // namespace

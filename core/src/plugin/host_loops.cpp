@@ -292,6 +292,7 @@ te::TargetTraits traits_of(const weft_target_traits_t* t) {
                         std::string("target traits must not be negative: ") + name + " is " + std::to_string(value)};
     if (value > 0) *into = value;
   }
+  traits.many_threads = given.many_threads != 0;
   return traits;
 }
 

@@ -82,6 +82,12 @@ TargetDef loops_target_def() {
   def.options.add(positive("cores", 2, "Cores the default schedules parallelize over (1: none)."));
   def.options.add(positive("parallel_work", te::TargetTraits{}.parallel_work,
                            "The least work (elements times reduction steps) a stage runs in parallel for."));
+  AttrField many_threads;
+  many_threads.name = "many_threads";
+  many_threads.type = AttrType::kBool;
+  many_threads.default_value = AttrValue(false);
+  many_threads.doc = "Schedule as for a GPU: each stage one parallel loop over its data, an iteration per thread.";
+  def.options.add(std::move(many_threads));
   def.create = [](const Attrs& options) { return std::make_shared<LoopsTarget>(te::target_traits(options)); };
   return def;
 }

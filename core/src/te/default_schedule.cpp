@@ -11,6 +11,7 @@ namespace {
 /// Whether `stage`'s loops (all of them, reductions included) hold the work
 /// worth running on several cores.
 bool worth_threads(const Stage& stage, const TargetTraits& traits) {
+  if (traits.many_threads) return true;
   if (traits.cores <= 1) return false;
   const auto& c = static_cast<const ComputeOpNode&>(*stage.op());
   int64_t work = 1;
@@ -51,6 +52,11 @@ void schedule_reduction(Stage& stage, const TargetTraits& traits) {
     stage.reorder(order);
     stage.vectorize(inner);
     data.back() = outer;
+  }
+  if (traits.many_threads) {  // a thread per output: all the data loops as one
+    IterVar fused = data[0];
+    for (size_t d = 1; d < data.size(); ++d) fused = stage.fuse(fused, data[d]);
+    data = {fused};
   }
   if (data[0]->extent > 1 && worth_threads(stage, traits)) stage.parallel(data[0]);
 }
@@ -177,7 +183,12 @@ void schedule_tiled_contraction(Stage& contraction, Stage& writer, const Registe
   writer.reorder(order);
   if (rows_inner) writer.unroll(rows_inner);
   if (vector_inner && tile.vectorized) writer.vectorize(vector_inner);
-  if (worth_threads(contraction, traits)) {
+  if (traits.many_threads) {  // a thread per tile: the loops over tiles as one
+    IterVar fused = outer[0];
+    for (size_t d = 1; d < outer.size(); ++d) fused = writer.fuse(fused, outer[d]);
+    outer = {fused};
+    if (fused->extent > 1) writer.parallel(fused);
+  } else if (worth_threads(contraction, traits)) {
     for (const IterVar& o : outer) {
       if (o->extent > 1) {
         writer.parallel(o);
@@ -230,6 +241,7 @@ TargetTraits target_traits(const Attrs& options) {
   if (const AttrValue* v = options->find("vector_registers")) traits.vector_registers = static_cast<int>(v->as_int());
   if (const AttrValue* v = options->find("cores")) traits.cores = static_cast<int>(v->as_int());
   if (const AttrValue* v = options->find("parallel_work")) traits.parallel_work = v->as_int();
+  if (const AttrValue* v = options->find("many_threads")) traits.many_threads = v->as_bool();
   return traits;
 }
 

@@ -34,6 +34,7 @@ struct TargetTraits {
   int32_t vector_lanes = 0;
   int32_t cores = 0;
   int32_t vector_registers = 0;
+  bool many_threads = false;  // a GPU: each stage one parallel loop, an iteration per thread
 };
 
 /// A lowered group (move-only; frees its tables).
@@ -47,6 +48,7 @@ class LoopProgram {
     t.vector_lanes = traits.vector_lanes;
     t.cores = traits.cores;
     t.vector_registers = traits.vector_registers;
+    t.many_threads = traits.many_threads ? 1 : 0;
     const weft_loop_program_t* out = nullptr;
     check(host().loop_program_lower(primitive.get(), &t, &out));
     return LoopProgram(out);

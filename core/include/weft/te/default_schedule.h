@@ -13,7 +13,9 @@
 // axis, its reduce loops outside the tile, each tile written out (through
 // the bias and activation fused after it) as soon as it is complete; the
 // blocks of columns outside the blocks of rows, so the operand read along
-// the columns stays in cache while every row block uses it.
+// the columns stays in cache while every row block uses it. On a target of
+// many threads (a GPU), every stage's data loops outside its register tile
+// fuse into one parallel loop whatever its work: each iteration is a thread.
 #pragma once
 
 #include <vector>
@@ -31,10 +33,14 @@ struct TargetTraits {
   /// The least work (elements times reduction steps) a stage runs on several
   /// cores for: below it, starting the others costs more than they save.
   int64_t parallel_work = int64_t{1} << 16;
+  /// The target runs a parallel loop's iterations as threads of a GPU, by
+  /// the thousand: each stage is one parallel loop over its data (its
+  /// register tiles), whatever its work.
+  bool many_threads = false;
 };
 
 /// The traits a target's normalized options give in the fields
-/// `vector_lanes`, `vector_registers`, `cores` and `parallel_work` (the
+/// `vector_lanes`, `vector_registers`, `cores`, `parallel_work` and `many_threads` (the
 /// defaults above where it has none).
 TargetTraits target_traits(const Attrs& options);
 
