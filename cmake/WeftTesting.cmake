@@ -77,13 +77,16 @@ function(weft_add_test_suite name dir)
   # libgomp's workers alive at exit, LeakSanitizer's tracer (clang 14) crashes
   # reading a thread's TLS, in the suite or in a `weft` it runs (the default
   # config runs onednn, which runs on libgomp).
+  #
+  # Every Vulkan device a suite opens runs under the validation layer, and
+  # any message it gives fails the run (targets/vulkan).
   if(WEFT_SANITIZE)
     target_compile_definitions(${name} PRIVATE WEFT_TEST_UNDER_SANITIZERS)
     add_test(NAME ${name} COMMAND ${name} --gtest_filter=-${WEFT_SANITIZED_BUILD_SKIPS})
-    set_tests_properties(${name} PROPERTIES LABELS ${name} ENVIRONMENT OMP_NUM_THREADS=1)
+    set_tests_properties(${name} PROPERTIES LABELS ${name} ENVIRONMENT "OMP_NUM_THREADS=1;WEFT_VULKAN_VALIDATION=1")
   else()
     add_test(NAME ${name} COMMAND ${name})
-    set_tests_properties(${name} PROPERTIES LABELS ${name})
+    set_tests_properties(${name} PROPERTIES LABELS ${name} ENVIRONMENT WEFT_VULKAN_VALIDATION=1)
   endif()
   add_dependencies(weft_test_suites ${name})
 endfunction()

@@ -172,6 +172,7 @@ void Context::create(int index, bool validation) {
     }
   }
   if (queue_family_ == families) throw sdk::Unsupported(std::string(properties_.deviceName) + " has no compute queue");
+  if (family[queue_family_].timestampValidBits > 0) timestamp_period_ns_ = properties_.limits.timestampPeriod;
 
   // What the device has of the features the shaders may use; each enabled
   // where present.

@@ -45,6 +45,8 @@ class Context {
   PFN_vkCmdPushDescriptorSetKHR push_descriptor() const { return push_descriptor_; }
   std::string name() const { return properties_.deviceName; }
   VkPipelineCache pipeline_cache() const { return pipeline_cache_; }
+  /// Nanoseconds per timestamp tick on the compute queue; 0 where it has no timestamps.
+  double timestamp_period_ns() const { return timestamp_period_ns_; }
 
   /// Every device of the instance as `weft targets` lists it, this context's first.
   std::vector<weft::sdk::TargetDevice> describe() const;
@@ -62,8 +64,8 @@ class Context {
   /// Called by the layer's messenger.
   void add_validation_message(std::string message);
 
-  /// Counts the destruction of buffers and pipelines: a command buffer
-  /// recorded before a change refers to objects that may be gone.
+  /// Counts the destruction of buffers and pipelines (from 1): a command
+  /// buffer recorded before a change refers to objects that may be gone.
   uint64_t generation() const { return generation_.load(); }
   void objects_destroyed() { ++generation_; }
 
@@ -85,7 +87,8 @@ class Context {
   std::mutex queue_mutex_;
   std::mutex messages_mutex_;
   std::vector<std::string> messages_;
-  std::atomic<uint64_t> generation_{0};
+  std::atomic<uint64_t> generation_{1};  // 0 marks a recording as stale
+  double timestamp_period_ns_ = 0;
 };
 
 }  // namespace vulkan_target

@@ -3,6 +3,7 @@
 #include <weft/plugin.hpp>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 
 namespace sdk = weft::sdk;
@@ -40,32 +41,55 @@ bool Stream::Command::operator==(const Command& o) const {
          src_staging == o.src_staging && dst_staging == o.dst_staging;
 }
 
-Stream::Stream(std::shared_ptr<Context> context, BlockAllocator& memory)
+Stream::Stream(std::shared_ptr<Context> context, BlockAllocator& memory, bool timing)
     : context_(std::move(context)), memory_(memory) {
   VkCommandPoolCreateInfo pool{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
   pool.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
   pool.queueFamilyIndex = context_->queue_family();
   check(vkCreateCommandPool(context_->device(), &pool, nullptr, &pool_), "vkCreateCommandPool");
-  VkCommandBufferAllocateInfo alloc{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
-  alloc.commandPool = pool_;
-  alloc.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
-  alloc.commandBufferCount = 1;
   VkFenceCreateInfo fence{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
   try {
-    check(vkAllocateCommandBuffers(context_->device(), &alloc, &commands_), "vkAllocateCommandBuffers");
     check(vkCreateFence(context_->device(), &fence, nullptr, &fence_), "vkCreateFence");
+    if (timing && context_->timestamp_period_ns() > 0) {
+      VkQueryPoolCreateInfo queries{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
+      queries.queryType = VK_QUERY_TYPE_TIMESTAMP;
+      queries.queryCount = 2;
+      check(vkCreateQueryPool(context_->device(), &queries, nullptr, &timestamps_), "vkCreateQueryPool");
+    }
   } catch (...) {
+    if (fence_) vkDestroyFence(context_->device(), fence_, nullptr);
     vkDestroyCommandPool(context_->device(), pool_, nullptr);
     throw;
   }
 }
 
 Stream::~Stream() {
+  if (timestamps_) print_timing();
   VkDevice device = context_->device();
-  if (descriptors_) vkDestroyDescriptorPool(device, descriptors_, nullptr);
+  for (Recording& r : recordings_)
+    if (r.descriptors) vkDestroyDescriptorPool(device, r.descriptors, nullptr);
+  if (timestamps_) vkDestroyQueryPool(device, timestamps_, nullptr);
   vkDestroyFence(device, fence_, nullptr);
-  vkDestroyCommandPool(device, pool_, nullptr);
+  vkDestroyCommandPool(device, pool_, nullptr);  // and its command buffers
   memory_.release(scratch_);
+}
+
+void Stream::print_timing() const {
+  if (device_us_.empty()) return;
+  auto median = [](std::vector<double> v) {
+    std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
+    return v[v.size() / 2];
+  };
+  const double device = median(device_us_), host = median(host_us_);
+  std::fprintf(stderr,
+               "vulkan: %zu submissions on %s: median %.1f us on the device, %.1f us from the first enqueue to the "
+               "end of the wait (%.1f us beyond the device); %zu recorded\n",
+               device_us_.size(), context_->name().c_str(), device, host, host - device, recordings_made_);
+}
+
+void Stream::enqueue(Command command) {
+  if (enqueued_.empty()) first_enqueue_ = std::chrono::steady_clock::now();
+  enqueued_.push_back(std::move(command));
 }
 
 void Stream::launch(const Kernel& kernel, const sdk::LaunchArgs& launch) {
@@ -105,7 +129,7 @@ void Stream::launch(const Kernel& kernel, const sdk::LaunchArgs& launch) {
       c.offsets[static_cast<size_t>(b.arg_slot)] = static_cast<int32_t>((at - start) / element);
     }
   }
-  enqueued_.push_back(std::move(c));
+  enqueue(std::move(c));
 }
 
 VkDeviceSize Stream::reserve_staging(VkDeviceSize nbytes) {
@@ -126,7 +150,7 @@ void Stream::copy_from_host(const void* src, const DeviceBuffer& dst, size_t dst
   c.dst_offset = dst.offset + dst_offset;
   c.size = nbytes;
   uploads_.push_back({src, nullptr, c.src_offset, nbytes});
-  enqueued_.push_back(std::move(c));
+  enqueue(std::move(c));
 }
 
 void Stream::copy_to_host(const DeviceBuffer& src, size_t src_offset, void* dst, size_t nbytes) {
@@ -141,7 +165,7 @@ void Stream::copy_to_host(const DeviceBuffer& src, size_t src_offset, void* dst,
   c.dst_offset = reserve_staging(nbytes);
   c.size = nbytes;
   downloads_.push_back({nullptr, dst, c.dst_offset, nbytes});
-  enqueued_.push_back(std::move(c));
+  enqueue(std::move(c));
 }
 
 void Stream::copy_buffer(const DeviceBuffer& src, size_t src_offset, const DeviceBuffer& dst, size_t dst_offset,
@@ -157,25 +181,20 @@ void Stream::copy_buffer(const DeviceBuffer& src, size_t src_offset, const Devic
   c.size = nbytes;
   if (c.src == c.dst && c.src_offset < c.dst_offset + nbytes && c.dst_offset < c.src_offset + nbytes)
     throw sdk::Error("a copy between overlapping bytes of one buffer");
-  enqueued_.push_back(std::move(c));
+  enqueue(std::move(c));
 }
 
 /// Grows the staging, flag and scratch buffers to what the enqueued work
-/// needs; true when one was replaced (the recording then refers to the old).
-bool Stream::ensure_capacity() {
-  bool replaced = false;
+/// needs (a replaced one makes the recordings that used it stale).
+void Stream::ensure_capacity() {
   const VkDeviceSize staging = std::max<VkDeviceSize>(staging_used_, kStagingAlignment);
-  if (!staging_ || staging_->size() < staging) {
+  if (!staging_ || staging_->size() < staging)
     staging_ = std::make_unique<MappedBuffer>(*context_, std::max(staging, 2 * (staging_ ? staging_->size() : 0)),
                                               VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT);
-    replaced = true;
-  }
   const VkDeviceSize flags = 4 * std::max<VkDeviceSize>(slots_, 1);
-  if (!flags_ || flags_->size() < flags) {
+  if (!flags_ || flags_->size() < flags)
     flags_ = std::make_unique<MappedBuffer>(*context_, std::max(flags, 2 * (flags_ ? flags_->size() : 0)),
                                             VK_BUFFER_USAGE_STORAGE_BUFFER_BIT);
-    replaced = true;
-  }
   int64_t scratch = 0;
   for (const Command& c : enqueued_)
     if (c.kernel) scratch = std::max(scratch, c.kernel->plan().scratch_bytes);
@@ -183,19 +202,52 @@ bool Stream::ensure_capacity() {
     memory_.release(scratch_);
     scratch_ = nullptr;
     scratch_ = memory_.allocate(static_cast<size_t>(scratch), static_cast<size_t>(kScratchAlignment));
-    replaced = true;
+    context_->objects_destroyed();  // the recordings bound the old scratch
   }
-  return replaced;
 }
 
-void Stream::record() {
+Stream::Recording& Stream::recording() {
+  const uint64_t generation = context_->generation();
+  ++submissions_;
+  for (Recording& r : recordings_) {
+    if (r.generation == generation && r.sequence == enqueued_) {
+      r.last_used = submissions_;
+      return r;
+    }
+  }
+  // A stale recording's buffer, else a new one, else the least recently used.
+  Recording* slot = nullptr;
+  for (Recording& r : recordings_)
+    if (r.generation != generation) slot = &r;
+  if (!slot && recordings_.size() < kMaxRecordings) {
+    Recording fresh;
+    VkCommandBufferAllocateInfo alloc{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
+    alloc.commandPool = pool_;
+    alloc.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+    alloc.commandBufferCount = 1;
+    check(vkAllocateCommandBuffers(context_->device(), &alloc, &fresh.commands), "vkAllocateCommandBuffers");
+    recordings_.push_back(std::move(fresh));
+    slot = &recordings_.back();
+  }
+  if (!slot)
+    slot = &*std::min_element(recordings_.begin(), recordings_.end(),
+                              [](const Recording& a, const Recording& b) { return a.last_used < b.last_used; });
+  slot->generation = 0;  // stale until recorded
+  record(*slot);
+  slot->sequence = enqueued_;
+  slot->generation = generation;
+  slot->last_used = submissions_;
+  return *slot;
+}
+
+void Stream::record(Recording& r) {
   VkDevice device = context_->device();
-  check(vkResetCommandBuffer(commands_, 0), "vkResetCommandBuffer");
+  VkCommandBuffer commands = r.commands;
+  check(vkResetCommandBuffer(commands, 0), "vkResetCommandBuffer");
   const PFN_vkCmdPushDescriptorSetKHR push = context_->push_descriptor();
-  std::vector<VkDescriptorSet> sets;
   if (!push) {  // one set per launch, from a pool sized for this recording
-    if (descriptors_) vkDestroyDescriptorPool(device, descriptors_, nullptr);
-    descriptors_ = VK_NULL_HANDLE;
+    if (r.descriptors) vkDestroyDescriptorPool(device, r.descriptors, nullptr);
+    r.descriptors = VK_NULL_HANDLE;
     uint32_t launches = 0, buffers = 0;
     for (const Command& c : enqueued_)
       if (c.kernel) ++launches, buffers += static_cast<uint32_t>(c.buffers.size()) + 1;
@@ -205,17 +257,21 @@ void Stream::record() {
       info.maxSets = launches;
       info.poolSizeCount = 1;
       info.pPoolSizes = &size;
-      check(vkCreateDescriptorPool(device, &info, nullptr, &descriptors_), "vkCreateDescriptorPool");
+      check(vkCreateDescriptorPool(device, &info, nullptr, &r.descriptors), "vkCreateDescriptorPool");
     }
   }
   VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
-  check(vkBeginCommandBuffer(commands_, &begin), "vkBeginCommandBuffer");
+  check(vkBeginCommandBuffer(commands, &begin), "vkBeginCommandBuffer");
+  if (timestamps_) {
+    vkCmdResetQueryPool(commands, timestamps_, 0, 2);
+    vkCmdWriteTimestamp(commands, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, timestamps_, 0);
+  }
   for (const Command& c : enqueued_) {
     if (!c.kernel) {
       VkBufferCopy region{c.src_offset, c.dst_offset, c.size};
-      vkCmdCopyBuffer(commands_, c.src_staging ? staging_->buffer() : c.src, c.dst_staging ? staging_->buffer() : c.dst,
+      vkCmdCopyBuffer(commands, c.src_staging ? staging_->buffer() : c.src, c.dst_staging ? staging_->buffer() : c.dst,
                       1, &region);
-      barrier(commands_, false);
+      barrier(commands, false);
       continue;
     }
     const Kernel& k = *c.kernel;
@@ -240,7 +296,7 @@ void Stream::record() {
     if (!push) {
       VkDescriptorSetLayout layout = k.set_layout();
       VkDescriptorSetAllocateInfo alloc{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
-      alloc.descriptorPool = descriptors_;
+      alloc.descriptorPool = r.descriptors;
       alloc.descriptorSetCount = 1;
       alloc.pSetLayouts = &layout;
       check(vkAllocateDescriptorSets(device, &alloc, &set), "vkAllocateDescriptorSets");
@@ -250,24 +306,22 @@ void Stream::record() {
     std::vector<uint32_t> constants = {c.slot};
     for (int32_t o : c.offsets) constants.push_back(static_cast<uint32_t>(o));
     for (const Kernel::Stage& s : k.stages()) {
-      vkCmdBindPipeline(commands_, VK_PIPELINE_BIND_POINT_COMPUTE, s.pipeline);
+      vkCmdBindPipeline(commands, VK_PIPELINE_BIND_POINT_COMPUTE, s.pipeline);
       if (push)
-        push(commands_, VK_PIPELINE_BIND_POINT_COMPUTE, k.pipeline_layout(), 0, static_cast<uint32_t>(writes.size()),
+        push(commands, VK_PIPELINE_BIND_POINT_COMPUTE, k.pipeline_layout(), 0, static_cast<uint32_t>(writes.size()),
              writes.data());
       else
-        vkCmdBindDescriptorSets(commands_, VK_PIPELINE_BIND_POINT_COMPUTE, k.pipeline_layout(), 0, 1, &set, 0, nullptr);
-      vkCmdPushConstants(commands_, k.pipeline_layout(), VK_SHADER_STAGE_COMPUTE_BIT, 0, k.push_constant_bytes(),
+        vkCmdBindDescriptorSets(commands, VK_PIPELINE_BIND_POINT_COMPUTE, k.pipeline_layout(), 0, 1, &set, 0, nullptr);
+      vkCmdPushConstants(commands, k.pipeline_layout(), VK_SHADER_STAGE_COMPUTE_BIT, 0, k.push_constant_bytes(),
                          constants.data());
-      vkCmdDispatch(commands_, s.workgroups, 1, 1);
-      barrier(commands_, false);
+      vkCmdDispatch(commands, s.workgroups, 1, 1);
+      barrier(commands, false);
     }
   }
-  barrier(commands_, true);
-  check(vkEndCommandBuffer(commands_), "vkEndCommandBuffer");
-  recorded_ = enqueued_;
-  recorded_generation_ = context_->generation();
-  has_recording_ = true;
-  ++recordings_;
+  if (timestamps_) vkCmdWriteTimestamp(commands, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, timestamps_, 1);
+  barrier(commands, true);
+  check(vkEndCommandBuffer(commands), "vkEndCommandBuffer");
+  ++recordings_made_;
 }
 
 void Stream::reset_enqueued() {
@@ -281,17 +335,25 @@ void Stream::reset_enqueued() {
 void Stream::synchronize() {
   if (enqueued_.empty()) return;
   try {
-    const bool replaced = ensure_capacity();
-    if (replaced || !has_recording_ || recorded_generation_ != context_->generation() || !(enqueued_ == recorded_))
-      record();
+    ensure_capacity();
+    VkCommandBuffer commands = recording().commands;
     for (const HostCopy& u : uploads_) std::memcpy(staging_->data() + u.staging_offset, u.src, u.size);
     std::memset(flags_->data(), 0, 4 * std::max<size_t>(slots_, 1));
-    context_->submit_and_wait(commands_, fence_);
+    context_->submit_and_wait(commands, fence_);
     for (const HostCopy& d : downloads_) std::memcpy(d.dst, staging_->data() + d.staging_offset, d.size);
   } catch (...) {
-    has_recording_ = false;
+    for (Recording& r : recordings_) r.generation = 0;  // maybe half recorded or in use: record again
     reset_enqueued();
     throw;
+  }
+  if (timestamps_) {
+    uint64_t ticks[2] = {0, 0};
+    if (vkGetQueryPoolResults(context_->device(), timestamps_, 0, 2, sizeof ticks, ticks, sizeof(uint64_t),
+                              VK_QUERY_RESULT_64_BIT) == VK_SUCCESS) {
+      device_us_.push_back(static_cast<double>(ticks[1] - ticks[0]) * context_->timestamp_period_ns() / 1000.0);
+      host_us_.push_back(
+          std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - first_enqueue_).count());
+    }
   }
   std::string failed;
   const auto* flags = reinterpret_cast<const uint32_t*>(flags_->data());

@@ -1,7 +1,8 @@
 // A stream: the launches and copies enqueued since the last synchronize,
 // recorded into one command buffer with a barrier after each, submitted with
-// one wait. The graph is static, so a run enqueues what the one before it
-// did: the command buffer recorded then is submitted again as it is, with no
+// one wait. The graph is static, so a run enqueues what a run before it did:
+// the command buffer recorded then (a stream keeps one per sequence it has
+// seen, the last kMaxRecordings) is submitted again as it is, with no
 // recording, no descriptor writes and no allocation. Host memory moves
 // through a mapped staging buffer: uploads are copied into it just before
 // the submission, downloads out of it just after the wait.
@@ -9,6 +10,7 @@
 
 #include <vulkan/vulkan.h>
 
+#include <chrono>
 #include <memory>
 #include <string>
 #include <vector>
@@ -25,7 +27,10 @@ namespace vulkan_target {
 
 class Stream {
  public:
-  Stream(std::shared_ptr<Context> context, BlockAllocator& memory);
+  /// With `timing`, each submission is timed on the device (timestamp
+  /// queries) and from its first enqueue to the end of its synchronize on
+  /// the host; the stream prints their medians to stderr when released.
+  Stream(std::shared_ptr<Context> context, BlockAllocator& memory, bool timing = false);
   ~Stream();
   Stream(const Stream&) = delete;
   Stream& operator=(const Stream&) = delete;
@@ -42,7 +47,9 @@ class Stream {
   void synchronize();
 
   /// How many times a command buffer was recorded (a run resubmitted adds none).
-  size_t recordings() const { return recordings_; }
+  size_t recordings() const { return recordings_made_; }
+
+  static constexpr size_t kMaxRecordings = 32;
 
  private:
   /// A dispatch of every stage of a kernel, or a copy between buffers (the
@@ -64,25 +71,40 @@ class Stream {
     VkDeviceSize staging_offset, size;
   };
 
+  /// A command buffer recorded for one sequence of commands.
+  struct Recording {
+    VkCommandBuffer commands = VK_NULL_HANDLE;
+    VkDescriptorPool descriptors = VK_NULL_HANDLE;  // where the device lacks push descriptors
+    std::vector<Command> sequence;
+    uint64_t generation = 0;
+    uint64_t last_used = 0;
+  };
+
   VkDeviceSize reserve_staging(VkDeviceSize nbytes);
-  bool ensure_capacity();
-  void record();
+  void enqueue(Command command);
+  void ensure_capacity();
+  /// The recording of what is enqueued: one made before, or a new one.
+  Recording& recording();
+  void record(Recording& r);
   void reset_enqueued();
+  void print_timing() const;
 
   std::shared_ptr<Context> context_;
   BlockAllocator& memory_;
   VkCommandPool pool_ = VK_NULL_HANDLE;
-  VkCommandBuffer commands_ = VK_NULL_HANDLE;
   VkFence fence_ = VK_NULL_HANDLE;
-  VkDescriptorPool descriptors_ = VK_NULL_HANDLE;  // where the device lacks push descriptors
+  VkQueryPool timestamps_ = VK_NULL_HANDLE;  // with timing: the start and end of a submission
 
-  std::vector<Command> enqueued_, recorded_;
+  std::vector<Recording> recordings_;
+  std::vector<Command> enqueued_;
   std::vector<HostCopy> uploads_, downloads_;
   VkDeviceSize staging_used_ = 0;
   uint32_t slots_ = 0;
-  uint64_t recorded_generation_ = 0;
-  bool has_recording_ = false;
-  size_t recordings_ = 0;
+  uint64_t submissions_ = 0;
+  size_t recordings_made_ = 0;
+
+  std::chrono::steady_clock::time_point first_enqueue_;
+  std::vector<double> device_us_, host_us_;  // per submission, with timing
 
   std::unique_ptr<MappedBuffer> staging_, flags_;
   DeviceBuffer* scratch_ = nullptr;

@@ -80,7 +80,7 @@ sdk::DeviceMemory vulkan_memory() {
   };
   m.create_stream = [](const sdk::TargetInstance& t, int) -> void* {
     VulkanState& state = t.state<VulkanState>();
-    return new vulkan_target::Stream(state.context, *state.memory);
+    return new vulkan_target::Stream(state.context, *state.memory, t.options().get_bool("timing"));
   };
   m.destroy_stream = [](const sdk::TargetInstance&, void* stream) {
     delete static_cast<vulkan_target::Stream*>(stream);
@@ -104,6 +104,9 @@ WEFT_PLUGIN(reg) {
               "Run under VK_LAYER_KHRONOS_validation and fail on any message it gives (also on when "
               "WEFT_VULKAN_VALIDATION=1).")
       .option("verbose", false, "Print each group's loop program and shaders to stderr.")
+      .option("timing", false,
+              "Time each run on the device (timestamp queries) and on the host; each stream prints the medians "
+              "to stderr when it is released.")
       .create([](const sdk::Attrs& options) {
         const int64_t device = options.get_int("device");
         if (device < -1) throw sdk::Error("device must be -1 or a device index, got " + std::to_string(device));

@@ -553,5 +553,43 @@ TEST(Build, AnUnknownTargetIsAnErrorNamingIt) {
   }
 }
 
+/// Registers, for the test's lifetime, a target whose create declines as a
+/// GPU target does on a machine without the GPU.
+class ScopedUnrunnableTarget {
+ public:
+  ScopedUnrunnableTarget() {
+    TargetDef def;
+    def.name = kName;
+    def.description = "a target without its device";
+    def.create = [](const Attrs&) -> std::shared_ptr<Target> {
+      throw Error("no device for it here").status(StatusCode::kUnsupported);
+    };
+    TargetRegistry::global().add(std::move(def));
+  }
+  ~ScopedUnrunnableTarget() { TargetRegistry::global().remove(kName); }
+  static constexpr const char* kName = "deviceless";
+};
+
+TEST(Build, ATargetThatCannotRunHereIsLeftOutUnderSkipAndFailsTheBuildOtherwise) {
+  ScopedUnrunnableTarget deviceless;
+  RunConfig config = config_with({ScopedUnrunnableTarget::kName});
+  config.missing_targets = MissingTargetPolicy::kSkip;
+  ::testing::internal::CaptureStderr();
+  auto compiled = build_text(kElementwiseProgram, config);
+  const std::string warnings = ::testing::internal::GetCapturedStderr();
+  EXPECT_NE(warnings.find("target 'deviceless' is left out (missing_targets: skip): it cannot run here: "),
+            std::string::npos)
+      << warnings;
+  EXPECT_NE(warnings.find("no device for it here"), std::string::npos) << warnings;
+  for (const CompiledGroup& g : compiled->groups) EXPECT_EQ(g.target, kReferenceTarget);
+  config.missing_targets = MissingTargetPolicy::kError;
+  try {
+    build_text(kElementwiseProgram, config);
+    FAIL() << "a target that cannot run was used";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("no device for it here"), std::string::npos) << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace weft

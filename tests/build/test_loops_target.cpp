@@ -24,11 +24,12 @@ namespace {
 
 using ::testing::HasSubstr;
 
-RunConfig loops_config(int64_t vector_lanes = 8, int64_t cores = 2) {
+RunConfig loops_config(int64_t vector_lanes = 8, int64_t cores = 2, bool many_threads = false) {
   RunConfig config;
   config.targets = {"loops"};
   config.fallback = FallbackPolicy::kError;
-  config.target_options["loops"] = make_attrs({{"vector_lanes", vector_lanes}, {"cores", cores}});
+  config.target_options["loops"] =
+      make_attrs({{"vector_lanes", vector_lanes}, {"cores", cores}, {"many_threads", many_threads}});
   return config;
 }
 
@@ -68,6 +69,7 @@ TEST(LoopsTarget, IsBuiltIntoTheCoreWithTraitOptions) {
   EXPECT_NE(def->options.find("vector_lanes"), nullptr);
   EXPECT_NE(def->options.find("cores"), nullptr);
   EXPECT_NE(def->options.find("parallel_work"), nullptr);
+  EXPECT_NE(def->options.find("many_threads"), nullptr);
 }
 
 TEST(LoopsTarget, ATraitOptionBelowOneIsAnErrorNamingIt) {
@@ -118,8 +120,8 @@ TEST(LoopsTarget, AFusedGroupMatchesTheReferenceKernelsUnderEveryTraits) {
                              ramp<float>({3, 1}, -0.7, 0.6)};
   Value want = Interpreter(mod).run_main(args);
   for (int64_t lanes : {1, 4, 8}) {
-    for (int64_t cores : {1, 2}) {
-      auto compiled = build(mod, loops_config(lanes, cores));
+    for (int64_t cores : {1, 2, 0}) {  // 0: a GPU's many threads
+      auto compiled = build(mod, loops_config(lanes, std::max<int64_t>(cores, 1), cores == 0));
       for (const CompiledGroup& g : compiled->groups) EXPECT_EQ(g.target, "loops") << describe_partition(*compiled);
       std::vector<Tensor> got = GraphExecutor(compiled).run(args).flatten(), expected = want.flatten();
       ASSERT_EQ(got.size(), 2u);

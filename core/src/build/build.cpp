@@ -23,14 +23,22 @@ using build_detail::BuildTarget;
 using build_detail::GroupPlan;
 
 /// The config's targets that are there, in priority order (`ref` last),
-/// created with their options as check_run_config normalizes them.
+/// created with their options as check_run_config normalizes them. Under
+/// missing_targets: skip, a target that cannot run on this machine (its
+/// create declines: no device, no driver) is left out as a missing one is.
 std::vector<BuildTarget> create_targets(const RunConfig& config) {
   std::map<std::string, Attrs> options = check_run_config(config);
   std::vector<BuildTarget> targets;
   for (const std::string& name : config.target_order()) {
     auto listed = options.find(name);
     if (listed == options.end()) continue;  // not there, and missing_targets: skip
-    targets.push_back({name, TargetRegistry::global().get(name).create(listed->second)});
+    try {
+      targets.push_back({name, TargetRegistry::global().get(name).create(listed->second)});
+    } catch (const Error& e) {
+      if (config.missing_targets != MissingTargetPolicy::kSkip || e.status() != StatusCode::kUnsupported) throw;
+      std::cerr << "weft: warning: target '" << name << "' is left out (missing_targets: skip): it cannot run here: "
+                << e.what() << "\n";
+    }
   }
   return targets;
 }
