@@ -30,6 +30,7 @@ struct FakeSpec {
   std::function<std::vector<std::unique_ptr<TargetKernel>>(std::span<const Function>,
                                                            std::span<const std::vector<Tensor>>)>
       compile_partition = nullptr;
+  bool host_addressable = true;  // false: a device's target (its buffers still host memory underneath)
 };
 
 /// A target that takes only the ops of its spec and runs them on the
@@ -54,7 +55,7 @@ class FakeTarget : public Target {
     return spec_.compile_partition ? spec_.compile_partition(primitives, constants) : Target::compile_partition(primitives, constants);
   }
   std::vector<TargetDevice> devices() const override { return ref_->devices(); }
-  bool host_addressable() const override { return true; }
+  bool host_addressable() const override { return spec_.host_addressable; }
   BufferHandle alloc(int device, size_t nbytes, size_t alignment) override {
     return ref_->alloc(device, nbytes, alignment);
   }
@@ -542,6 +543,28 @@ fn (%x: Tensor[(4), float32]) {
             "1  ref  nn.relu\n");
   EXPECT_EQ(compiled->group_of.size(), 2u);
   EXPECT_NE(compiled->groups[0].primitive.get(), compiled->groups[1].primitive.get());
+}
+
+TEST(Build, OpsThatADeviceTargetLeavesToTheCpuAreListedInAWarning) {
+  FakeSpec device;
+  device.name = "fake_gpu";
+  device.ops = {"add", "nn.softmax"};
+  device.host_addressable = false;
+  FakeSpec cpu;
+  cpu.name = "fake_cpu";
+  cpu.ops = {"nn.relu"};
+  ScopedFakeTarget gpu_target(device), cpu_target(cpu);
+  ::testing::internal::CaptureStderr();
+  auto compiled = build_text(kElementwiseProgram, config_with({"fake_gpu", "fake_cpu"}));
+  const std::string warnings = ::testing::internal::GetCapturedStderr();
+  EXPECT_NE(warnings.find("fake_gpu does not run these ops, so they run on the CPU with their tensors copied to and "
+                          "from its device:\n  nn.relu x 2"),
+            std::string::npos)
+      << warnings << describe_partition(*compiled);
+  // A CPU target first: nothing is copied, nothing said.
+  ::testing::internal::CaptureStderr();
+  build_text(kElementwiseProgram, config_with({"fake_cpu", "fake_gpu"}));
+  EXPECT_EQ(::testing::internal::GetCapturedStderr().find("copied to and from"), std::string::npos);
 }
 
 TEST(Build, AnUnknownTargetIsAnErrorNamingIt) {

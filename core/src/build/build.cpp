@@ -208,6 +208,24 @@ std::string fallback_list(const std::vector<FallbackOp>& ops) {
   return out;
 }
 
+/// Where the config's first target is a device's (its buffers are not host
+/// memory), the ops of the groups that went to a CPU target after it, counted:
+/// each such group's tensors are copied between the devices at its borders.
+std::vector<FallbackOp> ops_off_the_device(const std::vector<BuildTarget>& targets,
+                                           const std::vector<CompiledGroup>& groups) {
+  std::vector<FallbackOp> out;
+  if (targets.size() < 2 || targets.front().target->host_addressable()) return out;
+  for (const CompiledGroup& g : groups) {
+    if (g.target == targets.front().name || g.target == kReferenceTarget) continue;  // ref's are fallbacks, listed apart
+    for (const std::string& op : g.ops) {
+      auto same = std::find_if(out.begin(), out.end(), [&](const FallbackOp& o) { return o.op == op; });
+      if (same == out.end()) out.push_back({op, "", 1});
+      else ++same->count;
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 std::shared_ptr<const CompiledModule> build(IRModule mod, const RunConfig& config) {
@@ -277,6 +295,9 @@ std::shared_ptr<const CompiledModule> build(IRModule mod, const RunConfig& confi
     std::cerr << "weft: warning: " << what << ", so they run on ref:" << fallback_list(compiled->fallback_ops)
               << "\n";
   }
+  if (std::vector<FallbackOp> off = ops_off_the_device(targets, compiled->groups); !off.empty())
+    std::cerr << "weft: warning: " << targets.front().name << " does not run these ops, so they run on the CPU with "
+              << "their tensors copied to and from its device:" << fallback_list(off) << "\n";
   compiled->build_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return compiled;
 }
