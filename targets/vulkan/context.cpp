@@ -2,8 +2,10 @@
 
 #include <weft/plugin.hpp>
 
+#include <chrono>
 #include <cstring>
 #include <map>
+#include <thread>
 #include <utility>
 
 namespace sdk = weft::sdk;
@@ -12,6 +14,9 @@ namespace vulkan_target {
 namespace {
 
 constexpr const char* kValidationLayer = "VK_LAYER_KHRONOS_validation";
+
+/// How long a wait polls its fence before it sleeps.
+constexpr int kSpinMicroseconds = 2000;
 
 const char* result_name(VkResult r) {
   switch (r) {
@@ -186,6 +191,7 @@ void Context::create(int index, bool validation) {
   want12.storageBuffer8BitAccess = has12.storageBuffer8BitAccess;
   want12.shaderInt8 = has12.shaderInt8;
   want12.shaderFloat16 = has12.shaderFloat16;
+  want12.hostQueryReset = has12.hostQueryReset;
   VkPhysicalDeviceVulkan11Features want11{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES};
   want11.storageBuffer16BitAccess = has11.storageBuffer16BitAccess;
   want11.pNext = &want12;
@@ -201,6 +207,7 @@ void Context::create(int index, bool validation) {
   features_.float64 = has.features.shaderFloat64;
   features_.storage8 = has12.storageBuffer8BitAccess;
   features_.storage16 = has11.storageBuffer16BitAccess;
+  host_query_reset_ = has12.hostQueryReset;
 
   const float priority = 1.0f;
   VkDeviceQueueCreateInfo queue{VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
@@ -281,6 +288,12 @@ uint32_t Context::memory_type(uint32_t allowed, VkMemoryPropertyFlags required, 
   return fallback;
 }
 
+VkMemoryPropertyFlags Context::memory_properties(uint32_t type) const {
+  VkPhysicalDeviceMemoryProperties memory;
+  vkGetPhysicalDeviceMemoryProperties(physical_, &memory);
+  return type < memory.memoryTypeCount ? memory.memoryTypes[type].propertyFlags : 0;
+}
+
 void Context::submit_and_wait(VkCommandBuffer commands, VkFence fence) {
   VkSubmitInfo submit{VK_STRUCTURE_TYPE_SUBMIT_INFO};
   submit.commandBufferCount = 1;
@@ -289,7 +302,16 @@ void Context::submit_and_wait(VkCommandBuffer commands, VkFence fence) {
     std::lock_guard<std::mutex> lock(queue_mutex_);
     check(vkQueueSubmit(queue_, 1, &submit, fence), "vkQueueSubmit");
   }
-  check(vkWaitForFences(device_, 1, &fence, VK_TRUE, UINT64_MAX), "vkWaitForFences");
+  // Polled for a while before sleeping: a short run's end is seen at once,
+  // not after the waiting thread is woken (tens of microseconds).
+  const auto spin_until = std::chrono::steady_clock::now() + std::chrono::microseconds(kSpinMicroseconds);
+  VkResult status = vkGetFenceStatus(device_, fence);
+  while (status == VK_NOT_READY && std::chrono::steady_clock::now() < spin_until) {
+    std::this_thread::yield();
+    status = vkGetFenceStatus(device_, fence);
+  }
+  if (status == VK_NOT_READY) status = vkWaitForFences(device_, 1, &fence, VK_TRUE, UINT64_MAX);
+  check(status, "vkWaitForFences");
   check(vkResetFences(device_, 1, &fence), "vkResetFences");
 }
 

@@ -47,6 +47,8 @@ class Context {
   VkPipelineCache pipeline_cache() const { return pipeline_cache_; }
   /// Nanoseconds per timestamp tick on the compute queue; 0 where it has no timestamps.
   double timestamp_period_ns() const { return timestamp_period_ns_; }
+  /// Whether queries may be reset from the host (vkResetQueryPool).
+  bool host_query_reset() const { return host_query_reset_; }
 
   /// Every device of the instance as `weft targets` lists it, this context's first.
   std::vector<weft::sdk::TargetDevice> describe() const;
@@ -54,6 +56,8 @@ class Context {
   /// A memory type among `allowed` (a bit mask) with all of `required`,
   /// preferring one that also has `preferred`. Error when none has.
   uint32_t memory_type(uint32_t allowed, VkMemoryPropertyFlags required, VkMemoryPropertyFlags preferred) const;
+  /// The properties of memory type `type`.
+  VkMemoryPropertyFlags memory_properties(uint32_t type) const;
 
   /// Submits `commands` to the queue and waits for them with `fence`
   /// (reset after); submissions from several threads take turns.
@@ -89,6 +93,7 @@ class Context {
   std::vector<std::string> messages_;
   std::atomic<uint64_t> generation_{1};  // 0 marks a recording as stale
   double timestamp_period_ns_ = 0;
+  bool host_query_reset_ = false;
 };
 
 }  // namespace vulkan_target

@@ -15,7 +15,8 @@ constexpr VkBufferUsageFlags kStorage =
 
 /// A buffer of `size` bytes bound to new memory of the properties asked for.
 void create_bound_buffer(Context& context, VkDeviceSize size, VkBufferUsageFlags usage, VkMemoryPropertyFlags required,
-                         VkMemoryPropertyFlags preferred, VkBuffer& buffer, VkDeviceMemory& memory) {
+                         VkMemoryPropertyFlags preferred, VkBuffer& buffer, VkDeviceMemory& memory,
+                         VkMemoryPropertyFlags* got = nullptr) {
   VkBufferCreateInfo info{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
   info.size = size;
   info.usage = usage;
@@ -27,6 +28,7 @@ void create_bound_buffer(Context& context, VkDeviceSize size, VkBufferUsageFlags
   alloc.allocationSize = needs.size;
   try {
     alloc.memoryTypeIndex = context.memory_type(needs.memoryTypeBits, required, preferred);
+    if (got) *got = context.memory_properties(alloc.memoryTypeIndex);
     check(vkAllocateMemory(context.device(), &alloc, nullptr, &memory), "vkAllocateMemory");
     check(vkBindBufferMemory(context.device(), buffer, memory, 0), "vkBindBufferMemory");
   } catch (...) {
@@ -48,13 +50,21 @@ BlockAllocator::~BlockAllocator() {
 }
 
 void BlockAllocator::create_block(Block& block, VkDeviceSize size) {
-  create_bound_buffer(*context_, size, kStorage, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, 0, block.buffer, block.memory);
+  VkMemoryPropertyFlags flags = 0;
+  create_bound_buffer(*context_, size, kStorage, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, 0, block.buffer, block.memory,
+                      &flags);
   block.size = size;
   block.free = {{0, size}};
+  constexpr VkMemoryPropertyFlags kMappable = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+  void* mapped = nullptr;
+  if ((flags & kMappable) == kMappable &&
+      vkMapMemory(context_->device(), block.memory, 0, VK_WHOLE_SIZE, 0, &mapped) == VK_SUCCESS)
+    block.mapped = static_cast<char*>(mapped);
 }
 
 void BlockAllocator::destroy_block(Block& block) {
   context_->objects_destroyed();
+  if (block.mapped) vkUnmapMemory(context_->device(), block.memory);
   vkDestroyBuffer(context_->device(), block.buffer, nullptr);
   vkFreeMemory(context_->device(), block.memory, nullptr);
 }
@@ -76,7 +86,7 @@ DeviceBuffer* BlockAllocator::allocate(size_t nbytes, size_t alignment) {
       if (start > hole_start) block.free[hole_start] = start - hole_start;
       if (end > start + size) block.free[start + size] = end - (start + size);
       ++block.live;
-      return new DeviceBuffer{block.buffer, start, size, b};
+      return new DeviceBuffer{block.buffer, start, size, b, block.mapped ? block.mapped + start : nullptr};
     }
     return nullptr;
   };

@@ -22,10 +22,13 @@ struct DeviceBuffer {
   VkDeviceSize offset;
   VkDeviceSize size;
   size_t block;  // the allocator's
+  char* host;    // its bytes mapped, where the device's memory is host-visible and coherent (else null)
 };
 
 /// Device-local memory for one target instance, in blocks of at least
-/// kBlockBytes; a block is freed when its last allocation is.
+/// kBlockBytes; a block is freed when its last allocation is. Where that
+/// memory is also host-visible and coherent (an integrated GPU, lavapipe) a
+/// block is mapped, so the host may read and write it directly.
 class BlockAllocator {
  public:
   static constexpr VkDeviceSize kBlockBytes = VkDeviceSize{64} << 20;
@@ -45,6 +48,7 @@ class BlockAllocator {
     VkDeviceMemory memory = VK_NULL_HANDLE;
     VkBuffer buffer = VK_NULL_HANDLE;
     VkDeviceSize size = 0;
+    char* mapped = nullptr;
     std::map<VkDeviceSize, VkDeviceSize> free;  // offset -> bytes, coalesced
     size_t live = 0;
   };

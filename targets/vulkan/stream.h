@@ -5,7 +5,9 @@
 // seen, the last kMaxRecordings) is submitted again as it is, with no
 // recording, no descriptor writes and no allocation. Host memory moves
 // through a mapped staging buffer: uploads are copied into it just before
-// the submission, downloads out of it just after the wait.
+// the submission, downloads out of it just after the wait. Where the device's
+// memory is mapped (memory.h), the uploads before any device work and the
+// downloads after all of it are copied directly, with no command.
 #pragma once
 
 #include <vulkan/vulkan.h>
@@ -53,7 +55,8 @@ class Stream {
 
  private:
   /// A dispatch of every stage of a kernel, or a copy between buffers (the
-  /// staging buffer where `*_staging`).
+  /// staging buffer where `*_staging`, for host memory at host_src or
+  /// host_dst; device_bytes: the device buffer's bytes, where mapped).
   struct Command {
     const Kernel* kernel = nullptr;
     uint64_t kernel_id = 0;
@@ -63,12 +66,11 @@ class Stream {
     VkBuffer src = VK_NULL_HANDLE, dst = VK_NULL_HANDLE;
     VkDeviceSize src_offset = 0, dst_offset = 0, size = 0;
     bool src_staging = false, dst_staging = false;
+    const void* host_src = nullptr;
+    void* host_dst = nullptr;
+    char* device_bytes = nullptr;
+    /// The same work, wherever the host's memory is.
     bool operator==(const Command& o) const;
-  };
-  struct HostCopy {
-    const void* src;
-    void* dst;
-    VkDeviceSize staging_offset, size;
   };
 
   /// A command buffer recorded for one sequence of commands.
@@ -82,10 +84,12 @@ class Stream {
 
   VkDeviceSize reserve_staging(VkDeviceSize nbytes);
   void enqueue(Command command);
-  void ensure_capacity();
-  /// The recording of what is enqueued: one made before, or a new one.
-  Recording& recording();
-  void record(Recording& r);
+  void ensure_capacity(const std::vector<Command>& work);
+  /// The recording of `work`: one made before, or a new one.
+  Recording& recording(const std::vector<Command>& work);
+  void record(Recording& r, const std::vector<Command>& work);
+  /// Records, submits and waits for `work`, its host memory copied through staging.
+  void submit(std::vector<Command>& work);
   void reset_enqueued();
   void print_timing() const;
 
@@ -97,7 +101,6 @@ class Stream {
 
   std::vector<Recording> recordings_;
   std::vector<Command> enqueued_;
-  std::vector<HostCopy> uploads_, downloads_;
   VkDeviceSize staging_used_ = 0;
   uint32_t slots_ = 0;
   uint64_t submissions_ = 0;

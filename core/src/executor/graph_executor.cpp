@@ -149,9 +149,10 @@ struct GraphExecutor::Impl {
           break;
       }
     }
-    run.synchronize_all();
-
-    std::set<int> downloaded;
+    // The outputs a device holds are downloaded on its stream behind the
+    // launches, so one synchronize waits for both; those in host memory are
+    // copied once everything has run.
+    std::vector<std::pair<Tensor, size_t>> host_outputs;  // tensor, slot
     auto to_value = [&](const SlotTree& tree, auto&& self) -> Value {
       if (!tree.slot) {
         std::vector<Value> fields;
@@ -161,17 +162,17 @@ struct GraphExecutor::Impl {
       const size_t s = *tree.slot;
       const Slot& slot = schedule.slots[s];
       Tensor out = Tensor::empty(slot.shape, slot.dtype);
-      if (schedule.host_readable(s)) {
-        if (slot.nbytes) std::memcpy(out.data(), host_pointer(s), slot.nbytes);
-      } else {
+      if (schedule.host_readable(s))
+        host_outputs.emplace_back(out, s);
+      else
         schedule.targets[slot.target]->copy_to_host(run.stream(slot.target), handle[s], offset[s], out.data(),
                                                     slot.nbytes);
-        downloaded.insert(slot.target);
-      }
       return out;
     };
     Value result = to_value(schedule.output, to_value);
-    for (int t : downloaded) run.synchronize(t);
+    run.synchronize_all();
+    for (auto& [out, s] : host_outputs)
+      if (schedule.slots[s].nbytes) std::memcpy(out.data(), host_pointer(s), schedule.slots[s].nbytes);
     run_resources.give_back(std::move(resources));
     return result;
   }

@@ -54,7 +54,8 @@ TEST(VulkanStream, CopiesGoThroughTheDeviceAndARepeatedRunIsNotRecordedAgain) {
   EXPECT_EQ(stream.recordings(), 1u);  // the second and third runs were resubmitted
   std::vector<float> in = ramp(10, 1.0f), out(10, 0.0f);
   stream.copy_from_host(in.data(), *b, 40, 40);
-  stream.copy_to_host(*b, 40, out.data(), 40);
+  stream.copy_buffer(*b, 40, *a, 0, 40);
+  stream.copy_to_host(*a, 0, out.data(), 40);
   stream.synchronize();
   EXPECT_EQ(out, in);
   EXPECT_EQ(stream.recordings(), 2u);  // another sequence
