@@ -163,10 +163,11 @@ TEST(TeDefaultSchedule, OnlyStagesWithEnoughWorkRunOnSeveralCores) {
 TEST(TeDefaultSchedule, OnATargetOfManyThreadsEachStageIsOneParallelLoopOverItsData) {
   TargetTraits gpu;
   gpu.many_threads = true;
-  // The matmul in tiles of 5 rows by 1 column: the loops over tiles (6
-  // columns, 1 block of rows) fused into one, however little work they hold.
+  // The matmul in tiles of 5 rows by 1 column: the loops over tiles (1
+  // block of rows, 6 columns) fused into one, however little work they hold,
+  // the columns inner, so neighbouring threads take neighbouring columns.
   const std::string mm = golden_matmul_loops(gpu);
-  EXPECT_TRUE(contains(mm, "parallel for j.i.outer.fused in range(6):")) << mm;
+  EXPECT_TRUE(contains(mm, "parallel for i.outer.j.fused in range(6):")) << mm;
   EXPECT_EQ(mm.find("parallel for"), mm.rfind("parallel for")) << mm;
   EXPECT_TRUE(contains(mm, "unrolled for i.at in range(5):")) << mm;
   // A reduction's data loops, and an injective output's.

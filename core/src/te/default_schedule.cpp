@@ -173,8 +173,11 @@ void schedule_tiled_contraction(Stage& contraction, Stage& writer, const Registe
   // The tiles along the vector axis outermost: the operand read along it (a
   // dense layer's packed weight, a matmul's right side) is then read once
   // per block of columns, staying in cache while every row block uses it,
-  // where rows outermost would stream all of it once per row block.
-  if (tile.vector_axis < outer.size() && outer[tile.vector_axis]->extent > 1 && tile.rows > 1) {
+  // where rows outermost would stream all of it once per row block. On a
+  // GPU the tiles stay in order: neighbouring threads then take neighbouring
+  // columns, and their reads and writes along the innermost axis coalesce.
+  if (!traits.many_threads && tile.vector_axis < outer.size() && outer[tile.vector_axis]->extent > 1 &&
+      tile.rows > 1) {
     std::rotate(outer.begin(), outer.begin() + static_cast<std::ptrdiff_t>(tile.vector_axis),
                 outer.begin() + static_cast<std::ptrdiff_t>(tile.vector_axis) + 1);
   }
