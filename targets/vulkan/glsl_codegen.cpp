@@ -490,11 +490,12 @@ class ShaderEmitter {
     used_bindings_.clear();
     std::string main_body;
     const int64_t workgroups = workgroups_for(extent, max_workgroups_);
+    if (extent > INT32_MAX)
+      throw sdk::Error("a parallel loop of " + std::to_string(extent) + " iterations", WEFT_STATUS_UNSUPPORTED);
     int depth = 1;
     for (const std::string& b : outer_bindings_) line(main_body, depth, b);
     if (var >= 0) {
-      line(main_body, depth, "for (uint t = gl_GlobalInvocationID.x; t < " + std::to_string(extent) + "u; t += " +
-                                 std::to_string(workgroups * kWorkgroupSize) + "u) {");
+      line(main_body, depth, "for (uint t = gl_GlobalInvocationID.x; t < weft_iterations; t += weft_grid) {");
       line(main_body, depth + 1, "const int " + var_name(var) + " = int(t) + " + int_literal(min, "int") + ";");
     } else {
       line(main_body, depth, "if (gl_GlobalInvocationID.x == 0u) {");
@@ -523,7 +524,10 @@ class ShaderEmitter {
     if (other_widths) s += "#extension GL_EXT_shader_explicit_arithmetic_types : require\n";
     if (narrow8) s += "#extension GL_EXT_shader_8bit_storage : require\n";
     if (narrow16) s += "#extension GL_EXT_shader_16bit_storage : require\n";
-    s += "layout(local_size_x = " + std::to_string(kWorkgroupSize) + ") in;\n";
+    // The grid's shape is specialized when the pipeline is made (kernel.h).
+    s += "layout(local_size_x_id = 0) in;\n";
+    s += "layout(constant_id = 1) const uint weft_iterations = 1u;  // of the parallel loop\n";
+    s += "layout(constant_id = 2) const uint weft_grid = 1u;        // invocations in the dispatch\n";
     s += "layout(std430, set = 0, binding = 0) buffer WeftFailed { uint flags[]; } weft_failed;\n";
     for (size_t k = 0; k < plan_.bindings.size(); ++k) {
       if (!used_bindings_.count(k)) continue;

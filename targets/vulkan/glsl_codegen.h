@@ -46,7 +46,9 @@ struct ShaderBinding {
 };
 
 /// One dispatch: `workgroups` of `kWorkgroupSize` invocations, which share
-/// out `invocations` iterations (1 for a serial stage).
+/// out `invocations` iterations (1 for a serial stage). The shader takes the
+/// workgroup's size, the iterations and the dispatch's invocations as
+/// specialization constants 0, 1 and 2.
 struct ShaderStage {
   std::string glsl;
   int64_t invocations;

@@ -80,6 +80,11 @@ Kernel::Kernel(std::shared_ptr<Context> context, BlockAllocator& memory, const s
       pipeline_info.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
       pipeline_info.stage.module = module;
       pipeline_info.stage.pName = "main";
+      const uint32_t grid[3] = {static_cast<uint32_t>(kWorkgroupSize), static_cast<uint32_t>(s.invocations),
+                                static_cast<uint32_t>(s.workgroups * kWorkgroupSize)};
+      const VkSpecializationMapEntry entries[3] = {{0, 0, 4}, {1, 4, 4}, {2, 8, 4}};
+      VkSpecializationInfo specialization{3, entries, sizeof grid, grid};
+      pipeline_info.stage.pSpecializationInfo = &specialization;
       pipeline_info.layout = pipeline_layout_;
       VkPipeline pipeline = VK_NULL_HANDLE;
       const VkResult made = vkCreateComputePipelines(context_->device(), context_->pipeline_cache(), 1,

@@ -116,6 +116,17 @@ TEST(VulkanTarget, ASoftmaxOfManyRowsMatchesTheInterpreter) {
   EXPECT_TRUE(testing::tensors_near(got.tensor(), Interpreter(mod).run_main(args).tensor(), 1e-6, 1e-5));
 }
 
+TEST(VulkanTarget, ALoopOfMoreIterationsThanTheGridHasInvocationsStridesOverThem) {
+  SKIP_WITHOUT_VULKAN();
+  // 5,000,000 elements: more than 65,535 workgroups of 64 (lavapipe's most).
+  IRModule mod = program(R"(
+    def @main(%x: Tensor[(5000000), float32]) { nn.relu(%x) })");
+  std::vector<Value> args = {uniform({5000000}, 8)};
+  Value got = GraphExecutor(build_for_vulkan(mod)).run(args);
+  // Exact, but for the sign of zero (the reference kernel gives -0 for a negative input).
+  EXPECT_TRUE(testing::tensors_near(got.tensor(), Interpreter(mod).run_main(args).tensor(), 0, 0));
+}
+
 TEST(VulkanTarget, FloatToIntCastsSaturateAndNanIsZero) {
   SKIP_WITHOUT_VULKAN();
   IRModule mod = program(R"(
