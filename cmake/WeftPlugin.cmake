@@ -21,6 +21,8 @@ function(weft_add_plugin)
     # resolve from the host executable, so the check cannot apply there).
     target_link_options(${target} PRIVATE -Wl,--no-undefined)
   endif()
+  target_link_options(${target} PRIVATE -Wl,--version-script=${CMAKE_SOURCE_DIR}/cmake/weft-plugin.map)
+  set_property(TARGET ${target} APPEND PROPERTY LINK_DEPENDS ${CMAKE_SOURCE_DIR}/cmake/weft-plugin.map)
   # Suites that run the CLI over the build tree's plugin folder depend on all of them.
   set_property(GLOBAL APPEND PROPERTY WEFT_PLUGIN_TARGETS ${target})
   configure_file(${CMAKE_CURRENT_SOURCE_DIR}/weft-plugin.yaml

@@ -1,5 +1,5 @@
 // weft plugin SDK: a header-only C++ layer over plugin.h, compiled into each
-// plugin (C++17 or later). It adds RAII handles, builders that read like the
+// plugin (C++20 or later). It adds RAII handles, builders that read like the
 // graph they build, and fluent registration in the style of TVM's
 // RELAY_REGISTER_OP; exceptions thrown by plugin code become statuses at the
 // boundary. Nothing C++ crosses into the host.
@@ -30,19 +30,33 @@
 // sdk/target.hpp), sdk/pass_context.hpp (the PassContext a pass runs
 // under), sdk/relations.hpp (shared type relations), sdk/te.hpp (tensor
 // expressions for ops' te_compute), sdk/loops.hpp (loop programs, for
-// targets that generate code).
+// targets that generate code), sdk/gradient.hpp (building gradients),
+// sdk/layout.hpp and sdk/layout_inference.hpp (layouts and ops' layout
+// hooks), sdk/attr_schema.hpp (option and attribute schemas),
+// sdk/numpy_random.hpp (NumPy's random streams, for initializers),
+// sdk/float_convert.hpp (16-bit floats), sdk/disk_cache.hpp (a target's
+// work kept between builds). This header includes every one of them.
 #pragma once
 
 #include <weft/plugin.h>
+#include <weft/sdk/attr_schema.hpp>
 #include <weft/sdk/disk_cache.hpp>
+#include <weft/sdk/exception_status.hpp>
+#include <weft/sdk/float_convert.hpp>
+#include <weft/sdk/gradient.hpp>
 #include <weft/sdk/host.hpp>
 #include <weft/sdk/integer_math.hpp>
 #include <weft/sdk/ir.hpp>
 #include <weft/sdk/layers.hpp>
+#include <weft/sdk/layout.hpp>
+#include <weft/sdk/layout_inference.hpp>
 #include <weft/sdk/loops.hpp>
+#include <weft/sdk/numpy_random.hpp>
+#include <weft/sdk/pass_context.hpp>
 #include <weft/sdk/registration.hpp>
 #include <weft/sdk/relations.hpp>
 #include <weft/sdk/target.hpp>
+#include <weft/sdk/te.hpp>
 #include <weft/sdk/tensor_rank.hpp>
 #include <weft/sdk/walk.hpp>
 

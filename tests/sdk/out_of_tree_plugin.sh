@@ -1,39 +1,89 @@
 #!/usr/bin/env bash
-# Installs weft into a temporary prefix, builds sdk/examples/custom_op against
-# it with find_package(Weft), and checks that the installed weft lists and runs
-# the out-of-tree op. Usage: out_of_tree_plugin.sh <weft build dir> <weft source dir>
+# The third party's path, against an installed weft only: installs weft into
+# a temporary prefix, builds sdk/examples/custom_op with find_package(Weft)
+# (weft_add_plugin loads it after the build), installs it beside weft, builds
+# it again with pkg-config alone, and checks that the installed weft lists and
+# runs the op on the reference kernels and on the targets that generate code.
+# A plugin whose manifest declares what it does not register fails its build.
+# Usage: out_of_tree_plugin.sh <weft build dir> <weft source dir>
 set -euo pipefail
 build=$1 source=$2
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+fail() { echo "$*"; exit 1; }
+prefix=$work/prefix
 
-cmake --install "$build" --prefix "$work/prefix" >/dev/null
-for path in bin/weft lib/libweft_core.so include/weft/plugin.h include/weft/expr.h \
-            lib/weft/plugins/tensor/weft-plugin.yaml lib/weft/plugins/tensor/libweft_tensor.so \
-            lib/cmake/Weft/WeftConfig.cmake; do
-  [ -e "$work/prefix/$path" ] || { echo "install lacks $path"; exit 1; }
+cmake --install "$build" --prefix "$prefix" >/dev/null
+for path in bin/weft lib/libweft_core.so include/weft/plugin.h include/weft/plugin.hpp include/weft/sdk/gradient.hpp \
+            include/weft/expr.h lib/weft/plugins/tensor/weft-plugin.yaml lib/weft/plugins/tensor/libweft_tensor.so \
+            lib/cmake/Weft/WeftConfig.cmake lib/pkgconfig/weft.pc share/weft/examples/custom_op/CMakeLists.txt \
+            share/weft/configs/default.yaml; do
+  [ -e "$prefix/$path" ] || fail "install lacks $path"
+done
+weft=$prefix/bin/weft
+
+# With CMake: the build loads the plugin (weft plugins --check), the install
+# puts it where the installed weft finds it with no WEFT_PLUGIN_PATH.
+cmake -S "$prefix/share/weft/examples/custom_op" -B "$work/example" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+  -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_INSTALL_PREFIX="$prefix" >/dev/null
+cmake --build "$work/example" >/dev/null || fail "the example did not build"
+cmake --install "$work/example" >/dev/null
+[ -e "$prefix/lib/weft/plugins/custom_op/libweft_custom_op.so" ] || fail "the example's install lacks its library"
+[ -e "$prefix/lib/weft/plugins/custom_op/weft-plugin.yaml" ] || fail "the example's install lacks its manifest"
+listing=$(env -u WEFT_PLUGIN_PATH "$weft" ops)
+grep -q "^acme.bias_gelu " <<<"$listing" || fail "the installed weft does not list acme.bias_gelu:
+$listing"
+# Its own tests (weft::testing, against the installed core), the plugin found
+# through weft_add_plugin_test.
+ctest --test-dir "$work/example" --output-on-failure >"$work/ctest.txt" 2>&1 ||
+  fail "the example's tests failed: $(cat "$work/ctest.txt")"
+
+# The plugin exports its entry symbol and nothing else.
+exported=$(nm -D --defined-only "$prefix/lib/weft/plugins/custom_op/libweft_custom_op.so" | awk '{print $3}' | sort -u)
+[ "$exported" = "weft_plugin_entry" ] || fail "the plugin exports more than its entry: $exported"
+
+# gelu(0.5 + 0.5) = 0.841345, gelu(0) = 0, gelu(1.5) = 1.399789, gelu(-1.5) = -0.100211
+got=$("$work/example/run_bias_gelu")
+expected="0.841345 0.000000 1.399789 -0.100211"
+[ "$got" = "$expected" ] || fail "run_bias_gelu printed '$got', expected '$expected'"
+
+# Its program runs unchanged on every code-generating target there is
+# (vulkan where this machine has a Vulkan device), acme.bias_gelu's TE
+# compute lowered with the convolution's, to the reference kernels' values.
+program=$prefix/share/weft/examples/custom_op/bias_gelu.relay
+"$weft" run "$program" --target ref --output "$work/ref.npz" >/dev/null 2>&1 || fail "weft run on ref failed"
+targets=$("$weft" targets --json)
+for target in loops llvm vulkan; do
+  grep -q "\"name\": \"$target\"" <<<"$targets" || continue
+  if ! out=$("$weft" run "$program" --target "$target" --fallback error --output "$work/$target.npz" 2>&1); then
+    if [ "$target" = vulkan ] && grep -q "no Vulkan" <<<"$out"; then continue; fi
+    fail "weft run on $target failed:
+$out"
+  fi
+  /usr/bin/python3 - "$work/ref.npz" "$work/$target.npz" <<'PY' || fail "$target and ref differ"
+import sys, numpy as np
+want, got = np.load(sys.argv[1]), np.load(sys.argv[2])
+for k in want.files:
+    np.testing.assert_allclose(got[k], want[k], rtol=1e-5, atol=1e-6)
+PY
 done
 
-cmake -S "$source/sdk/examples/custom_op" -B "$work/example" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-  -DCMAKE_PREFIX_PATH="$work/prefix" >/dev/null
-cmake --build "$work/example" >/dev/null
+# Without CMake: pkg-config's flags alone build a plugin that loads.
+mkdir -p "$work/pc/custom_op"
+export PKG_CONFIG_PATH=$prefix/lib/pkgconfig
+c++ -std=c++20 -shared -fPIC -fvisibility=hidden $(pkg-config --cflags weft) \
+  -Wl,--version-script="$(pkg-config --variable=exportmap weft)" \
+  "$source/sdk/examples/custom_op/bias_gelu.cpp" -o "$work/pc/custom_op/libweft_custom_op.so"
+cp "$source/sdk/examples/custom_op/weft-plugin.yaml" "$work/pc/custom_op/"
+WEFT_PLUGIN_PATH=$work/pc "$weft" plugins --check custom_op || fail "the pkg-config build does not load"
+[ "$(nm -D --defined-only "$work/pc/custom_op/libweft_custom_op.so" | awk '{print $3}')" = weft_plugin_entry ] ||
+  fail "the pkg-config build exports more than its entry"
 
-export WEFT_PLUGIN_PATH=$work/example/plugins
-export LD_LIBRARY_PATH=$work/prefix/lib
-listing=$("$work/prefix/bin/weft" ops)
-grep -q "^example.softplus " <<<"$listing" || { echo "weft ops does not list example.softplus:"; echo "$listing"; exit 1; }
-
-# softplus(0) = ln 2, softplus(1) = ln(1 + e), softplus(-1) = ln(1 + 1/e)
-got=$("$work/example/run_softplus")
-expected="0.693147 1.313262 0.313262"
-[ "$got" = "$expected" ] || { echo "run_softplus printed '$got', expected '$expected'"; exit 1; }
-# Its TE compute runs on the loops target with no change to weft, to the
-# reference kernel's printed values.
-printf 'def @main(%%x: Tensor[(2, 3), float32]) {\n  example.softplus(%%x, beta=2f)\n}\n' >"$work/softplus.relay"
-on_loops=$("$work/prefix/bin/weft" run "$work/softplus.relay" --target loops --fallback error 2>&1) ||
-  { echo "weft run on loops failed:"; echo "$on_loops"; exit 1; }
-on_ref=$("$work/prefix/bin/weft" run "$work/softplus.relay" --target ref 2>&1)
-grep -q "^ran main of .*softplus.relay on loops " <<<"$on_loops" || { echo "softplus did not run on loops:"; echo "$on_loops"; exit 1; }
-[ "$(grep '^output:' <<<"$on_loops")" = "$(grep '^output:' <<<"$on_ref")" ] ||
-  { echo "loops and ref differ:"; echo "$on_loops"; echo "$on_ref"; exit 1; }
-echo "out-of-tree plugin built against the installed SDK and ran: $got; on loops: $(grep '^output:' <<<"$on_loops")"
+# A manifest that declares an op the library does not register fails the build, saying so.
+cp -r "$source/sdk/examples/custom_op" "$work/broken"
+sed -i 's/ops: \[acme.bias_gelu\]/ops: [acme.bias_gelu, acme.missing]/' "$work/broken/weft-plugin.yaml"
+cmake -S "$work/broken" -B "$work/broken-build" -G Ninja -DCMAKE_PREFIX_PATH="$prefix" >/dev/null
+if out=$(cmake --build "$work/broken-build" 2>&1); then fail "a plugin with a wrong manifest built"; fi
+grep -q "acme.missing" <<<"$out" || fail "the failed build does not name the missing op:
+$out"
+echo "out-of-tree plugin built, checked, tested, installed and ran against the installed SDK: $got"

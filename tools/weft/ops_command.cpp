@@ -32,6 +32,8 @@ nlohmann::json to_json(const OpDef& op) {
     a["required"] = !f.default_value.has_value();
     a["default"] = f.default_value ? nlohmann::json(f.default_value->str()) : nlohmann::json(nullptr);
     if (f.text_default) a["text_default"] = f.text_default->str();
+    // The values it accepts, as its error message says them ("" where any of its type is).
+    a["allowed"] = f.expected;
     j["attrs"].push_back(a);
   }
   return j;

@@ -69,10 +69,27 @@ void add_plugins_command(CLI::App& app) {
   auto no_load = std::make_shared<bool>(false);
   cmd->add_flag("--json", *json, "Print one JSON array");
   cmd->add_flag("--no-load", *no_load, "Only read manifests; do not load libraries");
-  cmd->callback([json, no_load] {
+  auto check = std::make_shared<std::string>();
+  cmd->add_option("--check", *check,
+                  "Load the plugin of this name (and what it requires): silent when it loads; its error and a "
+                  "non-zero exit when it is not found or does not load (weft_add_plugin runs it after each build)");
+  cmd->callback([json, no_load, check] {
     PluginLoader& loader = PluginLoader::global();
     if (!*no_load) loader.load_all();
     std::vector<PluginRecord> records = loader.plugins();
+    if (!check->empty()) {
+      std::vector<PluginRecord> named;
+      for (const PluginRecord& r : records)
+        if (r.manifest && r.manifest->name == *check && r.state != PluginState::kShadowed) named.push_back(r);
+      if (named.empty()) {
+        std::cerr << "error: no plugin named '" << *check << "' in the plugin search path\n";
+        throw CLI::RuntimeError(1);
+      }
+      if (named.front().state != PluginState::kFailed) return;
+      std::cerr << "error: plugin '" << *check << "' (" << named.front().manifest_path.string()
+                << ") does not load: " << named.front().error << "\n";
+      throw CLI::RuntimeError(1);
+    }
     if (*json) {
       nlohmann::json out = nlohmann::json::array();
       for (const PluginRecord& r : records) out.push_back(to_json(r));
