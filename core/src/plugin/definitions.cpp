@@ -1,5 +1,6 @@
 // A plugin's C descriptors turned into the core's definitions (see definitions.h).
 #include "definitions.h"
+#include "plugin_requirements.h"
 
 #include <optional>
 
@@ -121,7 +122,8 @@ OpDef op_definition(const weft_op_desc_t& d, const std::string& plugin) {
     };
   }
   if (auto gradient = d.gradient) {
-    def.gradient = [gradient, ud, name](const Call& call, const Expr& output_grad) {
+    def.gradient = [gradient, ud, name, plugin](const Call& call, const Expr& output_grad) {
+      PluginCallScope scope(plugin, "the gradient of op " + name);
       size_t n = call->args.size();
       std::vector<weft_expr_t*> outs(n, nullptr);
       auto err = take_error(gradient(ud.get(), borrow_handle<weft_expr_t>(call),
@@ -136,8 +138,9 @@ OpDef op_definition(const weft_op_desc_t& d, const std::string& plugin) {
     };
   }
   if (auto compute = d.te_compute) {
-    def.te_compute = [compute, ud, name](std::span<const te::Tensor> inputs, const Attrs& attrs,
-                                         const Type& out_type) {
+    def.te_compute = [compute, ud, name, plugin](std::span<const te::Tensor> inputs, const Attrs& attrs,
+                                                 const Type& out_type) {
+      PluginCallScope scope(plugin, "the TE compute of op " + name);
       std::vector<weft_te_tensor_t*> in;
       for (const te::Tensor& t : inputs) in.push_back(borrow_handle<weft_te_tensor_t>(t));
       std::vector<weft_te_tensor_t*> out(flat_tensor_count(out_type), nullptr);
@@ -223,7 +226,8 @@ OpDef op_definition(const weft_op_desc_t& d, const std::string& plugin) {
     // Holding ud keeps the plugin's data, where rewrite_ud lives, as long as the rewrite.
     bool fresh = def.rewrites
                      .emplace(rewrite,
-                              [fn, rewrite_ud, ud, name, rewrite](const Call& call) -> Expr {
+                              [fn, rewrite_ud, ud, name, rewrite, plugin](const Call& call) -> Expr {
+                                PluginCallScope scope(plugin, "rewrite '" + rewrite + "' of op " + name);
                                 weft_expr_t* out = nullptr;
                                 auto err = take_error(fn(rewrite_ud, borrow_handle<weft_expr_t>(call), &out));
                                 Expr replacement = out ? adopt<ExprNode>(out, "an expression") : Expr();
@@ -251,7 +255,8 @@ ModelDef model_definition(const weft_model_desc_t& d, const std::string& plugin)
   }
   if (d.initializer) def.initializer = d.initializer;
   auto build = d.build;
-  def.build = [build, ud, name](const Attrs& params) -> Function {
+  def.build = [build, ud, name, plugin](const Attrs& params) -> Function {
+    PluginCallScope scope(plugin, "the builder of model " + name);
     weft_expr_t* out = nullptr;
     if (auto err = take_error(build(ud.get(), borrow_attrs(params), &out))) throw in_context("model " + name, *err);
     if (!out) throw Error("model " + name + ": the builder returned no function");
@@ -302,7 +307,8 @@ PassDef pass_definition(const weft_pass_desc_t& d, const std::string& plugin) {
   for (size_t i = 0; i < d.num_required; ++i) info.required.push_back(str(d.required[i]));
   auto run = d.run;
   auto run_in_context = d.run_in_context;
-  Pass::ModuleFn fn = [run, run_in_context, ud, name](IRModule mod, const PassContext& ctx) -> IRModule {
+  Pass::ModuleFn fn = [run, run_in_context, ud, name, plugin](IRModule mod, const PassContext& ctx) -> IRModule {
+    PluginCallScope scope(plugin, "pass " + name);
     Ref<const ModuleBox> in = make_ref<ModuleBox>(std::move(mod));
     weft_module_t* out = nullptr;
     weft_module_t* module = borrow_handle<weft_module_t>(in);

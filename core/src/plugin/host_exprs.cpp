@@ -2,6 +2,7 @@
 #include <memory>
 
 #include "host_tables.h"
+#include "plugin_requirements.h"
 #include "weft/module.h"
 #include "weft/op.h"
 #include "weft/passes.h"
@@ -49,6 +50,7 @@ weft_status_t expr_op(const char* name, weft_expr_t** out) {
   return guard([&] {
     const OpDef* def = OpRegistry::global().find(require_string(name, "op name"));
     if (!def) throw StatusError{WEFT_STATUS_NOT_FOUND, std::string("unknown op '") + name + "'"};
+    check_op_use(*def);
     set_expr(out, def->expr());
   });
 }
@@ -57,6 +59,7 @@ weft_status_t expr_call_op(const char* op_name, weft_expr_t* const* args, size_t
   return guard([&] {
     const OpDef* def = OpRegistry::global().find(require_string(op_name, "op name"));
     if (!def) throw StatusError{WEFT_STATUS_NOT_FOUND, std::string("unknown op '") + op_name + "'"};
+    check_op_use(*def);
     set_expr(out, call(def->expr(), exprs_of(args, n), attrs ? attrs_of(attrs) : Attrs()));
   });
 }

@@ -8,6 +8,7 @@
 #include "definitions.h"
 #include "host_tables.h"
 #include "plugin_catalog.h"
+#include "plugin_requirements.h"
 
 namespace weft::plugin_host {
 
@@ -139,6 +140,7 @@ void commit_registrations(weft_registrar_s& r) {
 PerProvidedKind<std::vector<std::string>> register_plugin(const PluginRecord& record,
                                                          const weft_plugin_descriptor_t& descriptor) {
   weft_registrar_s registrar(*record.manifest);
+  declare_requirements(*record.manifest);
   weft_status_t status = nullptr;
   try {
     status = descriptor.init(host_api(), &registrar);
