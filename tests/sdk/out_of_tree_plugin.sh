@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # The third party's path, against an installed weft only: installs weft into
-# a temporary prefix, builds sdk/examples/custom_op with find_package(Weft)
-# (weft_add_plugin loads it after the build), installs it beside weft, builds
-# it again with pkg-config alone, and checks that the installed weft lists and
-# runs the op on the reference kernels and on the targets that generate code.
+# a temporary prefix, builds the installed examples (share/weft/examples)
+# with find_package(Weft) (weft_add_plugin loads each plugin after its
+# build), runs their tests, installs them beside weft, builds the op again
+# with pkg-config alone, and checks that the installed weft lists and runs
+# them: the op on the reference kernels and on the targets that generate
+# code, the model by name with its own initializer.
 # A plugin whose manifest declares what it does not register fails its build.
 # Usage: out_of_tree_plugin.sh <weft build dir> <weft source dir>
 set -euo pipefail
@@ -17,7 +19,7 @@ cmake --install "$build" --prefix "$prefix" >/dev/null
 for path in bin/weft lib/libweft_core.so include/weft/plugin.h include/weft/plugin.hpp include/weft/sdk/gradient.hpp \
             include/weft/expr.h lib/weft/plugins/tensor/weft-plugin.yaml lib/weft/plugins/tensor/libweft_tensor.so \
             lib/cmake/Weft/WeftConfig.cmake lib/pkgconfig/weft.pc share/weft/examples/custom_op/CMakeLists.txt \
-            share/weft/configs/default.yaml; do
+            share/weft/examples/custom_model/CMakeLists.txt share/weft/configs/default.yaml; do
   [ -e "$prefix/$path" ] || fail "install lacks $path"
 done
 weft=$prefix/bin/weft
@@ -67,6 +69,23 @@ for k in want.files:
     np.testing.assert_allclose(got[k], want[k], rtol=1e-5, atol=1e-6)
 PY
 done
+
+# A model family and its initializer, two plugins of one project: tested,
+# installed, listed and run by name with the installed weft, which builds its
+# workload with the model's own initializer.
+cmake -S "$prefix/share/weft/examples/custom_model" -B "$work/model" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+  -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_INSTALL_PREFIX="$prefix" >/dev/null
+cmake --build "$work/model" >/dev/null || fail "the model example did not build"
+ctest --test-dir "$work/model" --output-on-failure >"$work/ctest.txt" 2>&1 ||
+  fail "the model example's tests failed: $(cat "$work/ctest.txt")"
+cmake --install "$work/model" >/dev/null
+models=$(env -u WEFT_PLUGIN_PATH "$weft" models)
+grep -q "^acme_net " <<<"$models" || fail "the installed weft does not list acme_net"
+grep -q "initializer acme_uniform" <<<"$models" || fail "acme_net does not name its initializer"
+out=$(env -u WEFT_PLUGIN_PATH "$weft" run acme_net-3 2>&1) || fail "weft run acme_net-3 failed:
+$out"
+grep -q "^output: Tensor\[(1, 10), float32\]" <<<"$out" || fail "acme_net-3 did not run:
+$out"
 
 # Without CMake: pkg-config's flags alone build a plugin that loads.
 mkdir -p "$work/pc/custom_op"
