@@ -35,7 +35,8 @@
 // hooks), sdk/attr_schema.hpp (option and attribute schemas),
 // sdk/numpy_random.hpp (NumPy's random streams, for initializers),
 // sdk/float_convert.hpp (16-bit floats), sdk/disk_cache.hpp (a target's
-// work kept between builds). This header includes every one of them.
+// work kept between builds), sdk/group_steps.hpp (a fused group as calls in
+// order, for targets that run op by op). This header includes every one of them.
 #pragma once
 
 #include <weft/plugin.h>
@@ -44,6 +45,7 @@
 #include <weft/sdk/exception_status.hpp>
 #include <weft/sdk/float_convert.hpp>
 #include <weft/sdk/gradient.hpp>
+#include <weft/sdk/group_steps.hpp>
 #include <weft/sdk/host.hpp>
 #include <weft/sdk/integer_math.hpp>
 #include <weft/sdk/ir.hpp>

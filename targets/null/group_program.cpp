@@ -2,7 +2,6 @@
 #include "group_program.h"
 
 #include <cstring>
-#include <unordered_map>
 
 namespace null_target {
 
@@ -11,15 +10,6 @@ using sdk::operator==;
 using sdk::operator!=;
 
 namespace {
-
-const char* op_name(NullOp op) {
-  switch (op) {
-    case NullOp::kAdd: return "add";
-    case NullOp::kRelu: return "nn.relu";
-    case NullOp::kDense: return "nn.dense";
-  }
-  return "?";
-}
 
 /// A float32 tensor type of static shape.
 bool is_static_f32(const sdk::Type& t) {
@@ -64,114 +54,76 @@ std::optional<NullOp> runnable_op(const sdk::Expr& call) {
   return op;
 }
 
-size_t GroupProgram::add_value(Source source, size_t index, Shape shape) {
-  int64_t n = numel_of(shape);
-  values_.push_back(Value{source, index, std::move(shape), n});
-  return values_.size() - 1;
-}
-
-size_t GroupProgram::add_constant(const DLTensor& data, const Shape& shape) {
-  const float* first = reinterpret_cast<const float*>(static_cast<const char*>(data.data) + data.byte_offset);
-  constants_.emplace_back(first, first + numel_of(shape));
-  return add_value(Source::kConstant, constants_.size() - 1, shape);
-}
-
 GroupProgram GroupProgram::compile(const sdk::Expr& primitive,
                                    const std::vector<std::optional<sdk::TensorView>>& constants) {
-  GroupProgram program;
-  std::unordered_map<const weft_expr_t*, size_t> value_of;  // node -> value id
-  std::vector<sdk::Expr> params = primitive.params();
-  for (size_t i = 0; i < params.size(); ++i) {
-    sdk::Type type = params[i].type();
-    if (!is_static_f32(type)) {
-      throw sdk::Unsupported("parameter " + params[i].name() + " is a " + type.str() + ", not a float32 tensor");
+  GroupProgram program(sdk::GroupSteps::of(
+      primitive, [](const sdk::Expr& call) { return runnable_op(call).has_value(); }, "the null target"));
+  for (const sdk::GroupStep& step : program.steps_.steps()) program.ops_.push_back(*runnable_op(step.call));
+  // A float32 constant's elements, copied: a weight is packed once, as a real target packs its weights.
+  auto copy = [&](const DLTensor& data, int64_t numel) {
+    const float* first = reinterpret_cast<const float*>(static_cast<const char*>(data.data) + data.byte_offset);
+    program.constants_.emplace_back(first, first + numel);
+    return program.constants_.size() - 1;
+  };
+  size_t scratch = 0;
+  for (const sdk::GroupValue& v : program.steps_.values()) {
+    if (!is_static_f32(v.type)) throw sdk::Unsupported("the null target runs float32 tensors, not " + v.type.str());
+    Place place{v.source, v.index, v.type.shape(), numel_of(v.type.shape())};
+    if (v.source == sdk::GroupValue::Source::kParam && v.index < constants.size() && constants[v.index]) {
+      // A parameter bound to a constant: launches pass it with data null.
+      place.source = sdk::GroupValue::Source::kConstant;
+      place.index = copy(constants[v.index]->dl(), place.numel);
+      program.packed_params_.push_back(v.index);
+    } else if (v.source == sdk::GroupValue::Source::kConstant) {
+      place.index = copy(program.steps_.constants()[v.index].data(), place.numel);
+    } else if (v.source == sdk::GroupValue::Source::kCall) {
+      place.index = scratch++;
     }
-    // A parameter bound to a constant (a weight) is copied here, once, as a
-    // real target packs its weights; launches do not read it.
-    if (i < constants.size() && constants[i]) {
-      value_of[params[i].get()] = program.add_constant(constants[i]->dl(), type.shape());
-      program.packed_params_.push_back(i);
-    } else {
-      value_of[params[i].get()] = program.add_value(Source::kParam, i, type.shape());
-    }
-    program.params_.push_back(value_of[params[i].get()]);
+    program.places_.push_back(std::move(place));
   }
-  sdk::Expr body = primitive.body();
-  sdk::post_order(body, [&](const sdk::Expr& node) {
-    switch (node.kind()) {
-      case WEFT_EXPR_VAR:
-        if (!value_of.count(node.get())) {
-          throw sdk::Unsupported("the group reads " + node.name() + ", which is not its parameter");
-        }
-        return;
-      case WEFT_EXPR_CONSTANT: {
-        sdk::Type type = node.type();
-        if (!is_static_f32(type)) throw sdk::Unsupported("a constant " + type.str() + " is not float32");
-        value_of[node.get()] = program.add_constant(node.data(), type.shape());
-        return;
-      }
-      case WEFT_EXPR_CALL: {
-        std::optional<NullOp> op = runnable_op(node);
-        if (!op) {
-          sdk::Expr callee = node.callee();
-          std::string what = callee.is(WEFT_EXPR_OP) ? callee.name() + " with these types" : "a call of a function";
-          throw sdk::Unsupported("the null target does not run " + what + " (" + node.type().str() + ")");
-        }
-        Step step{*op, {}, 0};
-        for (const sdk::Expr& a : node.args()) step.inputs.push_back(value_of.at(a.get()));
-        step.output = program.add_value(Source::kIntermediate, program.num_intermediates_++, node.type().shape());
-        value_of[node.get()] = step.output;
-        program.steps_.push_back(std::move(step));
-        return;
-      }
-      case WEFT_EXPR_TUPLE:
-        if (node.get() != body.get()) throw sdk::Unsupported("the null target runs a tuple only as a group's outputs");
-        for (const sdk::Expr& f : node.fields()) program.outputs_.push_back(value_of.at(f.get()));
-        return;
-      default: throw sdk::Unsupported(std::string("the null target does not run ") + sdk::node_kind_name(node.kind()) + " nodes");
-    }
-  });
-  if (!body.is(WEFT_EXPR_TUPLE)) program.outputs_.push_back(value_of.at(body.get()));
   return program;
 }
 
 void GroupProgram::run(const std::vector<sdk::TensorView>& args) const {
-  if (args.size() != params_.size() + outputs_.size()) {
-    throw sdk::Error("the group takes " + std::to_string(params_.size()) + " parameters and " +
-                     std::to_string(outputs_.size()) + " outputs, but the launch passed " +
+  const std::vector<size_t>& params = steps_.params();
+  const std::vector<size_t>& outputs = steps_.outputs();
+  if (args.size() != params.size() + outputs.size()) {
+    throw sdk::Error("the group takes " + std::to_string(params.size()) + " parameters and " +
+                     std::to_string(outputs.size()) + " outputs, but the launch passed " +
                      std::to_string(args.size()) + " tensors");
   }
-  std::vector<std::vector<float>> scratch(num_intermediates_);
-  std::vector<const float*> data(values_.size(), nullptr);
-  for (size_t v = 0; v < values_.size(); ++v) {
-    const Value& value = values_[v];
-    switch (value.source) {
-      case Source::kParam: {
-        const sdk::TensorView& arg = args[value.index];
-        expect_f32(arg, value.numel, "argument " + std::to_string(value.index));
+  std::vector<std::vector<float>> scratch(steps_.steps().size());
+  std::vector<const float*> data(places_.size(), nullptr);
+  for (size_t v = 0; v < places_.size(); ++v) {
+    const Place& place = places_[v];
+    switch (place.source) {
+      case sdk::GroupValue::Source::kParam: {
+        const sdk::TensorView& arg = args[place.index];
+        expect_f32(arg, place.numel, "argument " + std::to_string(place.index));
         data[v] = arg.data<float>();
         break;
       }
-      case Source::kConstant: data[v] = constants_[value.index].data(); break;
-      case Source::kIntermediate:
-        scratch[value.index].resize(value.numel);
-        data[v] = scratch[value.index].data();
+      case sdk::GroupValue::Source::kConstant: data[v] = constants_[place.index].data(); break;
+      case sdk::GroupValue::Source::kCall:
+        scratch[place.index].resize(place.numel);
+        data[v] = scratch[place.index].data();
         break;
     }
   }
-  for (const Step& step : steps_) {
-    const Value& out = values_[step.output];
+  for (size_t s = 0; s < ops_.size(); ++s) {
+    const sdk::GroupStep& step = steps_.steps()[s];
+    const Place& out = places_[step.output];
     float* result = scratch[out.index].data();
-    const Value& a = values_[step.inputs[0]];
-    switch (step.op) {
+    const Place& a = places_[step.inputs[0]];
+    switch (ops_[s]) {
       case NullOp::kAdd: {
-        const Value& b = values_[step.inputs[1]];
+        const Place& b = places_[step.inputs[1]];
         add(data[step.inputs[0]], a.shape, data[step.inputs[1]], b.shape, result, out.shape);
         break;
       }
       case NullOp::kRelu: relu(data[step.inputs[0]], a.numel, result); break;
       case NullOp::kDense: {
-        const Value& w = values_[step.inputs[1]];
+        const Place& w = places_[step.inputs[1]];
         // The data's leading dims are the rows (counted, not divided out: k may be 0).
         int64_t rows = numel_of(Shape(a.shape.begin(), a.shape.end() - 1));
         dense(data[step.inputs[0]], rows, w.shape[1], data[step.inputs[1]], w.shape[0], result);
@@ -179,20 +131,16 @@ void GroupProgram::run(const std::vector<sdk::TensorView>& args) const {
       }
     }
   }
-  for (size_t o = 0; o < outputs_.size(); ++o) {
-    const Value& value = values_[outputs_[o]];
-    const sdk::TensorView& arg = args[params_.size() + o];
-    expect_f32(arg, value.numel, "output " + std::to_string(o));
+  for (size_t o = 0; o < outputs.size(); ++o) {
+    const Place& place = places_[outputs[o]];
+    const sdk::TensorView& arg = args[params.size() + o];
+    expect_f32(arg, place.numel, "output " + std::to_string(o));
     // memmove: an output the plan placed over an input it copies. An empty
     // output has nothing to copy (and its pointers may be null).
-    if (value.numel) std::memmove(arg.data<float>(), data[outputs_[o]], value.numel * sizeof(float));
+    if (place.numel) std::memmove(arg.data<float>(), data[outputs[o]], place.numel * sizeof(float));
   }
 }
 
-std::string GroupProgram::summary() const {
-  std::string out;
-  for (const Step& step : steps_) out += (out.empty() ? "" : ", ") + std::string(op_name(step.op));
-  return out;
-}
+std::string GroupProgram::summary() const { return steps_.summary(); }
 
 }  // namespace null_target

@@ -1,6 +1,6 @@
-// A fused group compiled for the null target: its calls in evaluation order
-// over numbered values (parameters, constants, intermediates), run with
-// plain loops into scratch memory, the outputs copied out at the end.
+// A fused group compiled for the null target: its steps (sdk::GroupSteps,
+// the calls in evaluation order over numbered values), run with plain loops
+// into scratch memory, the outputs copied out at the end.
 #pragma once
 
 #include <weft/plugin.hpp>
@@ -41,28 +41,22 @@ class GroupProgram {
   std::string summary() const;
 
  private:
-  enum class Source { kParam, kConstant, kIntermediate };
-  struct Value {
-    Source source;
-    size_t index;  // into the parameters, constants_ or a run's scratch
+  explicit GroupProgram(weft::sdk::GroupSteps steps) : steps_(std::move(steps)) {}
+
+  /// Where a run finds each value: its launch argument, a copied constant or
+  /// its step's scratch.
+  struct Place {
+    weft::sdk::GroupValue::Source source;
+    size_t index;  // the argument, into constants_, or into the run's scratch
     Shape shape;
     int64_t numel;
   };
-  struct Step {
-    NullOp op;
-    std::vector<size_t> inputs;  // value ids
-    size_t output;               // value id
-  };
 
-  size_t add_value(Source source, size_t index, Shape shape);
-  size_t add_constant(const DLTensor& data, const Shape& shape);
-
-  std::vector<Value> values_;
-  std::vector<Step> steps_;
-  std::vector<size_t> params_, outputs_;  // value ids
+  weft::sdk::GroupSteps steps_;
+  std::vector<NullOp> ops_;  // per step
+  std::vector<Place> places_;  // per value
   std::vector<size_t> packed_params_;
   std::vector<std::vector<float>> constants_;
-  size_t num_intermediates_ = 0;
 };
 
 }  // namespace null_target

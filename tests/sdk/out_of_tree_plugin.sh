@@ -5,7 +5,8 @@
 # build), runs their tests, installs them beside weft, builds the op again
 # with pkg-config alone, and checks that the installed weft lists and runs
 # them: the op on the reference kernels and on the targets that generate
-# code, the model by name with its own initializer.
+# code, the model by name with its own initializer, the target through the
+# conformance suite and resnet-18.
 # A plugin whose manifest declares what it does not register fails its build.
 # Usage: out_of_tree_plugin.sh <weft build dir> <weft source dir>
 set -euo pipefail
@@ -14,12 +15,15 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 fail() { echo "$*"; exit 1; }
 prefix=$work/prefix
+# Nothing here may rebuild weft: the examples build against the install alone.
+core_stamp=$(stat -c %Y "$build/lib/libweft_core.so")
 
 cmake --install "$build" --prefix "$prefix" >/dev/null
 for path in bin/weft lib/libweft_core.so include/weft/plugin.h include/weft/plugin.hpp include/weft/sdk/gradient.hpp \
             include/weft/expr.h lib/weft/plugins/tensor/weft-plugin.yaml lib/weft/plugins/tensor/libweft_tensor.so \
             lib/cmake/Weft/WeftConfig.cmake lib/pkgconfig/weft.pc share/weft/examples/custom_op/CMakeLists.txt \
-            share/weft/examples/custom_model/CMakeLists.txt share/weft/configs/default.yaml; do
+            share/weft/examples/custom_model/CMakeLists.txt share/weft/examples/custom_target/acme.yaml \
+            share/weft/configs/default.yaml; do
   [ -e "$prefix/$path" ] || fail "install lacks $path"
 done
 weft=$prefix/bin/weft
@@ -87,6 +91,35 @@ $out"
 grep -q "^output: Tensor\[(1, 10), float32\]" <<<"$out" || fail "acme_net-3 did not run:
 $out"
 
+# A vendor target with its own device memory: tested, then weft's
+# conformance suite (from weft's build tree) on every golden op case with it,
+# then resnet-18 end to end under its config: what it runs on its device, the
+# rest on ref with a warning listing those ops, the same output as ref's.
+cmake -S "$prefix/share/weft/examples/custom_target" -B "$work/target" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+  -DCMAKE_PREFIX_PATH="$prefix" >/dev/null
+cmake --build "$work/target" >/dev/null || fail "the target example did not build"
+ctest --test-dir "$work/target" --output-on-failure >"$work/ctest.txt" 2>&1 ||
+  fail "the target example's tests failed: $(cat "$work/ctest.txt")"
+WEFT_PLUGIN_PATH=$work/target/plugins "$build/bin/weft_conformance_tests" \
+  --gtest_filter='*GoldenOpsOnTargets*/acme_cpu_*' >"$work/conformance.txt" 2>&1 ||
+  fail "acme_cpu fails the conformance suite: $(grep -A5 FAILED "$work/conformance.txt" | head -40)"
+grep -q "PASSED" "$work/conformance.txt" || fail "the conformance suite ran no acme_cpu case"
+out=$(WEFT_PLUGIN_PATH=$work/target/plugins "$weft" run resnet-18 --output "$work/acme.npz" \
+  --config "$prefix/share/weft/examples/custom_target/acme.yaml" 2>&1) || fail "resnet-18 on acme_cpu failed:
+$out"
+grep -q "no listed target (acme_cpu) supports these ops, so they run on ref" <<<"$out" ||
+  fail "resnet-18 on acme_cpu did not list its fallbacks:
+$out"
+if grep -q "  nn.dense\|  nn.global_avg_pool2d" <<<"$out"; then fail "acme_cpu did not run its own ops:
+$out"; fi
+"$weft" run resnet-18 --target ref --output "$work/ref18.npz" >/dev/null 2>&1 || fail "resnet-18 on ref failed"
+/usr/bin/python3 - "$work/ref18.npz" "$work/acme.npz" <<'PY' || fail "resnet-18 on acme_cpu differs from ref"
+import sys, numpy as np
+want, got = np.load(sys.argv[1]), np.load(sys.argv[2])
+for k in want.files:
+    np.testing.assert_allclose(got[k], want[k], rtol=1e-4, atol=1e-6)
+PY
+
 # Without CMake: pkg-config's flags alone build a plugin that loads.
 mkdir -p "$work/pc/custom_op"
 export PKG_CONFIG_PATH=$prefix/lib/pkgconfig
@@ -105,4 +138,5 @@ cmake -S "$work/broken" -B "$work/broken-build" -G Ninja -DCMAKE_PREFIX_PATH="$p
 if out=$(cmake --build "$work/broken-build" 2>&1); then fail "a plugin with a wrong manifest built"; fi
 grep -q "acme.missing" <<<"$out" || fail "the failed build does not name the missing op:
 $out"
-echo "out-of-tree plugin built, checked, tested, installed and ran against the installed SDK: $got"
+[ "$(stat -c %Y "$build/lib/libweft_core.so")" = "$core_stamp" ] || fail "weft itself was rebuilt"
+echo "out-of-tree plugins built, checked, tested, installed and ran against the installed SDK: $got"

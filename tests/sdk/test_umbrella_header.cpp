@@ -16,6 +16,7 @@ TEST(UmbrellaHeader, ReachesEverySdkHeader) {
   static_assert(std::is_class_v<sdk::ExceptionStatus>);                 // exception_status.hpp
   static_assert(std::is_function_v<decltype(sdk::is_storable_float)>);  // float_convert.hpp
   static_assert(std::is_function_v<decltype(sdk::grad::add)>);          // gradient.hpp
+  static_assert(std::is_class_v<sdk::GroupSteps>);                      // group_steps.hpp
   static_assert(std::is_class_v<sdk::Layout>);                          // layout.hpp
   static_assert(std::is_class_v<sdk::InferredLayouts>);                 // layout_inference.hpp
   static_assert(std::is_class_v<sdk::LoopProgram>);                     // loops.hpp
