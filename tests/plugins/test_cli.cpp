@@ -126,6 +126,12 @@ TEST_F(CliTest, OpsListsEveryOpWithPluginInputsAndAttrs) {
   ASSERT_NE(add, nullptr);
   EXPECT_EQ((*add)["plugin"], "tensor");
   EXPECT_EQ((*add)["pattern"], "broadcast");
+  // Each attribute's type, default and the values it accepts, as its errors say them.
+  const nlohmann::json* cast = find_plugin(ops, "name", "cast");
+  ASSERT_NE(cast, nullptr);
+  EXPECT_EQ((*cast)["attrs"][0]["name"], "dtype");
+  EXPECT_EQ((*cast)["attrs"][0]["allowed"], "a dtype such as \"int32\"");
+  EXPECT_EQ((*scale)["attrs"][0]["allowed"], "a number");  // a float attr's, as its type says
 }
 
 TEST_F(CliTest, OpsWarnsAboutBrokenPluginsAndListsTheRest) {

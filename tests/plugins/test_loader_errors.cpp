@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 
 #include "plugin_test_util.h"
+#include "weft/interpreter.h"
 
 namespace weft::testing {
 namespace {
@@ -68,10 +69,19 @@ TEST_F(LoaderErrorTest, PluginNewerThanHostNamesBothVersions) {
 
 TEST_F(LoaderErrorTest, LibraryOfAnotherMajorIsRefusedEvenIfTheManifestSaysOtherwise) {
   add_plugin(root(), "major", "newer_major", "");  // the manifest claims abi: 1
-  std::string e = load_error(loader(), "major");
+  add_plugin(root(), "scale", "c_scale", "ctest.scale");
+  PluginLoader& l = loader();
+  std::string e = load_error(l, "major");
   std::string host = std::to_string(WEFT_PLUGIN_ABI_MAJOR) + "." + std::to_string(WEFT_PLUGIN_ABI_MINOR);
   std::string plugin = std::to_string(WEFT_PLUGIN_ABI_MAJOR + 1) + "." + std::to_string(WEFT_PLUGIN_ABI_MINOR);
   EXPECT_THAT(e, HasSubstr("built against plugin ABI " + plugin + ", but this weft provides " + host));
+  // The rest of weft keeps working: another plugin loads and its op runs.
+  l.load("scale");
+  Tensor x = Tensor::empty({2}, DataType::Float(32));
+  x.data_as<float>()[0] = 1.5f, x.data_as<float>()[1] = -2.0f;
+  Value out = evaluate(call("ctest.scale", {constant(x)}));
+  EXPECT_EQ(out.tensor().data_as<float>()[0], 3.0f);  // factor 2 by default
+  EXPECT_EQ(out.tensor().data_as<float>()[1], -4.0f);
 }
 
 TEST_F(LoaderErrorTest, LibraryEscapingItsFolderIsRefused) {

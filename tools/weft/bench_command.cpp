@@ -195,6 +195,8 @@ void add_bench_command(CLI::App& app) {
   cmd->add_option("program", o->source.program, "The program: a Relay text file, or a model (resnet-18, `weft models`)")
       ->required();
   cmd->add_option("--inputs", o->source.inputs, "Tensors for main's parameters, by name (.npz, .safetensors or .npy)");
+  cmd->add_option("--shape", o->source.shapes,
+                  "NAME=DIMS (data=1x3x224x224): the shape of an imported model's input with symbolic dimensions");
   cmd->add_option("--params", o->source.params, "Weights for main's parameters, bound as constants (same formats)");
   cmd->add_option("--seed", o->source.seed, "Seed for the random data of parameters not given (as np.random.seed)")
       ->check(CLI::Range(uint32_t{0}, UINT32_MAX));

@@ -12,7 +12,7 @@ namespace weft::cli {
 ProgramRun load_program_run(const ProgramRunOptions& o, std::ostream& notes) {
   ProgramRun run;
   // A model's weights come from create_workload unless --params brings them.
-  run.program = load_program(o.program, ProgramOptions{o.params.empty(), o.seed});
+  run.program = load_program(o.program, ProgramOptions{o.params.empty(), o.seed, o.shapes});
   run.mod = infer_type(run.program.mod);
   std::vector<NamedSource> sources;
   if (!run.program.params.empty()) sources.push_back({run.program.origin, run.program.params});

@@ -18,6 +18,7 @@ namespace weft::cli {
 struct ProgramRunOptions {
   std::string program, inputs, params;
   uint32_t seed = 0;
+  std::vector<std::string> shapes;  // --shape NAME=DIMS, for an imported model's symbolic dimensions
 };
 
 struct ProgramRun {

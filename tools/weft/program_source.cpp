@@ -5,8 +5,10 @@
 #include <filesystem>
 
 #include "weft/error.h"
+#include "weft/frontend.h"
 #include "weft/model.h"
 #include "weft/model_spec.h"
+#include "weft/plugin_loader.h"
 #include "weft/text.h"
 #include "weft/workload.h"
 
@@ -36,12 +38,42 @@ Program load_model(const std::string& argument, const ProgramOptions& options) {
   return Program{workload.mod, std::move(workload.params), argument, spec.family, initializer};
 }
 
+/// The frontend that reads files like `path` (by suffix), loading the
+/// plugins that provide frontends to ask them; nullptr for none.
+const FrontendDef* frontend_for(const std::filesystem::path& path) {
+  const std::string suffix = path.extension().string();
+  if (suffix.empty()) return nullptr;
+  for (const PluginRecord& record : PluginLoader::global().plugins()) {
+    if (!record.manifest || record.state == PluginState::kShadowed) continue;
+    for (const std::string& name : record.manifest->provided(ProvidedKind::kFrontend)) {
+      const FrontendDef* def = FrontendRegistry::global().find(name);
+      if (def && std::find(def->extensions.begin(), def->extensions.end(), suffix) != def->extensions.end()) return def;
+    }
+  }
+  return nullptr;
+}
+
+std::string joined(const std::vector<std::string>& items, const char* separator) {
+  std::string out;
+  for (const auto& item : items) out += (out.empty() ? "" : separator) + item;
+  return out;
+}
+
 }  // namespace
 
 Program load_program(const std::string& argument, const ProgramOptions& options) {
   std::filesystem::path path(argument);
   std::error_code ec;
-  if (std::filesystem::is_regular_file(path, ec)) return Program{parse_module_file(path), {}, argument, ""};
+  if (std::filesystem::is_regular_file(path, ec)) {
+    if (const FrontendDef* frontend = frontend_for(path)) {
+      Attrs given = make_attrs({{"shapes", joined(options.shapes, ";")}});
+      return Program{frontend->import_file(argument, frontend->options.normalize(frontend->name, given)), {}, argument, ""};
+    }
+    if (!options.shapes.empty())
+      throw Error("--shape applies to a model a frontend imports (an .onnx file), not to " + argument)
+          .status(StatusCode::kInvalidArgument);
+    return Program{parse_module_file(path), {}, argument, ""};
+  }
   if (names_model_family(argument)) return load_model(argument, options);
   throw Error("'" + argument + "' is neither a program file nor a model")
       .expected("a Relay text file (#[version = \"0.0.5\"] ...) or a model of the families " +

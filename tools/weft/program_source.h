@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "weft/module.h"
 #include "weft/tensor_io.h"
@@ -28,11 +29,15 @@ struct ProgramOptions {
   /// (`weft run --params`).
   bool initialize_params = true;
   uint64_t seed = 0;
+  /// For a file a frontend reads (an .onnx model): shapes of its inputs with
+  /// symbolic dimensions, NAME=DIMS each (`--shape data=1x3x224x224`).
+  std::vector<std::string> shapes;
 };
 
 /// The single place that decides what a command's PROGRAM argument means:
-/// an existing file is a program in the Relay text format (parsed by
-/// parse_module_file); otherwise a model name (model_spec.h: `resnet-18`,
+/// an existing file whose suffix a frontend plugin reads (.onnx) is imported
+/// by it; any other existing file is a program in the Relay text format
+/// (parsed by parse_module_file); otherwise a model name (model_spec.h: `resnet-18`,
 /// `vgg:num_layers=11,batch_norm=true`), built by its plugin, with its
 /// parameters as `params` when options ask for them. weft::Error when the
 /// file is unreadable or not a valid program, when the argument is neither a

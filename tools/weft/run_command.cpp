@@ -133,6 +133,8 @@ void add_run_command(CLI::App& app) {
   auto o = std::make_shared<RunOptions>();
   cmd->add_option("program", o->source.program, "The program: a Relay text file, or a model (resnet-18, `weft models`)")->required();
   cmd->add_option("--inputs", o->source.inputs, "Tensors for main's parameters, by name (.npz, .safetensors or .npy)");
+  cmd->add_option("--shape", o->source.shapes,
+                  "NAME=DIMS (data=1x3x224x224): the shape of an imported model's input with symbolic dimensions");
   cmd->add_option("--params", o->source.params, "More tensors for main's parameters, e.g. weights (same formats)");
   cmd->add_option("--output", o->output, "Save the outputs here (.npz, .safetensors, or .npy for one output)");
   cmd->add_option("--seed", o->source.seed, "Seed for the random data of parameters not given (as np.random.seed)")

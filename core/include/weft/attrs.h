@@ -14,6 +14,8 @@
 #include "weft/dtype.h"
 #include "weft/object.h"
 
+#pragma GCC visibility push(default)  // weft's public API: the rest of the core is hidden
+
 namespace weft {
 
 /// The kinds of value an attribute holds. kList holds nested values (e.g. pad_width).
@@ -151,3 +153,5 @@ class AttrSchema {
 };
 
 }  // namespace weft
+
+#pragma GCC visibility pop

@@ -17,6 +17,8 @@
 #include "weft/run_config.h"
 #include "weft/target.h"
 
+#pragma GCC visibility push(default)  // weft's public API: the rest of the core is hidden
+
 namespace weft {
 
 /// One fused group of the built program and the target that runs it.
@@ -79,3 +81,5 @@ std::shared_ptr<const CompiledModule> build(IRModule mod, const RunConfig& confi
 std::string describe_partition(const CompiledModule& compiled);
 
 }  // namespace weft
+
+#pragma GCC visibility pop

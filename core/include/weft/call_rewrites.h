@@ -11,6 +11,8 @@
 #include "weft/expr.h"
 #include "weft/pass.h"
 
+#pragma GCC visibility push(default)  // weft's public API: the rest of the core is hidden
+
 namespace weft {
 
 /// Rewrites `expr` bottom-up with the ops' rewrite `rewrite_name`: each op call,
@@ -43,3 +45,5 @@ Expr rewrite_calls(const Expr& expr, std::string_view rewrite_name, std::string_
 Pass create_call_rewrite_pass(PassInfo info, std::string rewrite_name, bool fold_built_constants = false);
 
 }  // namespace weft
+
+#pragma GCC visibility pop

@@ -6,6 +6,8 @@
 #include <string>
 #include <string_view>
 
+#pragma GCC visibility push(default)  // weft's public API: the rest of the core is hidden
+
 namespace weft {
 
 struct DataType {
@@ -39,3 +41,5 @@ struct DataType {
 };
 
 }  // namespace weft
+
+#pragma GCC visibility pop

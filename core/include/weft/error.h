@@ -10,6 +10,8 @@
 #include <stdexcept>
 #include <string>
 
+#pragma GCC visibility push(default)  // weft's public API: the rest of the core is hidden
+
 namespace weft {
 
 /// A position in a source file (1-based line and column; 0 = unknown).
@@ -80,3 +82,5 @@ class InternalError : public std::logic_error {
   do {                                                                      \
     if (!(cond)) throw ::weft::InternalError(__FILE__, __LINE__, std::string("check failed: " #cond ": ") + (msg)); \
   } while (0)
+
+#pragma GCC visibility pop

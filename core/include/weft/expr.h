@@ -19,6 +19,8 @@
 #include "weft/tensor.h"
 #include "weft/type.h"
 
+#pragma GCC visibility push(default)  // weft's public API: the rest of the core is hidden
+
 namespace weft {
 
 struct OpDef;
@@ -186,3 +188,5 @@ Expr copy_untyped(const Expr& e);
 std::string_view expr_kind_name(ExprKind k);
 
 }  // namespace weft
+
+#pragma GCC visibility pop

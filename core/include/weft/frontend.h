@@ -10,6 +10,8 @@
 #include "weft/module.h"
 #include "weft/registry.h"
 
+#pragma GCC visibility push(default)  // weft's public API: the rest of the core is hidden
+
 namespace weft {
 
 struct FrontendDef {
@@ -29,3 +31,5 @@ class FrontendRegistry : public NamedRegistry<FrontendDef> {
 };
 
 }  // namespace weft
+
+#pragma GCC visibility pop

@@ -18,6 +18,8 @@
 
 #include "weft/expr.h"
 
+#pragma GCC visibility push(default)  // weft's public API: the rest of the core is hidden
+
 namespace weft {
 
 /// Calls fn(child) for each direct sub-expression of e, in evaluation order.
@@ -242,3 +244,5 @@ class TypedExprMutator : public ExprMutator {
 };
 
 }  // namespace weft
+
+#pragma GCC visibility pop

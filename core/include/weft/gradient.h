@@ -10,6 +10,8 @@
 #include "weft/module.h"
 #include "weft/pass.h"
 
+#pragma GCC visibility push(default)  // weft's public API: the rest of the core is hidden
+
 namespace weft {
 
 enum class GradientMode {
@@ -50,3 +52,5 @@ Function gradient(const Function& fn, const IRModule& mod = {}, GradientMode mod
 Pass GradientPass();
 
 }  // namespace weft
+
+#pragma GCC visibility pop

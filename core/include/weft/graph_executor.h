@@ -14,6 +14,8 @@
 #include "weft/interpreter.h"
 #include "weft/tensor.h"
 
+#pragma GCC visibility push(default)  // weft's public API: the rest of the core is hidden
+
 namespace weft {
 
 /// What the memory plan of a compiled module takes.
@@ -59,3 +61,5 @@ class GraphExecutor {
 };
 
 }  // namespace weft
+
+#pragma GCC visibility pop

@@ -8,6 +8,8 @@
 
 #include "weft/expr.h"
 
+#pragma GCC visibility push(default)  // weft's public API: the rest of the core is hidden
+
 namespace weft {
 
 /// The parameter whose buffer the group's result may overwrite: every call in
@@ -23,3 +25,5 @@ std::optional<size_t> inplace_parameter(const Function& primitive);
 std::optional<size_t> reshaped_parameter(const Function& primitive);
 
 }  // namespace weft
+
+#pragma GCC visibility pop

@@ -12,6 +12,8 @@
 #include "weft/registry.h"
 #include "weft/tensor.h"
 
+#pragma GCC visibility push(default)  // weft's public API: the rest of the core is hidden
+
 namespace weft {
 
 /// Fills the CPU tensor `out` for the parameter called `name`.
@@ -37,3 +39,5 @@ class InitializerRegistry : public NamedRegistry<InitializerDef> {
 InitializerFill make_initializer(std::string_view name, uint64_t seed, const Attrs& params = nullptr);
 
 }  // namespace weft
+
+#pragma GCC visibility pop

@@ -15,6 +15,8 @@
 #include "weft/op.h"
 #include "weft/tensor.h"
 
+#pragma GCC visibility push(default)  // weft's public API: the rest of the core is hidden
+
 namespace weft {
 
 struct ClosureValue;
@@ -105,3 +107,5 @@ IRModule bind_argument_types(const IRModule& mod, const std::string& name, const
 Value evaluate(const Expr& expr);
 
 }  // namespace weft
+
+#pragma GCC visibility pop

@@ -7,6 +7,8 @@
 
 #include <weft/sdk/layout.hpp>
 
+#pragma GCC visibility push(default)  // weft's public API: the rest of the core is hidden
+
 namespace weft {
 
 using sdk::BijectiveLayout;
@@ -18,3 +20,5 @@ using sdk::LayoutError;
 Layout parse_layout(std::string_view name, std::string_view where);
 
 }  // namespace weft
+
+#pragma GCC visibility pop

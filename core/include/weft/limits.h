@@ -8,6 +8,8 @@
 
 #include "weft/dtype.h"
 
+#pragma GCC visibility push(default)  // weft's public API: the rest of the core is hidden
+
 namespace weft {
 
 /// The largest tensor, in bytes, that types, type relations, readers and
@@ -31,3 +33,5 @@ int64_t max_call_depth();
 void set_max_call_depth(int64_t depth);
 
 }  // namespace weft
+
+#pragma GCC visibility pop

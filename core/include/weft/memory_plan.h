@@ -10,6 +10,8 @@
 #include <span>
 #include <vector>
 
+#pragma GCC visibility push(default)  // weft's public API: the rest of the core is hidden
+
 namespace weft {
 
 /// One intermediate tensor of a schedule (a flat list of steps, each a kernel
@@ -68,3 +70,5 @@ struct MemoryPlan {
 MemoryPlan plan_memory(std::span<const PlannedValue> values);
 
 }  // namespace weft
+
+#pragma GCC visibility pop

@@ -10,6 +10,8 @@
 #include "weft/expr.h"
 #include "weft/registry.h"
 
+#pragma GCC visibility push(default)  // weft's public API: the rest of the core is hidden
+
 namespace weft {
 
 /// A named variant of a family, `<family>-<suffix>` on the command line: the
@@ -47,3 +49,5 @@ class ModelRegistry : public NamedRegistry<ModelDef> {
 Function build_model(std::string_view name, const Attrs& params = nullptr);
 
 }  // namespace weft
+
+#pragma GCC visibility pop

@@ -13,6 +13,8 @@
 #include "weft/expr.h"
 #include "weft/model.h"
 
+#pragma GCC visibility push(default)  // weft's public API: the rest of the core is hidden
+
 namespace weft {
 
 /// A model family and every one of its parameters, normalized against its
@@ -42,3 +44,5 @@ std::vector<std::string> known_model_families();
 std::string variant_name(std::string_view family, const ModelVariant& v);
 
 }  // namespace weft
+
+#pragma GCC visibility pop

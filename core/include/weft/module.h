@@ -8,6 +8,8 @@
 
 #include "weft/expr.h"
 
+#pragma GCC visibility push(default)  // weft's public API: the rest of the core is hidden
+
 namespace weft {
 
 /// A value type: copying shares the functions (which are immutable). Passes take
@@ -44,3 +46,5 @@ class IRModule {
 std::vector<Var> free_vars(const Expr& expr);
 
 }  // namespace weft
+
+#pragma GCC visibility pop

@@ -11,6 +11,8 @@
 
 #include "weft/expr.h"
 
+#pragma GCC visibility push(default)  // weft's public API: the rest of the core is hidden
+
 namespace weft {
 
 /// Hands out distinct names as RelayTextPrinter::GetUniqueName does: the
@@ -35,3 +37,5 @@ std::string printable_name(const std::string& name_hint);
 std::vector<std::string> param_names(const Function& fn);
 
 }  // namespace weft
+
+#pragma GCC visibility pop

@@ -15,6 +15,8 @@
 #include <type_traits>
 #include <utility>
 
+#pragma GCC visibility push(default)  // weft's public API: the rest of the core is hidden
+
 namespace weft {
 
 class Object {
@@ -108,3 +110,5 @@ struct RefHash {
 };
 
 }  // namespace weft
+
+#pragma GCC visibility pop

@@ -19,6 +19,8 @@
 #include "weft/tensor.h"
 #include "weft/type.h"
 
+#pragma GCC visibility push(default)  // weft's public API: the rest of the core is hidden
+
 namespace weft {
 
 /// How an op combines with neighbours when fusing; values are Relay's.
@@ -151,3 +153,5 @@ class OpRegistry : public NamedRegistry<OpDef> {
 };
 
 }  // namespace weft
+
+#pragma GCC visibility pop

@@ -19,6 +19,8 @@
 #include "weft/module.h"
 #include "weft/registry.h"
 
+#pragma GCC visibility push(default)  // weft's public API: the rest of the core is hidden
+
 namespace weft {
 
 /// What a pass is: its name (as registered), the lowest opt_level at which
@@ -265,3 +267,5 @@ class PassRegistry : public NamedRegistry<PassDef> {
 };
 
 }  // namespace weft
+
+#pragma GCC visibility pop

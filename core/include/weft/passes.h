@@ -15,6 +15,8 @@
 #include "weft/module.h"
 #include "weft/pass.h"
 
+#pragma GCC visibility push(default)  // weft's public API: the rest of the core is hidden
+
 namespace weft {
 
 /// Infers the type of every expression of every function, Relay-style: each op
@@ -275,3 +277,5 @@ Expr to_graph_normal_form(const Expr& expr);
 void register_core_passes(PassRegistry& registry = PassRegistry::global());
 
 }  // namespace weft
+
+#pragma GCC visibility pop

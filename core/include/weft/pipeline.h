@@ -7,6 +7,8 @@
 
 #include "weft/pass.h"
 
+#pragma GCC visibility push(default)  // weft's public API: the rest of the core is hidden
+
 namespace weft {
 
 /// The names of the pipeline's passes in the order they run: the reference's
@@ -23,3 +25,5 @@ const std::vector<std::string>& optimization_pass_names();
 Pass optimization_pipeline(PassRegistry& registry = PassRegistry::global());
 
 }  // namespace weft
+
+#pragma GCC visibility pop

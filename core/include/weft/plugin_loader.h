@@ -24,6 +24,8 @@
 
 #include "weft/plugin_manifest.h"
 
+#pragma GCC visibility push(default)  // weft's public API: the rest of the core is hidden
+
 namespace weft {
 
 enum class PluginState { kDiscovered, kLoaded, kFailed, kShadowed };
@@ -102,3 +104,5 @@ class PluginLoader {
 };
 
 }  // namespace weft
+
+#pragma GCC visibility pop

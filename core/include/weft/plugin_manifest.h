@@ -9,6 +9,8 @@
 #include <string_view>
 #include <vector>
 
+#pragma GCC visibility push(default)  // weft's public API: the rest of the core is hidden
+
 namespace weft {
 
 /// The kinds of thing a plugin provides, in the order of the manifest's
@@ -63,3 +65,5 @@ PluginManifest read_plugin_manifest(const std::filesystem::path& path);
 PluginManifest parse_plugin_manifest(std::string_view text, const std::filesystem::path& path);
 
 }  // namespace weft
+
+#pragma GCC visibility pop

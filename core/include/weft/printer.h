@@ -6,6 +6,8 @@
 #include "weft/expr.h"
 #include "weft/module.h"
 
+#pragma GCC visibility push(default)  // weft's public API: the rest of the core is hidden
+
 namespace weft {
 
 struct PrintOptions {
@@ -24,3 +26,5 @@ std::string to_text(const IRModule& mod, const PrintOptions& options = {});
 std::string to_text(const Expr& expr, const PrintOptions& options = {});
 
 }  // namespace weft
+
+#pragma GCC visibility pop

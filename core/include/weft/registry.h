@@ -20,6 +20,8 @@
 
 #include "weft/error.h"
 
+#pragma GCC visibility push(default)  // weft's public API: the rest of the core is hidden
+
 namespace weft {
 
 /// Def must have `std::string name` and `std::string plugin` members.
@@ -140,3 +142,5 @@ class NamedRegistry {
 };
 
 }  // namespace weft
+
+#pragma GCC visibility pop

@@ -15,6 +15,8 @@
 #include "weft/attrs.h"
 #include "weft/error.h"
 
+#pragma GCC visibility push(default)  // weft's public API: the rest of the core is hidden
+
 namespace weft {
 
 class TargetRegistry;
@@ -106,3 +108,5 @@ std::map<std::string, Attrs> check_run_config(const RunConfig& config, TargetReg
 std::map<std::string, Attrs> check_run_config(const RunConfig& config);
 
 }  // namespace weft
+
+#pragma GCC visibility pop

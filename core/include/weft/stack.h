@@ -9,6 +9,8 @@
 #include <functional>
 #include <optional>
 
+#pragma GCC visibility push(default)  // weft's public API: the rest of the core is hidden
+
 namespace weft {
 
 /// True when the calling thread's stack has less than a safety margin left.
@@ -32,3 +34,5 @@ auto on_stack_with_room(F&& fn) -> decltype(fn()) {
 }
 
 }  // namespace weft
+
+#pragma GCC visibility pop

@@ -10,6 +10,8 @@
 #include "weft/module.h"
 #include "weft/type.h"
 
+#pragma GCC visibility push(default)  // weft's public API: the rest of the core is hidden
+
 namespace weft {
 
 /// True when a and b are the same program up to renaming of bound variables.
@@ -26,3 +28,5 @@ size_t structural_hash(const Expr& e);
 size_t structural_hash(const IRModule& m);
 
 }  // namespace weft
+
+#pragma GCC visibility pop

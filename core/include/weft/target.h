@@ -21,6 +21,8 @@
 #include "weft/registry.h"
 #include "weft/tensor.h"
 
+#pragma GCC visibility push(default)  // weft's public API: the rest of the core is hidden
+
 namespace weft {
 
 /// One device a target drives, as `weft targets` lists it.
@@ -141,3 +143,5 @@ class TargetRegistry : public NamedRegistry<TargetDef> {
 };
 
 }  // namespace weft
+
+#pragma GCC visibility pop

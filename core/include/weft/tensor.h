@@ -12,6 +12,8 @@
 
 #include "weft/dtype.h"
 
+#pragma GCC visibility push(default)  // weft's public API: the rest of the core is hidden
+
 namespace weft {
 
 struct Device {
@@ -82,3 +84,5 @@ class Tensor {
 std::string describe(const Tensor& t);
 
 }  // namespace weft
+
+#pragma GCC visibility pop

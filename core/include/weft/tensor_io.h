@@ -23,6 +23,8 @@
 
 #include "weft/tensor.h"
 
+#pragma GCC visibility push(default)  // weft's public API: the rest of the core is hidden
+
 namespace weft {
 
 /// Tensors with names, in file order (npz: archive order; safetensors: data
@@ -87,3 +89,5 @@ NamedTensors load_tensor_file(const std::filesystem::path& path, const TensorHea
 void save_tensor_file(const std::filesystem::path& path, const NamedTensors& tensors);
 
 }  // namespace weft
+
+#pragma GCC visibility pop

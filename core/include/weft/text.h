@@ -15,6 +15,8 @@
 #include "weft/expr.h"
 #include "weft/module.h"
 
+#pragma GCC visibility push(default)  // weft's public API: the rest of the core is hidden
+
 namespace weft {
 
 /// Parses a whole module: an optional `#[version = "0.0.5"]` header, then
@@ -37,3 +39,5 @@ IRModule parse_module_file(const std::filesystem::path& path);
 Expr parse_expr(std::string_view text, std::string_view source_name = "<string>");
 
 }  // namespace weft
+
+#pragma GCC visibility pop

@@ -9,6 +9,8 @@
 #include "weft/dtype.h"
 #include "weft/object.h"
 
+#pragma GCC visibility push(default)  // weft's public API: the rest of the core is hidden
+
 namespace weft {
 
 enum class TypeKind : uint8_t { kTensor, kTuple, kFunc, kIncomplete };
@@ -86,3 +88,5 @@ size_t flat_tensor_count(const Type& t);
 std::string type_to_text(const Type& t);
 
 }  // namespace weft
+
+#pragma GCC visibility pop

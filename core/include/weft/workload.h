@@ -16,6 +16,8 @@
 #include "weft/module.h"
 #include "weft/tensor.h"
 
+#pragma GCC visibility push(default)  // weft's public API: the rest of the core is hidden
+
 namespace weft {
 
 struct Workload {
@@ -40,3 +42,5 @@ Workload create_workload(const IRModule& mod, std::string_view initializer = "xa
                          const Attrs& initializer_params = nullptr);
 
 }  // namespace weft
+
+#pragma GCC visibility pop

@@ -11,6 +11,8 @@
 
 #include "weft/te/loop_ir.h"
 
+#pragma GCC visibility push(default)  // weft's public API: the rest of the core is hidden
+
 namespace weft::te {
 
 /// One message per access that could not be proven in bounds: the buffer,
@@ -27,3 +29,5 @@ void check_bounds(const LoweredFunc& f);
 std::unordered_set<const SelectNode*> speculatable_selects(const LoweredFunc& f);
 
 }  // namespace weft::te
+
+#pragma GCC visibility pop

@@ -8,6 +8,8 @@
 
 #include "weft/te/expr.h"
 
+#pragma GCC visibility push(default)  // weft's public API: the rest of the core is hidden
+
 namespace weft::te {
 
 class BufferNode : public Object {
@@ -38,3 +40,5 @@ class BufferLoadNode : public PrimExprNode {
 PrimExpr buffer_load(Buffer buffer, std::vector<PrimExpr> indices);
 
 }  // namespace weft::te
+
+#pragma GCC visibility pop

@@ -23,6 +23,8 @@
 #include "weft/attrs.h"
 #include "weft/te/schedule.h"
 
+#pragma GCC visibility push(default)  // weft's public API: the rest of the core is hidden
+
 namespace weft::te {
 
 /// What a target tells the default schedules about itself.
@@ -47,3 +49,5 @@ TargetTraits target_traits(const Attrs& options);
 Schedule default_schedule(const std::vector<Tensor>& outputs, const TargetTraits& traits);
 
 }  // namespace weft::te
+
+#pragma GCC visibility pop

@@ -10,6 +10,8 @@
 #include "weft/te/loop_ir.h"
 #include "weft/tensor.h"
 
+#pragma GCC visibility push(default)  // weft's public API: the rest of the core is hidden
+
 namespace weft::te {
 
 /// Runs f with `inputs` and `outputs` (one tensor per parameter, of its shape
@@ -19,3 +21,5 @@ void evaluate(const LoweredFunc& f, const std::vector<weft::Tensor>& inputs, con
 std::vector<weft::Tensor> evaluate(const LoweredFunc& f, const std::vector<weft::Tensor>& inputs);
 
 }  // namespace weft::te
+
+#pragma GCC visibility pop

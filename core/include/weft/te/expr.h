@@ -20,6 +20,8 @@
 #include "weft/error.h"
 #include "weft/object.h"
 
+#pragma GCC visibility push(default)  // weft's public API: the rest of the core is hidden
+
 namespace weft::te {
 
 enum class PrimKind : uint8_t {
@@ -218,3 +220,5 @@ bool is_predicate(BinaryOp op);
 const int64_t* as_int_imm(const PrimExpr& e);
 
 }  // namespace weft::te
+
+#pragma GCC visibility pop

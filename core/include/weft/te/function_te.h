@@ -13,6 +13,8 @@
 #include "weft/te/tensor.h"
 #include "weft/tensor.h"
 
+#pragma GCC visibility push(default)  // weft's public API: the rest of the core is hidden
+
 namespace weft::te {
 
 /// Whether the TE layer can describe `call`: an op call with a te_compute and
@@ -46,3 +48,5 @@ struct FunctionTe {
 FunctionTe function_te(const Function& fn);
 
 }  // namespace weft::te
+
+#pragma GCC visibility pop

@@ -9,6 +9,8 @@
 
 #include "weft/te/expr.h"
 
+#pragma GCC visibility push(default)  // weft's public API: the rest of the core is hidden
+
 namespace weft::te {
 
 /// Calls f on each direct child of e (a reduction's sources and condition,
@@ -29,3 +31,5 @@ PrimExpr substitute(const PrimExpr& e, const VarMap& map);
 bool structural_equal(const PrimExpr& a, const PrimExpr& b);
 
 }  // namespace weft::te
+
+#pragma GCC visibility pop

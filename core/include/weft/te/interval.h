@@ -10,6 +10,8 @@
 
 #include "weft/te/expr.h"
 
+#pragma GCC visibility push(default)  // weft's public API: the rest of the core is hidden
+
 namespace weft::te {
 
 /// [lo, hi]; the int64 extremes stand for unbounded ends.
@@ -52,3 +54,5 @@ class IntervalContext {
 };
 
 }  // namespace weft::te
+
+#pragma GCC visibility pop

@@ -11,6 +11,8 @@
 #include "weft/te/buffer.h"
 #include "weft/te/expr.h"
 
+#pragma GCC visibility push(default)  // weft's public API: the rest of the core is hidden
+
 namespace weft::te {
 
 enum class StmtKind : uint8_t { kFor, kStore, kAllocate, kIfThenElse, kLet, kSeq };
@@ -103,3 +105,5 @@ struct LoweredFunc {
 std::string_view for_kind_name(ForKind kind);
 
 }  // namespace weft::te
+
+#pragma GCC visibility pop

@@ -12,6 +12,8 @@
 #include "weft/te/loop_ir.h"
 #include "weft/te/schedule.h"
 
+#pragma GCC visibility push(default)  // weft's public API: the rest of the core is hidden
+
 namespace weft::te {
 
 /// The loop IR of `schedule`. Inputs are the placeholders in `inputs`' order
@@ -23,3 +25,5 @@ LoweredFunc lower(const Schedule& schedule, std::string name = "main", const std
 LoweredFunc lower(const std::vector<Tensor>& outputs, std::string name = "main", const std::vector<Tensor>& inputs = {});
 
 }  // namespace weft::te
+
+#pragma GCC visibility pop

@@ -14,6 +14,8 @@
 #include "weft/te/loop_ir.h"
 #include "weft/te/tensor.h"
 
+#pragma GCC visibility push(default)  // weft's public API: the rest of the core is hidden
+
 namespace weft::te {
 
 std::string print(const PrimExpr& e);
@@ -27,3 +29,5 @@ std::string print(const Stmt& s);
 std::string print(const LoweredFunc& f);
 
 }  // namespace weft::te
+
+#pragma GCC visibility pop

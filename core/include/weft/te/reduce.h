@@ -9,6 +9,8 @@
 
 #include "weft/te/expr.h"
 
+#pragma GCC visibility push(default)  // weft's public API: the rest of the core is hidden
+
 namespace weft::te {
 
 /// combine(lhs, rhs) = result, elementwise over tuples of values, with an
@@ -71,3 +73,5 @@ PrimExpr min(PrimExpr source, std::vector<IterVar> axis, PrimExpr condition = Pr
 PrimExpr prod(PrimExpr source, std::vector<IterVar> axis, PrimExpr condition = PrimExpr());
 
 }  // namespace weft::te
+
+#pragma GCC visibility pop

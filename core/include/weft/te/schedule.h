@@ -14,6 +14,8 @@
 #include "weft/te/loop_ir.h"
 #include "weft/te/tensor.h"
 
+#pragma GCC visibility push(default)  // weft's public API: the rest of the core is hidden
+
 namespace weft::te {
 
 /// How a derived loop relates to the ones it came from.
@@ -122,3 +124,5 @@ class Schedule {
 };
 
 }  // namespace weft::te
+
+#pragma GCC visibility pop

@@ -8,6 +8,8 @@
 #include "weft/te/interval.h"
 #include "weft/te/loop_ir.h"
 
+#pragma GCC visibility push(default)  // weft's public API: the rest of the core is hidden
+
 namespace weft::te {
 
 /// e simplified where `ctx` holds (unknown variables are unbounded).
@@ -18,3 +20,5 @@ PrimExpr simplify(const PrimExpr& e, const IntervalContext& ctx = IntervalContex
 Stmt simplify(const Stmt& s, const IntervalContext& ctx = IntervalContext());
 
 }  // namespace weft::te
+
+#pragma GCC visibility pop

@@ -12,6 +12,8 @@
 #include "weft/te/expr.h"
 #include "weft/te/reduce.h"
 
+#pragma GCC visibility push(default)  // weft's public API: the rest of the core is hidden
+
 namespace weft::te {
 
 class OperationNode;
@@ -126,3 +128,5 @@ Tensor pad(const Tensor& x, const std::vector<int64_t>& pad_before, const std::v
            PrimExpr pad_value = PrimExpr(0), std::string name = "pad");
 
 }  // namespace weft::te
+
+#pragma GCC visibility pop

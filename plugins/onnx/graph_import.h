@@ -1,0 +1,72 @@
+// An ONNX graph (at opset 13, shape-inferred: model_file.h) mapped to a weft
+// module: the graph's inputs become main's parameters (their names kept,
+// symbolic dimensions bound by the `shapes` option), its initializers
+// constants, each node the weft ops its converter (op_converters.cpp) builds.
+// Every node whose op has no converter is listed in one error.
+#pragma once
+
+#include <weft/plugin.hpp>
+
+#include <onnx/onnx_pb.h>
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace onnx_frontend {
+
+namespace sdk = weft::sdk;
+
+class GraphImport;
+
+/// Maps one node: its outputs, in order (an output the graph never reads may be empty).
+using Converter = std::vector<sdk::Expr> (*)(GraphImport& graph, const onnx::NodeProto& node);
+
+/// The converters, by ONNX op type.
+const std::map<std::string, Converter>& converters();
+
+class GraphImport {
+ public:
+  /// `shapes` binds symbolic dimensions: input name -> its whole shape.
+  GraphImport(const onnx::ModelProto& model, std::map<std::string, std::vector<int64_t>> shapes);
+
+  /// The module: main of the graph's inputs, returning its outputs (a tuple
+  /// of several).
+  sdk::Module import();
+
+  // ---- For converters -------------------------------------------------------------------
+
+  /// Input `i` of `node`; an error naming the node when it is absent.
+  const sdk::Expr& input(const onnx::NodeProto& node, int i) const;
+  bool has_input(const onnx::NodeProto& node, int i) const;
+  /// The static shape shape inference gave value `name` (an error if it has none).
+  std::vector<int64_t> shape(const std::string& name) const;
+  /// `e` computed now, when it depends on constants alone (shape arithmetic,
+  /// a Reshape's shape): its int64 values. Error naming the node otherwise.
+  std::vector<int64_t> ints(const sdk::Expr& e, const onnx::NodeProto& node, const std::string& what);
+  /// An error naming the node, for a converter.
+  sdk::Error error(const onnx::NodeProto& node, const std::string& message) const;
+
+ private:
+  sdk::Type type_of(const onnx::ValueInfoProto& info, bool bind) const;
+
+  const onnx::ModelProto& model_;
+  std::map<std::string, std::vector<int64_t>> shapes_;
+  std::map<std::string, sdk::Expr> values_;
+  std::map<std::string, const onnx::TypeProto*> inferred_;
+  std::map<std::string, std::vector<int64_t>> initializer_shapes_;
+};
+
+/// An attribute of a node, or its default when the node does not set it.
+int64_t attr_int(const onnx::NodeProto& node, const std::string& name, int64_t fallback);
+float attr_float(const onnx::NodeProto& node, const std::string& name, float fallback);
+std::string attr_string(const onnx::NodeProto& node, const std::string& name, const std::string& fallback);
+std::vector<int64_t> attr_ints(const onnx::NodeProto& node, const std::string& name,
+                               const std::vector<int64_t>& fallback = {});
+/// The weft dtype of ONNX element type `element`; `where` names the value in errors.
+DLDataType dtype_of(int32_t element, const std::string& where);
+/// A tensor attribute (Constant's value) or initializer as a weft constant.
+sdk::Expr tensor_constant(const onnx::TensorProto& t, const std::string& where);
+
+}  // namespace onnx_frontend

@@ -1,0 +1,289 @@
+// ONNX operators (opset 13, as the ONNX specification defines them) mapped to
+// weft's ops, one converter each.
+#include <cmath>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "graph_import.h"
+
+namespace onnx_frontend {
+namespace {
+
+using Exprs = std::vector<sdk::Expr>;
+using Ints = std::vector<int64_t>;
+
+sdk::Expr scalar(double value, const sdk::Expr& like) { return sdk::scalar(value, like.type().dtype()); }
+
+/// An op of one input, the same for every opset.
+template <const char* Op>
+Exprs unary(GraphImport& g, const onnx::NodeProto& n) {
+  return {sdk::call(Op, {g.input(n, 0)})};
+}
+
+/// An op of two inputs broadcast as NumPy does (ONNX's multidirectional broadcasting).
+template <const char* Op>
+Exprs binary(GraphImport& g, const onnx::NodeProto& n) {
+  return {sdk::call(Op, {g.input(n, 0), g.input(n, 1)})};
+}
+
+constexpr char kRelu[] = "nn.relu", kSigmoid[] = "sigmoid", kTanh[] = "tanh", kErf[] = "erf", kExp[] = "exp",
+               kLog[] = "log", kSqrt[] = "sqrt", kNeg[] = "negative", kAbs[] = "abs", kFloor[] = "floor",
+               kCeil[] = "ceil", kAdd[] = "add", kSub[] = "subtract", kMul[] = "multiply", kDiv[] = "divide",
+               kPow[] = "power";
+
+/// The padding of a convolution or pooling over `spatial` axes of `in`:
+/// ONNX's pads (all begins, then all ends) or its auto_pad.
+Ints padding(const onnx::NodeProto& n, const GraphImport& g, const Ints& in, const Ints& kernel, const Ints& strides,
+             const Ints& dilations) {
+  const size_t rank = kernel.size();
+  const std::string mode = attr_string(n, "auto_pad", "NOTSET");
+  if (mode == "NOTSET") {
+    Ints pads = attr_ints(n, "pads", Ints(2 * rank, 0));
+    if (pads.size() != 2 * rank)
+      throw g.error(n, "pads has " + std::to_string(pads.size()) + " values; expected " + std::to_string(2 * rank));
+    return pads;
+  }
+  if (mode == "VALID") return Ints(2 * rank, 0);
+  if (mode != "SAME_UPPER" && mode != "SAME_LOWER")
+    throw g.error(n, "auto_pad is '" + mode + "'; expected NOTSET, SAME_UPPER, SAME_LOWER or VALID");
+  Ints pads(2 * rank);
+  for (size_t d = 0; d < rank; ++d) {
+    const int64_t size = in[in.size() - rank + d], out = (size + strides[d] - 1) / strides[d];
+    const int64_t total = std::max<int64_t>((out - 1) * strides[d] + (kernel[d] - 1) * dilations[d] + 1 - size, 0);
+    const int64_t small = total / 2;
+    pads[d] = mode == "SAME_UPPER" ? small : total - small;
+    pads[d + rank] = total - pads[d];
+  }
+  return pads;
+}
+
+Exprs conv(GraphImport& g, const onnx::NodeProto& n) {
+  const Ints in = g.shape(n.input(0)), weight = g.shape(n.input(1));
+  const size_t rank = weight.size() - 2;
+  if (rank < 1 || rank > 3) throw g.error(n, "weft maps 1-, 2- and 3-D convolutions");
+  const Ints kernel = attr_ints(n, "kernel_shape", Ints(weight.begin() + 2, weight.end()));
+  const Ints strides = attr_ints(n, "strides", Ints(rank, 1)), dilations = attr_ints(n, "dilations", Ints(rank, 1));
+  sdk::Expr out = sdk::call("nn.conv" + std::to_string(rank) + "d", {g.input(n, 0), g.input(n, 1)},
+                            {{"strides", strides},
+                             {"padding", padding(n, g, in, kernel, strides, dilations)},
+                             {"dilation", dilations},
+                             {"groups", attr_int(n, "group", 1)},
+                             {"channels", weight[0]},
+                             {"kernel_size", kernel}});
+  if (g.has_input(n, 2)) out = sdk::call("nn.bias_add", {out, g.input(n, 2)}, {{"axis", int64_t{1}}});
+  return {out};
+}
+
+/// MaxPool and AveragePool over two spatial axes.
+template <bool Max>
+Exprs pool(GraphImport& g, const onnx::NodeProto& n) {
+  const Ints in = g.shape(n.input(0)), kernel = attr_ints(n, "kernel_shape");
+  if (kernel.size() != 2 || in.size() != 4) throw g.error(n, "weft maps 2-D pooling of NCHW data");
+  const Ints strides = attr_ints(n, "strides", Ints(2, 1)), dilations = attr_ints(n, "dilations", Ints(2, 1));
+  if (n.output_size() > 1 && !n.output(1).empty()) throw g.error(n, "weft does not compute MaxPool's indices");
+  sdk::AttrList attrs = {{"pool_size", kernel},
+                         {"strides", strides},
+                         {"padding", padding(n, g, in, kernel, strides, dilations)},
+                         {"ceil_mode", attr_int(n, "ceil_mode", 0) != 0}};
+  if (Max) {
+    attrs.push_back({"dilation", dilations});
+    return {sdk::call("nn.max_pool2d", {g.input(n, 0)}, attrs)};
+  }
+  attrs.push_back({"count_include_pad", attr_int(n, "count_include_pad", 0) != 0});
+  return {sdk::call("nn.avg_pool2d", {g.input(n, 0)}, attrs)};
+}
+
+template <const char* Op>
+Exprs global_pool(GraphImport& g, const onnx::NodeProto& n) {
+  if (g.shape(n.input(0)).size() != 4) throw g.error(n, "weft maps global pooling of NCHW data");
+  return {sdk::call(Op, {g.input(n, 0)})};
+}
+constexpr char kGlobalAvg[] = "nn.global_avg_pool2d", kGlobalMax[] = "nn.global_max_pool2d";
+
+Exprs batch_norm(GraphImport& g, const onnx::NodeProto& n) {
+  for (int i = 1; i < n.output_size(); ++i)
+    if (!n.output(i).empty()) throw g.error(n, "weft maps BatchNormalization for inference (one output)");
+  sdk::Expr bn = sdk::call("nn.batch_norm", {g.input(n, 0), g.input(n, 1), g.input(n, 2), g.input(n, 3), g.input(n, 4)},
+                           {{"epsilon", static_cast<double>(attr_float(n, "epsilon", 1e-5f))}, {"axis", int64_t{1}}});
+  return {sdk::get_item(bn, 0)};
+}
+
+Exprs leaky_relu(GraphImport& g, const onnx::NodeProto& n) {
+  return {sdk::call("nn.leaky_relu", {g.input(n, 0)}, {{"alpha", static_cast<double>(attr_float(n, "alpha", 0.01f))}})};
+}
+
+Exprs clip(GraphImport& g, const onnx::NodeProto& n) {
+  sdk::Expr x = g.input(n, 0);
+  // Opset 13: min and max are optional inputs; absent, nothing bounds that side.
+  if (g.has_input(n, 1)) x = sdk::call("maximum", {x, g.input(n, 1)});
+  if (g.has_input(n, 2)) x = sdk::call("minimum", {x, g.input(n, 2)});
+  return {x};
+}
+
+Exprs softmax(GraphImport& g, const onnx::NodeProto& n) {
+  const std::string op = n.op_type() == "Softmax" ? "nn.softmax" : "nn.log_softmax";
+  return {sdk::call(op, {g.input(n, 0)}, {{"axis", attr_int(n, "axis", -1)}})};
+}
+
+Exprs flatten(GraphImport& g, const onnx::NodeProto& n) {
+  const Ints in = g.shape(n.input(0));
+  int64_t axis = attr_int(n, "axis", 1);
+  if (axis < 0) axis += static_cast<int64_t>(in.size());
+  if (axis < 0 || axis > static_cast<int64_t>(in.size())) throw g.error(n, "axis is out of range");
+  const int64_t outer = std::accumulate(in.begin(), in.begin() + axis, int64_t{1}, std::multiplies<>());
+  const int64_t inner = std::accumulate(in.begin() + axis, in.end(), int64_t{1}, std::multiplies<>());
+  return {sdk::call("reshape", {g.input(n, 0)}, {{"newshape", Ints{outer, inner}}})};
+}
+
+Exprs reshape(GraphImport& g, const onnx::NodeProto& n) {
+  Ints shape = g.ints(g.input(n, 1), n, "shape");
+  if (attr_int(n, "allowzero", 0) != 0)
+    for (int64_t d : shape)
+      if (d == 0) throw g.error(n, "allowzero with a 0 in the shape (an empty tensor) is not mapped");
+  // ONNX's 0 copies the input's dimension and -1 infers one, as weft's reshape reads them.
+  return {sdk::call("reshape", {g.input(n, 0)}, {{"newshape", shape}})};
+}
+
+Exprs gemm(GraphImport& g, const onnx::NodeProto& n) {
+  sdk::Expr a = g.input(n, 0), b = g.input(n, 1);
+  if (attr_int(n, "transA", 0)) a = sdk::call("transpose", {a}, {{"axes", Ints{1, 0}}});
+  // nn.dense computes a b^T: a B given transposed is taken as it is.
+  if (!attr_int(n, "transB", 0)) b = sdk::call("transpose", {b}, {{"axes", Ints{1, 0}}});
+  sdk::Expr y = sdk::call("nn.dense", {a, b});
+  const float alpha = attr_float(n, "alpha", 1.0f), beta = attr_float(n, "beta", 1.0f);
+  if (alpha != 1.0f) y = sdk::call("multiply", {y, scalar(alpha, g.input(n, 0))});
+  if (g.has_input(n, 2)) {
+    sdk::Expr c = g.input(n, 2);
+    if (beta != 1.0f) c = sdk::call("multiply", {c, scalar(beta, c)});
+    y = sdk::call("add", {y, c});
+  }
+  return {y};
+}
+
+Exprs matmul(GraphImport& g, const onnx::NodeProto& n) {
+  const Ints a = g.shape(n.input(0)), b = g.shape(n.input(1));
+  if (a.size() == 2 && b.size() == 2) return {sdk::call("nn.matmul", {g.input(n, 0), g.input(n, 1)})};
+  if (a.size() > 2 && b.size() == 2) {  // leading dims of a as rows
+    sdk::Expr rows = sdk::call("reshape", {g.input(n, 0)}, {{"newshape", Ints{-1, a.back()}}});
+    sdk::Expr y = sdk::call("nn.matmul", {rows, g.input(n, 1)});
+    Ints out(a.begin(), a.end() - 1);
+    out.push_back(b.back());
+    return {sdk::call("reshape", {y}, {{"newshape", out}})};
+  }
+  if (a.size() == 3 && b.size() == 3)
+    return {sdk::call("nn.batch_matmul", {g.input(n, 0), g.input(n, 1)}, {{"transpose_b", false}})};
+  throw g.error(n, "weft maps MatMul of 2-D, N-D by 2-D and 3-D by 3-D operands");
+}
+
+Exprs concat(GraphImport& g, const onnx::NodeProto& n) {
+  Exprs fields;
+  for (int i = 0; i < n.input_size(); ++i) fields.push_back(g.input(n, i));
+  return {sdk::call("concatenate", {sdk::tuple(fields)}, {{"axis", attr_int(n, "axis", 0)}})};
+}
+
+Exprs transpose(GraphImport& g, const onnx::NodeProto& n) {
+  const size_t rank = g.shape(n.input(0)).size();
+  Ints reversed(rank);
+  std::iota(reversed.rbegin(), reversed.rend(), 0);
+  return {sdk::call("transpose", {g.input(n, 0)}, {{"axes", attr_ints(n, "perm", reversed)}})};
+}
+
+Exprs squeeze(GraphImport& g, const onnx::NodeProto& n) {
+  if (!g.has_input(n, 1)) return {sdk::call("squeeze", {g.input(n, 0)})};
+  return {sdk::call("squeeze", {g.input(n, 0)}, {{"axis", g.ints(g.input(n, 1), n, "axes")}})};
+}
+
+Exprs unsqueeze(GraphImport& g, const onnx::NodeProto& n) {
+  Ints axes = g.ints(g.input(n, 1), n, "axes");
+  const int64_t rank = static_cast<int64_t>(g.shape(n.input(0)).size() + axes.size());
+  for (int64_t& a : axes) a = a < 0 ? a + rank : a;
+  std::sort(axes.begin(), axes.end());
+  sdk::Expr x = g.input(n, 0);
+  for (int64_t a : axes) x = sdk::call("expand_dims", {x}, {{"axis", a}});  // ascending: each lands where asked
+  return {x};
+}
+
+Exprs pass_through(GraphImport& g, const onnx::NodeProto& n) {
+  if (n.op_type() == "Dropout" && n.output_size() > 1 && !n.output(1).empty())
+    throw g.error(n, "weft does not compute Dropout's mask");
+  return {g.input(n, 0)};
+}
+
+Exprs constant(GraphImport& g, const onnx::NodeProto& n) {
+  for (const onnx::AttributeProto& a : n.attribute()) {
+    if (a.name() == "value") return {tensor_constant(a.t(), "node '" + n.name() + "'")};
+    if (a.name() == "value_float") return {sdk::scalar(a.f(), sdk::dtype::float32)};
+    if (a.name() == "value_int") return {sdk::scalar(static_cast<double>(a.i()), sdk::dtype::int64)};
+  }
+  throw g.error(n, "weft maps Constant's value, value_float and value_int");
+}
+
+Exprs shape(GraphImport& g, const onnx::NodeProto& n) {
+  const Ints dims = g.shape(n.input(0));
+  onnx::TensorProto t;
+  t.set_data_type(onnx::TensorProto::INT64);
+  t.add_dims(static_cast<int64_t>(dims.size()));
+  for (int64_t d : dims) t.add_int64_data(d);
+  return {tensor_constant(t, "node '" + n.name() + "'")};
+}
+
+Exprs gather(GraphImport& g, const onnx::NodeProto& n) {
+  // Negative indices count from the end, as wrapping takes them.
+  return {sdk::call("take", {g.input(n, 0), g.input(n, 1)}, {{"axis", attr_int(n, "axis", 0)}, {"mode", "wrap"}})};
+}
+
+Exprs cast(GraphImport& g, const onnx::NodeProto& n) {
+  const DLDataType to = dtype_of(static_cast<int32_t>(attr_int(n, "to", onnx::TensorProto::FLOAT)), "node '" + n.name() + "'");
+  return {sdk::call("cast", {g.input(n, 0)}, {{"dtype", to}})};
+}
+
+}  // namespace
+
+const std::map<std::string, Converter>& converters() {
+  static const std::map<std::string, Converter> table = {
+      {"Abs", unary<kAbs>},
+      {"Add", binary<kAdd>},
+      {"AveragePool", pool<false>},
+      {"BatchNormalization", batch_norm},
+      {"Cast", cast},
+      {"Ceil", unary<kCeil>},
+      {"Clip", clip},
+      {"Concat", concat},
+      {"Constant", constant},
+      {"Conv", conv},
+      {"Div", binary<kDiv>},
+      {"Dropout", pass_through},
+      {"Erf", unary<kErf>},
+      {"Exp", unary<kExp>},
+      {"Flatten", flatten},
+      {"Floor", unary<kFloor>},
+      {"Gather", gather},
+      {"Gemm", gemm},
+      {"GlobalAveragePool", global_pool<kGlobalAvg>},
+      {"GlobalMaxPool", global_pool<kGlobalMax>},
+      {"Identity", pass_through},
+      {"LeakyRelu", leaky_relu},
+      {"Log", unary<kLog>},
+      {"LogSoftmax", softmax},
+      {"MatMul", matmul},
+      {"MaxPool", pool<true>},
+      {"Mul", binary<kMul>},
+      {"Neg", unary<kNeg>},
+      {"Pow", binary<kPow>},
+      {"Relu", unary<kRelu>},
+      {"Reshape", reshape},
+      {"Shape", shape},
+      {"Sigmoid", unary<kSigmoid>},
+      {"Softmax", softmax},
+      {"Sqrt", unary<kSqrt>},
+      {"Squeeze", squeeze},
+      {"Sub", binary<kSub>},
+      {"Tanh", unary<kTanh>},
+      {"Transpose", transpose},
+      {"Unsqueeze", unsqueeze},
+  };
+  return table;
+}
+
+}  // namespace onnx_frontend

@@ -1,0 +1,204 @@
+#!/usr/bin/python3
+"""Writes the ONNX importer's test models (tests/data/*.onnx) with ONNX's
+helper API (Debian's python3-onnx) and, beside each, the inputs and the
+outputs NumPy computes for it (*.npz: in_<name>, out_<index>). The outputs are
+computed here, independently of weft, from the ONNX operators' definitions.
+Run it from anywhere: /usr/bin/python3 plugins/onnx/tests/make_models.py"""
+import math
+import os
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
+rng = np.random.RandomState(7)
+
+
+def save(name, graph, opset, inputs, outputs):
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)], producer_name="weft-tests")
+    model.ir_version = 7
+    onnx.checker.check_model(model)
+    onnx.save(model, os.path.join(DATA, name + ".onnx"))
+    arrays = {"in_" + k: v for k, v in inputs.items()}
+    arrays.update({"out_%d" % i: v for i, v in enumerate(outputs)})
+    np.savez(os.path.join(DATA, name + ".npz"), **arrays)
+
+
+def conv2d(x, w, b, strides, pads, group=1, dilations=(1, 1)):
+    """ONNX Conv: pads = (top, left, bottom, right)."""
+    n, c, h, wd = x.shape
+    m, cg, kh, kw = w.shape
+    xp = np.pad(x, ((0, 0), (0, 0), (pads[0], pads[2]), (pads[1], pads[3])))
+    oh = (xp.shape[2] - ((kh - 1) * dilations[0] + 1)) // strides[0] + 1
+    ow = (xp.shape[3] - ((kw - 1) * dilations[1] + 1)) // strides[1] + 1
+    out = np.zeros((n, m, oh, ow), dtype=np.float64)
+    mg = m // group
+    for g in range(group):
+        for o in range(g * mg, (g + 1) * mg):
+            for i in range(oh):
+                for j in range(ow):
+                    patch = xp[:, g * cg:(g + 1) * cg,
+                               i * strides[0]:i * strides[0] + (kh - 1) * dilations[0] + 1:dilations[0],
+                               j * strides[1]:j * strides[1] + (kw - 1) * dilations[1] + 1:dilations[1]]
+                    out[:, o, i, j] = np.sum(patch * w[o], axis=(1, 2, 3))
+    if b is not None:
+        out += b.reshape(1, -1, 1, 1)
+    return out
+
+
+def max_pool(x, k, s, pads, ceil_mode):
+    n, c, h, w = x.shape
+    def extent(size, p0, p1, kk, ss):
+        span = size + p0 + p1 - kk
+        e = (span + (ss - 1 if ceil_mode else 0)) // ss + 1
+        if ceil_mode and (e - 1) * ss >= size + p0:  # the last window starts in the padding: dropped
+            e -= 1
+        return e
+    oh, ow = extent(h, pads[0], pads[2], k[0], s[0]), extent(w, pads[1], pads[3], k[1], s[1])
+    out = np.full((n, c, oh, ow), -np.inf)
+    for i in range(oh):
+        for j in range(ow):
+            h0, w0 = i * s[0] - pads[0], j * s[1] - pads[1]
+            hs, ws = slice(max(h0, 0), min(h0 + k[0], h)), slice(max(w0, 0), min(w0 + k[1], w))
+            out[:, :, i, j] = x[:, :, hs, ws].max(axis=(2, 3))
+    return out
+
+
+def softmax(x, axis=-1):
+    e = np.exp(x - x.max(axis=axis, keepdims=True))
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+def cnn():
+    """Conv (pads, stride, bias) -> BatchNormalization -> Relu -> MaxPool
+    (ceil_mode) -> GlobalAveragePool -> Flatten -> Gemm (transB) -> Softmax."""
+    x = rng.randn(1, 3, 9, 9).astype(np.float32)
+    w = (rng.randn(4, 3, 3, 3) * 0.3).astype(np.float32)
+    b = rng.randn(4).astype(np.float32)
+    gamma, beta = (rng.rand(4) + 0.5).astype(np.float32), rng.randn(4).astype(np.float32)
+    mean, var = rng.randn(4).astype(np.float32), (rng.rand(4) + 0.5).astype(np.float32)
+    fc_w, fc_b = rng.randn(5, 4).astype(np.float32), rng.randn(5).astype(np.float32)
+    inits = [numpy_helper.from_array(a, n) for a, n in [(w, "w"), (b, "b"), (gamma, "gamma"), (beta, "beta"),
+                                                         (mean, "mean"), (var, "var"), (fc_w, "fc_w"), (fc_b, "fc_b")]]
+    nodes = [
+        helper.make_node("Conv", ["x", "w", "b"], ["c"], name="conv", pads=[1, 1, 1, 1], strides=[2, 2]),
+        helper.make_node("BatchNormalization", ["c", "gamma", "beta", "mean", "var"], ["bn"], name="bn", epsilon=1e-3),
+        helper.make_node("Relu", ["bn"], ["r"], name="relu"),
+        helper.make_node("MaxPool", ["r"], ["p"], name="pool", kernel_shape=[2, 2], strides=[2, 2], ceil_mode=1),
+        helper.make_node("GlobalAveragePool", ["p"], ["g"], name="gap"),
+        helper.make_node("Flatten", ["g"], ["f"], name="flatten", axis=1),
+        helper.make_node("Gemm", ["f", "fc_w", "fc_b"], ["fc"], name="fc", transB=1),
+        helper.make_node("Softmax", ["fc"], ["y"], name="softmax", axis=1),
+    ]
+    graph = helper.make_graph(nodes, "cnn", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 9, 9])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 5])], inits)
+    c = conv2d(x.astype(np.float64), w, b, (2, 2), (1, 1, 1, 1))
+    bn = (c - mean.reshape(1, -1, 1, 1)) / np.sqrt(var.reshape(1, -1, 1, 1) + 1e-3) * gamma.reshape(1, -1, 1, 1) + \
+        beta.reshape(1, -1, 1, 1)
+    p = max_pool(np.maximum(bn, 0), (2, 2), (2, 2), (0, 0, 0, 0), True)
+    f = p.mean(axis=(2, 3))
+    y = softmax(f @ fc_w.T + fc_b, axis=1)
+    save("cnn", graph, 13, {"x": x}, [y.astype(np.float32)])
+
+
+def elementwise_and_shapes():
+    """Broadcast arithmetic, activations, a Reshape whose shape is computed
+    from Shape/Gather/Concat (shape arithmetic), Transpose, Unsqueeze,
+    Squeeze, Concat, MatMul (3-D by 2-D) and Cast."""
+    a = rng.randn(2, 3, 4).astype(np.float32)
+    b = rng.randn(4).astype(np.float32)
+    m = rng.randn(4, 5).astype(np.float32)
+    two = numpy_helper.from_array(np.array([2.0], np.float32), "two")
+    lo, hi = numpy_helper.from_array(np.array(-0.5, np.float32), "lo"), numpy_helper.from_array(np.array(0.7, np.float32), "hi")
+    idx = numpy_helper.from_array(np.array([0], np.int64), "idx")
+    minus1 = numpy_helper.from_array(np.array([-1], np.int64), "minus1")
+    ax0 = numpy_helper.from_array(np.array([0], np.int64), "ax0")
+    nodes = [
+        helper.make_node("Add", ["a", "b"], ["s"], name="add"),
+        helper.make_node("Mul", ["s", "two"], ["s2"], name="mul"),
+        helper.make_node("Sigmoid", ["s2"], ["sg"], name="sigmoid"),
+        helper.make_node("Erf", ["s"], ["er"], name="erf"),
+        helper.make_node("Sub", ["sg", "er"], ["d"], name="sub"),
+        helper.make_node("Clip", ["d", "lo", "hi"], ["cl"], name="clip"),
+        helper.make_node("LeakyRelu", ["s"], ["lr"], name="leaky", alpha=0.2),
+        helper.make_node("Shape", ["a"], ["shape"], name="shape"),
+        helper.make_node("Gather", ["shape", "idx"], ["batch"], name="gather", axis=0),
+        helper.make_node("Concat", ["batch", "minus1"], ["newshape"], name="newshape", axis=0),
+        helper.make_node("Reshape", ["lr", "newshape"], ["flat"], name="reshape"),
+        helper.make_node("Transpose", ["cl"], ["t"], name="transpose", perm=[0, 2, 1]),
+        helper.make_node("Unsqueeze", ["t", "ax0"], ["u"], name="unsqueeze"),
+        helper.make_node("Squeeze", ["u", "ax0"], ["sq"], name="squeeze"),
+        helper.make_node("MatMul", ["a", "m"], ["mm"], name="matmul"),
+        helper.make_node("Cast", ["mm"], ["mm64"], name="cast", to=TensorProto.DOUBLE),
+        helper.make_node("Tanh", ["flat"], ["y0"], name="tanh"),
+    ]
+    graph = helper.make_graph(
+        nodes, "elementwise_and_shapes",
+        [helper.make_tensor_value_info("a", TensorProto.FLOAT, [2, 3, 4]),
+         helper.make_tensor_value_info("b", TensorProto.FLOAT, [4]),
+         helper.make_tensor_value_info("m", TensorProto.FLOAT, [4, 5])],
+        [helper.make_tensor_value_info("y0", TensorProto.FLOAT, [2, 12]),
+         helper.make_tensor_value_info("sq", TensorProto.FLOAT, [2, 4, 3]),
+         helper.make_tensor_value_info("mm64", TensorProto.DOUBLE, [2, 3, 5])],
+        [two, lo, hi, idx, minus1, ax0])
+    s = a.astype(np.float64) + b
+    sg = 1 / (1 + np.exp(-2 * s))
+    er = np.vectorize(math.erf)(s)
+    cl = np.clip(sg - er, -0.5, 0.7)
+    lr = np.where(s > 0, s, 0.2 * s)
+    y0 = np.tanh(lr.reshape(2, -1))
+    sq = cl.transpose(0, 2, 1)
+    mm = a.astype(np.float64) @ m
+    save("elementwise_and_shapes", graph, 13, {"a": a, "b": b, "m": m},
+         [y0.astype(np.float32), sq.astype(np.float32), mm.astype(np.float32).astype(np.float64)])
+
+
+def opset9_same_padding():
+    """An opset-9 model the version converter brings to 13 (Unsqueeze's axes
+    and Clip's bounds as attributes), and a Conv with auto_pad SAME_UPPER."""
+    x = rng.randn(1, 2, 5, 5).astype(np.float32)
+    w = (rng.randn(3, 2, 3, 3) * 0.5).astype(np.float32)
+    nodes = [
+        helper.make_node("Conv", ["x", "w"], ["c"], name="conv", auto_pad="SAME_UPPER", strides=[2, 2]),
+        helper.make_node("Clip", ["c"], ["cl"], name="clip", min=-1.0, max=1.0),
+        helper.make_node("Unsqueeze", ["cl"], ["y"], name="unsqueeze", axes=[0]),
+    ]
+    graph = helper.make_graph(nodes, "opset9", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 2, 5, 5])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 1, 3, 3, 3])],
+                              [numpy_helper.from_array(w, "w")])
+    # SAME_UPPER, stride 2 on 5: output 3, total padding (3 - 1) * 2 + 3 - 5 = 2: 1 before, 1 after.
+    c = conv2d(x.astype(np.float64), w, None, (2, 2), (1, 1, 1, 1))
+    save("opset9_same_padding", graph, 9, {"x": x}, [np.clip(c, -1, 1)[None].astype(np.float32)])
+
+
+def symbolic_batch():
+    """An input of symbolic batch: the importer needs its shape."""
+    nodes = [helper.make_node("Relu", ["x"], ["y"], name="relu")]
+    graph = helper.make_graph(nodes, "symbolic", [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 3])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["N", 3])])
+    x = rng.randn(2, 3).astype(np.float32)
+    save("symbolic_batch", graph, 13, {"x": x}, [np.maximum(x, 0)])
+
+
+def unsupported_ops():
+    """Two operators weft does not map, one of them twice."""
+    nodes = [helper.make_node("Det", ["x"], ["d1"], name="det1"),
+             helper.make_node("Det", ["x"], ["d2"], name="det2"),
+             helper.make_node("Hardmax", ["x"], ["h"], name="hardmax"),
+             helper.make_node("Relu", ["h"], ["y"], name="relu")]
+    graph = helper.make_graph(nodes, "unsupported", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [3, 3])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [3, 3]),
+                               helper.make_tensor_value_info("d1", TensorProto.FLOAT, []),
+                               helper.make_tensor_value_info("d2", TensorProto.FLOAT, [])])
+    x = rng.randn(3, 3).astype(np.float32)
+    save("unsupported_ops", graph, 13, {"x": x}, [])
+
+
+if __name__ == "__main__":
+    os.makedirs(DATA, exist_ok=True)
+    cnn()
+    elementwise_and_shapes()
+    opset9_same_padding()
+    symbolic_batch()
+    unsupported_ops()
