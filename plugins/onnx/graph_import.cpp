@@ -186,6 +186,15 @@ std::vector<int64_t> GraphImport::shape(const std::string& name) const {
   return out;
 }
 
+sdk::Expr GraphImport::scalar_like(double value, const std::string& name) const {
+  int32_t element = -1;
+  if (auto init = initializer_types_.find(name); init != initializer_types_.end()) element = init->second;
+  else if (auto it = inferred_.find(name); it != inferred_.end() && it->second->has_tensor_type())
+    element = it->second->tensor_type().elem_type();
+  if (element < 0) throw sdk::Error("shape inference gave value '" + name + "' no element type");
+  return sdk::scalar(value, dtype_of(element, "value " + name));
+}
+
 std::vector<int64_t> GraphImport::ints(const sdk::Expr& e, const onnx::NodeProto& node, const std::string& what) {
   sdk::Expr value = e;
   if (!value.is(WEFT_EXPR_CONSTANT)) {
@@ -216,6 +225,7 @@ sdk::Module GraphImport::import() {
   for (const onnx::TensorProto& t : graph.initializer()) {
     values_[t.name()] = tensor_constant(t, "initializer");
     initializer_shapes_[t.name()] = std::vector<int64_t>(t.dims().begin(), t.dims().end());
+    initializer_types_[t.name()] = t.data_type();
   }
   std::vector<sdk::Expr> params;
   for (const onnx::ValueInfoProto& v : graph.input()) {

@@ -42,6 +42,8 @@ class GraphImport {
   bool has_input(const onnx::NodeProto& node, int i) const;
   /// The static shape shape inference gave value `name` (an error if it has none).
   std::vector<int64_t> shape(const std::string& name) const;
+  /// A scalar constant of value `name`'s element type.
+  sdk::Expr scalar_like(double value, const std::string& name) const;
   /// `e` computed now, when it depends on constants alone (shape arithmetic,
   /// a Reshape's shape): its int64 values. Error naming the node otherwise.
   std::vector<int64_t> ints(const sdk::Expr& e, const onnx::NodeProto& node, const std::string& what);
@@ -56,6 +58,7 @@ class GraphImport {
   std::map<std::string, sdk::Expr> values_;
   std::map<std::string, const onnx::TypeProto*> inferred_;
   std::map<std::string, std::vector<int64_t>> initializer_shapes_;
+  std::map<std::string, int32_t> initializer_types_;
 };
 
 /// An attribute of a node, or its default when the node does not set it.

@@ -1,6 +1,8 @@
 // ONNX operators (opset 13, as the ONNX specification defines them) mapped to
 // weft's ops, one converter each.
+#include <algorithm>
 #include <cmath>
+#include <map>
 #include <numeric>
 #include <string>
 #include <vector>
@@ -12,8 +14,6 @@ namespace {
 
 using Exprs = std::vector<sdk::Expr>;
 using Ints = std::vector<int64_t>;
-
-sdk::Expr scalar(double value, const sdk::Expr& like) { return sdk::scalar(value, like.type().dtype()); }
 
 /// An op of one input, the same for every opset.
 template <const char* Op>
@@ -30,7 +30,138 @@ Exprs binary(GraphImport& g, const onnx::NodeProto& n) {
 constexpr char kRelu[] = "nn.relu", kSigmoid[] = "sigmoid", kTanh[] = "tanh", kErf[] = "erf", kExp[] = "exp",
                kLog[] = "log", kSqrt[] = "sqrt", kNeg[] = "negative", kAbs[] = "abs", kFloor[] = "floor",
                kCeil[] = "ceil", kAdd[] = "add", kSub[] = "subtract", kMul[] = "multiply", kDiv[] = "divide",
-               kPow[] = "power";
+               kPow[] = "power", kNot[] = "logical_not", kAnd[] = "logical_and", kOr[] = "logical_or",
+               kEqual[] = "equal", kLess[] = "less", kLessEqual[] = "less_equal", kGreater[] = "greater",
+               kGreaterEqual[] = "greater_equal", kMaximum[] = "maximum", kMinimum[] = "minimum";
+
+/// Min, Max, Sum: the inputs folded pairwise (NumPy broadcasting).
+template <const char* Op>
+Exprs variadic(GraphImport& g, const onnx::NodeProto& n) {
+  sdk::Expr out = g.input(n, 0);
+  for (int i = 1; i < n.input_size(); ++i) out = sdk::call(Op, {out, g.input(n, i)});
+  return {out};
+}
+
+Exprs mean_of(GraphImport& g, const onnx::NodeProto& n) {
+  sdk::Expr sum = variadic<kAdd>(g, n)[0];
+  return {sdk::call("divide", {sum, g.scalar_like(n.input_size(), n.input(0))})};
+}
+
+/// ReduceMean, ReduceSum, ReduceMax, ReduceMin, ReduceProd: axes an attribute
+/// (ReduceSum's an input at 13), keepdims, and noop_with_empty_axes.
+Exprs reduce(GraphImport& g, const onnx::NodeProto& n) {
+  static const std::map<std::string, std::string> ops = {{"ReduceMean", "mean"}, {"ReduceSum", "sum"},
+                                                         {"ReduceMax", "max"},   {"ReduceMin", "min"},
+                                                         {"ReduceProd", "prod"}};
+  Ints axes = n.op_type() == "ReduceSum" ? (g.has_input(n, 1) ? g.ints(g.input(n, 1), n, "axes") : Ints{})
+                                         : attr_ints(n, "axes");
+  if (axes.empty() && attr_int(n, "noop_with_empty_axes", 0)) return {g.input(n, 0)};
+  sdk::AttrList attrs = {{"keepdims", attr_int(n, "keepdims", 1) != 0}};
+  if (!axes.empty()) attrs.push_back({"axis", axes});
+  return {sdk::call(ops.at(n.op_type()), {g.input(n, 0)}, attrs)};
+}
+
+Exprs where(GraphImport& g, const onnx::NodeProto& n) {
+  return {sdk::call("where", {g.input(n, 0), g.input(n, 1), g.input(n, 2)})};
+}
+
+/// Expand: the input broadcast to the shape shape inference gave its output
+/// (the broadcast of its shape and the one asked for).
+Exprs expand(GraphImport& g, const onnx::NodeProto& n) {
+  return {sdk::call("broadcast_to", {g.input(n, 0)}, {{"shape", g.shape(n.output(0))}})};
+}
+
+Exprs constant_of_shape(GraphImport& g, const onnx::NodeProto& n) {
+  onnx::TensorProto t;
+  t.set_data_type(onnx::TensorProto::FLOAT);
+  t.add_float_data(0.0f);  // the default value: a float32 0
+  for (const onnx::AttributeProto& a : n.attribute())
+    if (a.name() == "value") t = a.t();
+  onnx::TensorProto filled;
+  filled.set_data_type(t.data_type());
+  int64_t count = 1;
+  for (int64_t d : g.ints(g.input(n, 0), n, "shape")) {
+    filled.add_dims(d);
+    count *= d;
+  }
+  // The one value, repeated: its bytes as a tensor of one element holds them.
+  const sdk::Expr one = tensor_constant(t, "node '" + n.name() + "'");
+  const DLTensor& v = one.data();
+  const size_t element = v.dtype.bits == 1 ? 1 : v.dtype.bits / 8;
+  std::string raw;
+  for (int64_t i = 0; i < count; ++i) raw.append(static_cast<const char*>(v.data) + v.byte_offset, element);
+  filled.set_raw_data(raw);
+  return {tensor_constant(filled, "node '" + n.name() + "'")};
+}
+
+/// HardSigmoid: max(0, min(1, alpha x + beta)).
+Exprs hard_sigmoid(GraphImport& g, const onnx::NodeProto& n) {
+  const sdk::Expr x = g.input(n, 0);
+  const sdk::Expr y = sdk::call("add", {sdk::call("multiply", {x, g.scalar_like(attr_float(n, "alpha", 0.2f), n.input(0))}),
+                                        g.scalar_like(attr_float(n, "beta", 0.5f), n.input(0))});
+  return {sdk::call("clip", {y}, {{"a_min", 0.0}, {"a_max", 1.0}})};
+}
+
+/// PRelu and Elu as where(x < 0, negative branch, x).
+Exprs negative_slope(GraphImport& g, const onnx::NodeProto& n) {
+  const sdk::Expr x = g.input(n, 0);
+  sdk::Expr below;
+  if (n.op_type() == "PRelu") {
+    below = sdk::call("multiply", {x, g.input(n, 1)});
+  } else {  // Elu: alpha (e^x - 1)
+    below = sdk::call("multiply", {sdk::call("subtract", {sdk::call("exp", {x}), g.scalar_like(1, n.input(0))}),
+                                   g.scalar_like(attr_float(n, "alpha", 1.0f), n.input(0))});
+  }
+  return {sdk::call("where", {sdk::call("less", {x, g.scalar_like(0, n.input(0))}), below, x})};
+}
+
+Exprs instance_norm(GraphImport& g, const onnx::NodeProto& n) {
+  return {sdk::call("nn.instance_norm", {g.input(n, 0), g.input(n, 1), g.input(n, 2)},
+                    {{"axis", int64_t{1}}, {"epsilon", static_cast<double>(attr_float(n, "epsilon", 1e-5f))}})};
+}
+
+/// Slice with positive steps: starts and ends clamped into each axis as ONNX clamps them.
+Exprs slice(GraphImport& g, const onnx::NodeProto& n) {
+  const Ints in = g.shape(n.input(0));
+  Ints starts = g.ints(g.input(n, 1), n, "starts"), ends = g.ints(g.input(n, 2), n, "ends");
+  Ints axes = g.has_input(n, 3) ? g.ints(g.input(n, 3), n, "axes") : Ints();
+  if (axes.empty())
+    for (size_t i = 0; i < starts.size(); ++i) axes.push_back(static_cast<int64_t>(i));
+  const Ints steps = g.has_input(n, 4) ? g.ints(g.input(n, 4), n, "steps") : Ints(starts.size(), 1);
+  const int64_t rank = static_cast<int64_t>(in.size());
+  Ints begin(in.size(), 0), end = in, stride(in.size(), 1);
+  for (size_t i = 0; i < axes.size(); ++i) {
+    const int64_t axis = axes[i] < 0 ? axes[i] + rank : axes[i];
+    if (axis < 0 || axis >= rank) throw g.error(n, "axis " + std::to_string(axes[i]) + " is out of range");
+    if (steps[i] <= 0) throw g.error(n, "weft maps Slice with positive steps");
+    const int64_t dim = in[static_cast<size_t>(axis)];
+    auto clamp = [&](int64_t v) { return std::clamp<int64_t>(v < 0 ? v + dim : v, 0, dim); };
+    begin[static_cast<size_t>(axis)] = clamp(starts[i]);
+    end[static_cast<size_t>(axis)] = clamp(ends[i]);
+    stride[static_cast<size_t>(axis)] = steps[i];
+  }
+  return {sdk::call("strided_slice", {g.input(n, 0)}, {{"begin", begin}, {"end", end}, {"strides", stride}})};
+}
+
+/// Split into the sizes given (an input at 13), or into equal parts.
+Exprs split(GraphImport& g, const onnx::NodeProto& n) {
+  const int64_t axis = attr_int(n, "axis", 0);
+  const Ints in = g.shape(n.input(0));
+  const size_t at = static_cast<size_t>(axis < 0 ? axis + static_cast<int64_t>(in.size()) : axis);
+  Ints cuts;
+  if (g.has_input(n, 1)) {
+    int64_t offset = 0;
+    const Ints sizes = g.ints(g.input(n, 1), n, "split");
+    for (size_t i = 0; i + 1 < sizes.size(); ++i) cuts.push_back(offset += sizes[i]);
+  } else {
+    const int64_t parts = n.output_size(), size = in.at(at) / parts;
+    for (int64_t i = 1; i < parts; ++i) cuts.push_back(i * size);
+  }
+  const sdk::Expr pieces = sdk::call("split", {g.input(n, 0)}, {{"indices_or_sections", cuts}, {"axis", axis}});
+  Exprs out;
+  for (int i = 0; i < n.output_size(); ++i) out.push_back(sdk::get_item(pieces, i));
+  return out;
+}
 
 /// The padding of a convolution or pooling over `spatial` axes of `in`:
 /// ONNX's pads (all begins, then all ends) or its auto_pad.
@@ -152,10 +283,10 @@ Exprs gemm(GraphImport& g, const onnx::NodeProto& n) {
   if (!attr_int(n, "transB", 0)) b = sdk::call("transpose", {b}, {{"axes", Ints{1, 0}}});
   sdk::Expr y = sdk::call("nn.dense", {a, b});
   const float alpha = attr_float(n, "alpha", 1.0f), beta = attr_float(n, "beta", 1.0f);
-  if (alpha != 1.0f) y = sdk::call("multiply", {y, scalar(alpha, g.input(n, 0))});
+  if (alpha != 1.0f) y = sdk::call("multiply", {y, g.scalar_like(alpha, n.input(0))});
   if (g.has_input(n, 2)) {
     sdk::Expr c = g.input(n, 2);
-    if (beta != 1.0f) c = sdk::call("multiply", {c, scalar(beta, c)});
+    if (beta != 1.0f) c = sdk::call("multiply", {c, g.scalar_like(beta, n.input(2))});
     y = sdk::call("add", {y, c});
   }
   return {y};
@@ -244,6 +375,7 @@ const std::map<std::string, Converter>& converters() {
   static const std::map<std::string, Converter> table = {
       {"Abs", unary<kAbs>},
       {"Add", binary<kAdd>},
+      {"And", binary<kAnd>},
       {"AveragePool", pool<false>},
       {"BatchNormalization", batch_norm},
       {"Cast", cast},
@@ -254,6 +386,31 @@ const std::map<std::string, Converter>& converters() {
       {"Conv", conv},
       {"Div", binary<kDiv>},
       {"Dropout", pass_through},
+      {"Elu", negative_slope},
+      {"Equal", binary<kEqual>},
+      {"Expand", expand},
+      {"ConstantOfShape", constant_of_shape},
+      {"Greater", binary<kGreater>},
+      {"GreaterOrEqual", binary<kGreaterEqual>},
+      {"HardSigmoid", hard_sigmoid},
+      {"InstanceNormalization", instance_norm},
+      {"Less", binary<kLess>},
+      {"LessOrEqual", binary<kLessEqual>},
+      {"Max", variadic<kMaximum>},
+      {"Mean", mean_of},
+      {"Min", variadic<kMinimum>},
+      {"Not", unary<kNot>},
+      {"Or", binary<kOr>},
+      {"PRelu", negative_slope},
+      {"ReduceMax", reduce},
+      {"ReduceMean", reduce},
+      {"ReduceMin", reduce},
+      {"ReduceProd", reduce},
+      {"ReduceSum", reduce},
+      {"Slice", slice},
+      {"Split", split},
+      {"Sum", variadic<kAdd>},
+      {"Where", where},
       {"Erf", unary<kErf>},
       {"Exp", unary<kExp>},
       {"Flatten", flatten},

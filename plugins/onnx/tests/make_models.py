@@ -195,6 +195,63 @@ def unsupported_ops():
     save("unsupported_ops", graph, 13, {"x": x}, [])
 
 
+def more_ops():
+    """Slice (axes, steps), Split, ReduceMean and ReduceSum (axes as an
+    input), Less and Where, Expand, ConstantOfShape, HardSigmoid, variadic
+    Max and Mean, InstanceNormalization, PRelu, Elu, and the logical
+    ops."""
+    x = rng.randn(2, 3, 4).astype(np.float32)
+    y = rng.randn(2, 3, 4).astype(np.float32)
+    b = rng.randn(3, 1).astype(np.float32)
+    scale, bias = (rng.rand(3) + 0.5).astype(np.float32), rng.randn(3).astype(np.float32)
+    slope = (rng.rand(3, 1) * 0.5).astype(np.float32)
+    consts = {"starts": np.array([1, 0], np.int64), "ends": np.array([2, 3], np.int64), "axes": np.array([0, 2], np.int64),
+              "steps": np.array([1, 2], np.int64), "sizes": np.array([1, 2], np.int64), "ax2": np.array([2], np.int64),
+              "b": b, "shape": np.array([2, 3, 4], np.int64), "shape22": np.array([2, 2], np.int64),
+              "scale": scale, "bias": bias, "slope": slope, "zero": np.array(0, np.float32)}
+    inits = [numpy_helper.from_array(v, k) for k, v in consts.items()]
+    nodes = [
+        helper.make_node("Slice", ["x", "starts", "ends", "axes", "steps"], ["sl"], name="slice"),
+        helper.make_node("Split", ["x", "sizes"], ["s0", "s1"], name="split", axis=1),
+        helper.make_node("ReduceMean", ["s1"], ["rm"], name="reduce_mean", axes=[1], keepdims=1),
+        helper.make_node("ReduceSum", ["x", "ax2"], ["rs"], name="reduce_sum", keepdims=0),
+        helper.make_node("Less", ["x", "y"], ["lt"], name="less"),
+        helper.make_node("Where", ["lt", "x", "y"], ["wh"], name="where"),
+        helper.make_node("Expand", ["b", "shape"], ["ex"], name="expand"),
+        helper.make_node("ConstantOfShape", ["shape22"], ["co"], name="fill",
+                         value=helper.make_tensor("v", TensorProto.FLOAT, [1], [1.5])),
+        helper.make_node("HardSigmoid", ["x"], ["hs"], name="hard_sigmoid", alpha=0.3, beta=0.4),
+        helper.make_node("Max", ["x", "y", "ex"], ["mx"], name="max"),
+        helper.make_node("Mean", ["x", "y"], ["mn"], name="mean"),
+        helper.make_node("InstanceNormalization", ["x", "scale", "bias"], ["inn"], name="instance_norm", epsilon=1e-5),
+        helper.make_node("PRelu", ["x", "slope"], ["pr"], name="prelu"),
+        helper.make_node("Elu", ["y"], ["el"], name="elu", alpha=0.7),
+        helper.make_node("Greater", ["x", "zero"], ["gt"], name="greater"),
+        helper.make_node("Less", ["y", "zero"], ["neg"], name="negative"),
+        helper.make_node("Equal", ["gt", "neg"], ["eq"], name="equal"),
+        helper.make_node("Not", ["eq"], ["ne"], name="not"),
+    ]
+    shapes = {"sl": [1, 3, 2], "s0": [2, 1, 4], "rm": [2, 1, 4], "rs": [2, 3], "wh": [2, 3, 4], "ex": [2, 3, 4],
+              "co": [2, 2], "hs": [2, 3, 4], "mx": [2, 3, 4], "mn": [2, 3, 4], "inn": [2, 3, 4],
+              "pr": [2, 3, 4], "el": [2, 3, 4]}
+    outs = [helper.make_tensor_value_info(k, TensorProto.FLOAT, v) for k, v in shapes.items()]
+    outs.append(helper.make_tensor_value_info("ne", TensorProto.BOOL, [2, 3, 4]))
+    graph = helper.make_graph(nodes, "more_ops", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3, 4]),
+                                                  helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 3, 4])],
+                              outs, inits)
+    X, Y = x.astype(np.float64), y.astype(np.float64)
+    ex = np.broadcast_to(b, (2, 3, 4))
+    mean = X.mean(axis=2, keepdims=True)
+    var = X.var(axis=2, keepdims=True)
+    hsig = lambda v, a, c: np.clip(a * v + c, 0, 1)
+    values = [X[1:2, :, 0:3:2], X[:, 0:1], X[:, 1:3].mean(axis=1, keepdims=True), X.sum(axis=2), np.where(X < Y, X, Y),
+              ex, np.full((2, 2), 1.5), hsig(X, 0.3, 0.4), np.maximum(np.maximum(X, Y), ex),
+              (X + Y) / 2, (X - mean) / np.sqrt(var + 1e-5) * scale.reshape(1, 3, 1) + bias.reshape(1, 3, 1),
+              np.where(X < 0, X * slope, X), np.where(Y < 0, 0.7 * (np.exp(Y) - 1), Y)]
+    outputs = [v.astype(np.float32) for v in values] + [np.logical_not((X > 0) == (Y < 0))]
+    save("more_ops", graph, 13, {"x": x, "y": y}, outputs)
+
+
 if __name__ == "__main__":
     os.makedirs(DATA, exist_ok=True)
     cnn()
@@ -202,3 +259,4 @@ if __name__ == "__main__":
     opset9_same_padding()
     symbolic_batch()
     unsupported_ops()
+    more_ops()

@@ -56,6 +56,10 @@ TEST(OnnxImport, ElementwiseOpsAndFoldedShapeArithmeticRunAsNumpyComputesThem) {
 
 TEST(OnnxImport, AnOpset9ModelIsConvertedAndSamePaddingIsWorkedOut) { expect_numpy_outputs("opset9_same_padding"); }
 
+TEST(OnnxImport, SlicingSplittingReductionsAndTheLogicalOpsRunAsNumpyComputesThem) {
+  expect_numpy_outputs("more_ops");
+}
+
 TEST(OnnxImport, GraphInputsKeepTheirNames) {
   IRModule mod = import_onnx(kData + "/elementwise_and_shapes.onnx");
   std::vector<std::string> names;
