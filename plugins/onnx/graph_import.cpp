@@ -118,7 +118,7 @@ sdk::Expr tensor_constant(const onnx::TensorProto& t, const std::string& where) 
 }
 
 GraphImport::GraphImport(const onnx::ModelProto& model, std::map<std::string, std::vector<int64_t>> shapes)
-    : model_(model), shapes_(std::move(shapes)) {}
+    : model_(model), opset_(default_opset(model)), shapes_(std::move(shapes)) {}
 
 sdk::Error GraphImport::error(const onnx::NodeProto& node, const std::string& message) const {
   return sdk::Error("node '" + node.name() + "' (" + node.op_type() + "): " + message);
@@ -251,7 +251,7 @@ sdk::Module GraphImport::import() {
       for (const std::string& n : nodes) list += " '" + n + "'";
       list += ")";
     }
-    throw sdk::Error("weft does not map these ONNX operators (at opset " + std::to_string(kImportOpset) + "):" + list);
+    throw sdk::Error("weft does not map these ONNX operators (at opset " + std::to_string(opset_) + "):" + list);
   }
   for (const onnx::NodeProto& node : graph.node()) {
     std::vector<sdk::Expr> outs = converters().at(node.op_type())(*this, node);

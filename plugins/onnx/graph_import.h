@@ -1,4 +1,4 @@
-// An ONNX graph (at opset 13, shape-inferred: model_file.h) mapped to a weft
+// An ONNX graph (at opset 13 to 17, shape-inferred: model_file.h) mapped to a weft
 // module: the graph's inputs become main's parameters (their names kept,
 // symbolic dimensions bound by the `shapes` option), its initializers
 // constants, each node the weft ops its converter (op_converters.cpp) builds.
@@ -23,8 +23,10 @@ class GraphImport;
 /// Maps one node: its outputs, in order (an output the graph never reads may be empty).
 using Converter = std::vector<sdk::Expr> (*)(GraphImport& graph, const onnx::NodeProto& node);
 
-/// The converters, by ONNX op type.
+/// The converters, by ONNX op type: all of them (op_converters.cpp), and
+/// the neural-network operators' among them (nn_converters.cpp).
 const std::map<std::string, Converter>& converters();
+const std::map<std::string, Converter>& nn_converters();
 
 class GraphImport {
  public:
@@ -47,6 +49,9 @@ class GraphImport {
   /// `e` computed now, when it depends on constants alone (shape arithmetic,
   /// a Reshape's shape): its int64 values. Error naming the node otherwise.
   std::vector<int64_t> ints(const sdk::Expr& e, const onnx::NodeProto& node, const std::string& what);
+  /// The model's opset (13 to 17): the few converters whose operator changed
+  /// after 13 read it.
+  int64_t opset() const { return opset_; }
   /// An error naming the node, for a converter.
   sdk::Error error(const onnx::NodeProto& node, const std::string& message) const;
 
@@ -54,6 +59,7 @@ class GraphImport {
   sdk::Type type_of(const onnx::ValueInfoProto& info, bool bind) const;
 
   const onnx::ModelProto& model_;
+  int64_t opset_;
   std::map<std::string, std::vector<int64_t>> shapes_;
   std::map<std::string, sdk::Expr> values_;
   std::map<std::string, const onnx::TypeProto*> inferred_;

@@ -56,20 +56,25 @@ onnx::ModelProto load_model(const std::string& path) {
     throw sdk::Error("not an ONNX model (its protobuf does not parse)");
   const fs::path folder = fs::path(path).parent_path();
   for (onnx::TensorProto& t : *model.mutable_graph()->mutable_initializer()) load_external(t, folder);
-  int64_t opset = -1;
-  for (const onnx::OperatorSetIdProto& o : model.opset_import())
-    if (o.domain().empty() || o.domain() == "ai.onnx") opset = o.version();
+  const int64_t opset = default_opset(model);
   if (opset < kFirstOpset || opset > kLastOpset)
     throw sdk::Error("opset " + std::to_string(opset) + " of the default domain; weft reads opsets " +
                      std::to_string(kFirstOpset) + " to " + std::to_string(kLastOpset));
   try {
     onnx::checker::check_model(model);
-    if (opset != kImportOpset) model = onnx::version_conversion::ConvertVersion(model, kImportOpset);
+    if (opset < kOldestMappedOpset) model = onnx::version_conversion::ConvertVersion(model, kOldestMappedOpset);
     onnx::shape_inference::InferShapes(model);
   } catch (const std::exception& e) {
     throw sdk::Error(e.what());
   }
   return model;
+}
+
+int64_t default_opset(const onnx::ModelProto& model) {
+  int64_t opset = -1;
+  for (const onnx::OperatorSetIdProto& o : model.opset_import())
+    if (o.domain().empty() || o.domain() == "ai.onnx") opset = o.version();
+  return opset;
 }
 
 }  // namespace onnx_frontend

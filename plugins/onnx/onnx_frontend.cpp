@@ -47,7 +47,7 @@ std::map<std::string, std::vector<int64_t>> parse_shapes(const std::string& text
 
 WEFT_PLUGIN(reg) {
   reg.frontend("onnx")
-      .describe("ONNX models (opsets 7 to 17): checked, converted to opset 13 and shape-inferred by the ONNX "
+      .describe("ONNX models (opsets 7 to 17): checked, brought to opset 13 or later and shape-inferred by the ONNX "
                 "library, mapped to weft's ops, initializers as constants.")
       .extension(".onnx")
       .option("shapes", std::string(""), "Shapes for inputs with symbolic dimensions: NAME=DIMS;... as data=1x3x224x224.",

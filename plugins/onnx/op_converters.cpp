@@ -1,5 +1,6 @@
-// ONNX operators (opset 13, as the ONNX specification defines them) mapped to
-// weft's ops, one converter each.
+// ONNX's tensor operators (elementwise, reductions, shapes and indexing, as
+// the specification defines them at opsets 13 to 17) mapped to weft's ops,
+// one converter each; the table joins nn_converters.cpp's to them.
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -32,7 +33,7 @@ constexpr char kRelu[] = "nn.relu", kSigmoid[] = "sigmoid", kTanh[] = "tanh", kE
                kCeil[] = "ceil", kAdd[] = "add", kSub[] = "subtract", kMul[] = "multiply", kDiv[] = "divide",
                kPow[] = "power", kNot[] = "logical_not", kAnd[] = "logical_and", kOr[] = "logical_or",
                kEqual[] = "equal", kLess[] = "less", kLessEqual[] = "less_equal", kGreater[] = "greater",
-               kGreaterEqual[] = "greater_equal", kMaximum[] = "maximum", kMinimum[] = "minimum";
+               kGreaterEqual[] = "greater_equal", kMaximum[] = "maximum", kMinimum[] = "minimum", kSign[] = "sign";
 
 /// Min, Max, Sum: the inputs folded pairwise (NumPy broadcasting).
 template <const char* Op>
@@ -115,12 +116,8 @@ Exprs negative_slope(GraphImport& g, const onnx::NodeProto& n) {
   return {sdk::call("where", {sdk::call("less", {x, g.scalar_like(0, n.input(0))}), below, x})};
 }
 
-Exprs instance_norm(GraphImport& g, const onnx::NodeProto& n) {
-  return {sdk::call("nn.instance_norm", {g.input(n, 0), g.input(n, 1), g.input(n, 2)},
-                    {{"axis", int64_t{1}}, {"epsilon", static_cast<double>(attr_float(n, "epsilon", 1e-5f))}})};
-}
-
-/// Slice with positive steps: starts and ends clamped into each axis as ONNX clamps them.
+/// Slice: starts and ends clamped into each axis as ONNX clamps them, for
+/// either direction of step.
 Exprs slice(GraphImport& g, const onnx::NodeProto& n) {
   const Ints in = g.shape(n.input(0));
   Ints starts = g.ints(g.input(n, 1), n, "starts"), ends = g.ints(g.input(n, 2), n, "ends");
@@ -128,16 +125,24 @@ Exprs slice(GraphImport& g, const onnx::NodeProto& n) {
   if (axes.empty())
     for (size_t i = 0; i < starts.size(); ++i) axes.push_back(static_cast<int64_t>(i));
   const Ints steps = g.has_input(n, 4) ? g.ints(g.input(n, 4), n, "steps") : Ints(starts.size(), 1);
+  if (ends.size() != starts.size() || axes.size() != starts.size() || steps.size() != starts.size())
+    throw g.error(n, "starts, ends, axes and steps differ in length");
   const int64_t rank = static_cast<int64_t>(in.size());
   Ints begin(in.size(), 0), end = in, stride(in.size(), 1);
   for (size_t i = 0; i < axes.size(); ++i) {
     const int64_t axis = axes[i] < 0 ? axes[i] + rank : axes[i];
     if (axis < 0 || axis >= rank) throw g.error(n, "axis " + std::to_string(axes[i]) + " is out of range");
-    if (steps[i] <= 0) throw g.error(n, "weft maps Slice with positive steps");
+    if (steps[i] == 0) throw g.error(n, "a step is 0");
     const int64_t dim = in[static_cast<size_t>(axis)];
-    auto clamp = [&](int64_t v) { return std::clamp<int64_t>(v < 0 ? v + dim : v, 0, dim); };
-    begin[static_cast<size_t>(axis)] = clamp(starts[i]);
-    end[static_cast<size_t>(axis)] = clamp(ends[i]);
+    // ONNX: negative counts from the end; then [0, dim] going forward, [-1, dim - 1] going back.
+    const int64_t lo = steps[i] > 0 ? 0 : -1, hi = steps[i] > 0 ? dim : dim - 1;
+    auto clamp = [&](int64_t v) {
+      return std::clamp<int64_t>(v < 0 ? (v < -dim ? lo : v + dim) : v, lo, hi);
+    };
+    const int64_t b = clamp(starts[i]), e = clamp(ends[i]);
+    begin[static_cast<size_t>(axis)] = b;
+    // weft's strided_slice reads a negative end from the end too: "before the first" is -dim - 1.
+    end[static_cast<size_t>(axis)] = e < 0 ? -dim - 1 : e;
     stride[static_cast<size_t>(axis)] = steps[i];
   }
   return {sdk::call("strided_slice", {g.input(n, 0)}, {{"begin", begin}, {"end", end}, {"strides", stride}})};
@@ -161,83 +166,6 @@ Exprs split(GraphImport& g, const onnx::NodeProto& n) {
   Exprs out;
   for (int i = 0; i < n.output_size(); ++i) out.push_back(sdk::get_item(pieces, i));
   return out;
-}
-
-/// The padding of a convolution or pooling over `spatial` axes of `in`:
-/// ONNX's pads (all begins, then all ends) or its auto_pad.
-Ints padding(const onnx::NodeProto& n, const GraphImport& g, const Ints& in, const Ints& kernel, const Ints& strides,
-             const Ints& dilations) {
-  const size_t rank = kernel.size();
-  const std::string mode = attr_string(n, "auto_pad", "NOTSET");
-  if (mode == "NOTSET") {
-    Ints pads = attr_ints(n, "pads", Ints(2 * rank, 0));
-    if (pads.size() != 2 * rank)
-      throw g.error(n, "pads has " + std::to_string(pads.size()) + " values; expected " + std::to_string(2 * rank));
-    return pads;
-  }
-  if (mode == "VALID") return Ints(2 * rank, 0);
-  if (mode != "SAME_UPPER" && mode != "SAME_LOWER")
-    throw g.error(n, "auto_pad is '" + mode + "'; expected NOTSET, SAME_UPPER, SAME_LOWER or VALID");
-  Ints pads(2 * rank);
-  for (size_t d = 0; d < rank; ++d) {
-    const int64_t size = in[in.size() - rank + d], out = (size + strides[d] - 1) / strides[d];
-    const int64_t total = std::max<int64_t>((out - 1) * strides[d] + (kernel[d] - 1) * dilations[d] + 1 - size, 0);
-    const int64_t small = total / 2;
-    pads[d] = mode == "SAME_UPPER" ? small : total - small;
-    pads[d + rank] = total - pads[d];
-  }
-  return pads;
-}
-
-Exprs conv(GraphImport& g, const onnx::NodeProto& n) {
-  const Ints in = g.shape(n.input(0)), weight = g.shape(n.input(1));
-  const size_t rank = weight.size() - 2;
-  if (rank < 1 || rank > 3) throw g.error(n, "weft maps 1-, 2- and 3-D convolutions");
-  const Ints kernel = attr_ints(n, "kernel_shape", Ints(weight.begin() + 2, weight.end()));
-  const Ints strides = attr_ints(n, "strides", Ints(rank, 1)), dilations = attr_ints(n, "dilations", Ints(rank, 1));
-  sdk::Expr out = sdk::call("nn.conv" + std::to_string(rank) + "d", {g.input(n, 0), g.input(n, 1)},
-                            {{"strides", strides},
-                             {"padding", padding(n, g, in, kernel, strides, dilations)},
-                             {"dilation", dilations},
-                             {"groups", attr_int(n, "group", 1)},
-                             {"channels", weight[0]},
-                             {"kernel_size", kernel}});
-  if (g.has_input(n, 2)) out = sdk::call("nn.bias_add", {out, g.input(n, 2)}, {{"axis", int64_t{1}}});
-  return {out};
-}
-
-/// MaxPool and AveragePool over two spatial axes.
-template <bool Max>
-Exprs pool(GraphImport& g, const onnx::NodeProto& n) {
-  const Ints in = g.shape(n.input(0)), kernel = attr_ints(n, "kernel_shape");
-  if (kernel.size() != 2 || in.size() != 4) throw g.error(n, "weft maps 2-D pooling of NCHW data");
-  const Ints strides = attr_ints(n, "strides", Ints(2, 1)), dilations = attr_ints(n, "dilations", Ints(2, 1));
-  if (n.output_size() > 1 && !n.output(1).empty()) throw g.error(n, "weft does not compute MaxPool's indices");
-  sdk::AttrList attrs = {{"pool_size", kernel},
-                         {"strides", strides},
-                         {"padding", padding(n, g, in, kernel, strides, dilations)},
-                         {"ceil_mode", attr_int(n, "ceil_mode", 0) != 0}};
-  if (Max) {
-    attrs.push_back({"dilation", dilations});
-    return {sdk::call("nn.max_pool2d", {g.input(n, 0)}, attrs)};
-  }
-  attrs.push_back({"count_include_pad", attr_int(n, "count_include_pad", 0) != 0});
-  return {sdk::call("nn.avg_pool2d", {g.input(n, 0)}, attrs)};
-}
-
-template <const char* Op>
-Exprs global_pool(GraphImport& g, const onnx::NodeProto& n) {
-  if (g.shape(n.input(0)).size() != 4) throw g.error(n, "weft maps global pooling of NCHW data");
-  return {sdk::call(Op, {g.input(n, 0)})};
-}
-constexpr char kGlobalAvg[] = "nn.global_avg_pool2d", kGlobalMax[] = "nn.global_max_pool2d";
-
-Exprs batch_norm(GraphImport& g, const onnx::NodeProto& n) {
-  for (int i = 1; i < n.output_size(); ++i)
-    if (!n.output(i).empty()) throw g.error(n, "weft maps BatchNormalization for inference (one output)");
-  sdk::Expr bn = sdk::call("nn.batch_norm", {g.input(n, 0), g.input(n, 1), g.input(n, 2), g.input(n, 3), g.input(n, 4)},
-                           {{"epsilon", static_cast<double>(attr_float(n, "epsilon", 1e-5f))}, {"axis", int64_t{1}}});
-  return {sdk::get_item(bn, 0)};
 }
 
 Exprs leaky_relu(GraphImport& g, const onnx::NodeProto& n) {
@@ -292,19 +220,51 @@ Exprs gemm(GraphImport& g, const onnx::NodeProto& n) {
   return {y};
 }
 
+/// MatMul as NumPy's matmul: a 1-D operand gains the axis it lacks (and
+/// loses it after), N-D by 2-D is one matrix product of the rows, and
+/// otherwise the batch axes broadcast and become one for nn.batch_matmul.
 Exprs matmul(GraphImport& g, const onnx::NodeProto& n) {
-  const Ints a = g.shape(n.input(0)), b = g.shape(n.input(1));
-  if (a.size() == 2 && b.size() == 2) return {sdk::call("nn.matmul", {g.input(n, 0), g.input(n, 1)})};
-  if (a.size() > 2 && b.size() == 2) {  // leading dims of a as rows
-    sdk::Expr rows = sdk::call("reshape", {g.input(n, 0)}, {{"newshape", Ints{-1, a.back()}}});
-    sdk::Expr y = sdk::call("nn.matmul", {rows, g.input(n, 1)});
-    Ints out(a.begin(), a.end() - 1);
-    out.push_back(b.back());
-    return {sdk::call("reshape", {y}, {{"newshape", out}})};
+  Ints a = g.shape(n.input(0)), b = g.shape(n.input(1));
+  sdk::Expr x = g.input(n, 0), y = g.input(n, 1);
+  if (a.empty() || b.empty()) throw g.error(n, "an operand is a scalar");
+  const bool row = a.size() == 1, column = b.size() == 1;
+  if (row) {
+    x = sdk::call("expand_dims", {x}, {{"axis", int64_t{0}}});
+    a.insert(a.begin(), 1);
   }
-  if (a.size() == 3 && b.size() == 3)
-    return {sdk::call("nn.batch_matmul", {g.input(n, 0), g.input(n, 1)}, {{"transpose_b", false}})};
-  throw g.error(n, "weft maps MatMul of 2-D, N-D by 2-D and 3-D by 3-D operands");
+  if (column) {
+    y = sdk::call("expand_dims", {y}, {{"axis", int64_t{1}}});
+    b.push_back(1);
+  }
+  const int64_t m = a[a.size() - 2], k = a.back(), nn = b.back();
+  if (b[b.size() - 2] != k) throw g.error(n, "the operands' inner dimensions differ");
+  Ints batch;  // the broadcast of both batch shapes
+  for (size_t i = 0, ra = a.size() - 2, rb = b.size() - 2, r = std::max(ra, rb); i < r; ++i) {
+    const int64_t da = i + ra >= r ? a[i + ra - r] : 1, db = i + rb >= r ? b[i + rb - r] : 1;
+    if (da != db && da != 1 && db != 1) throw g.error(n, "the operands' batch dimensions do not broadcast");
+    batch.push_back(std::max(da, db));
+  }
+  const int64_t count = std::accumulate(batch.begin(), batch.end(), int64_t{1}, std::multiplies<>());
+  auto with_batch = [&](Ints tail) {
+    Ints shape = batch;
+    shape.insert(shape.end(), tail.begin(), tail.end());
+    return shape;
+  };
+  sdk::Expr out;
+  if (b.size() == 2) {  // every batch of a by one matrix: a's rows all at once
+    out = sdk::call("nn.matmul", {a.size() == 2 ? x : sdk::call("reshape", {x}, {{"newshape", Ints{-1, k}}}), y});
+  } else {
+    auto batched = [&](const sdk::Expr& e, const Ints& shape, Ints tail) {
+      const sdk::Expr full = shape == with_batch(tail) ? e : sdk::call("broadcast_to", {e}, {{"shape", with_batch(tail)}});
+      tail.insert(tail.begin(), count);
+      return sdk::call("reshape", {full}, {{"newshape", tail}});
+    };
+    out = sdk::call("nn.batch_matmul", {batched(x, a, {m, k}), batched(y, b, {k, nn})}, {{"transpose_b", false}});
+  }
+  Ints shape = with_batch({m, nn});
+  if (column) shape.pop_back();
+  if (row) shape.erase(shape.end() - (column ? 1 : 2));
+  return {sdk::call("reshape", {out}, {{"newshape", shape}})};
 }
 
 Exprs concat(GraphImport& g, const onnx::NodeProto& n) {
@@ -350,12 +310,16 @@ Exprs constant(GraphImport& g, const onnx::NodeProto& n) {
   throw g.error(n, "weft maps Constant's value, value_float and value_int");
 }
 
+/// Shape, from opset 15 the dimensions start to end (clamped as Slice clamps).
 Exprs shape(GraphImport& g, const onnx::NodeProto& n) {
   const Ints dims = g.shape(n.input(0));
+  const int64_t rank = static_cast<int64_t>(dims.size());
+  auto clamp = [&](int64_t v) { return std::clamp<int64_t>(v < 0 ? v + rank : v, 0, rank); };
+  const int64_t start = clamp(attr_int(n, "start", 0)), end = clamp(attr_int(n, "end", rank));
   onnx::TensorProto t;
   t.set_data_type(onnx::TensorProto::INT64);
-  t.add_dims(static_cast<int64_t>(dims.size()));
-  for (int64_t d : dims) t.add_int64_data(d);
+  t.add_dims(std::max<int64_t>(end - start, 0));
+  for (int64_t d = start; d < end; ++d) t.add_int64_data(dims[static_cast<size_t>(d)]);
   return {tensor_constant(t, "node '" + n.name() + "'")};
 }
 
@@ -369,21 +333,57 @@ Exprs cast(GraphImport& g, const onnx::NodeProto& n) {
   return {sdk::call("cast", {g.input(n, 0)}, {{"dtype", to}})};
 }
 
+/// HardSwish: x * HardSigmoid(x) with alpha 1/6 and beta 1/2.
+Exprs hard_swish(GraphImport& g, const onnx::NodeProto& n) {
+  const sdk::Expr x = g.input(n, 0);
+  const sdk::Expr gate = sdk::call("add", {sdk::call("divide", {x, g.scalar_like(6, n.input(0))}),
+                                           g.scalar_like(0.5, n.input(0))});
+  return {sdk::call("multiply", {x, sdk::call("clip", {gate}, {{"a_min", 0.0}, {"a_max", 1.0}})})};
+}
+
+Exprs reciprocal(GraphImport& g, const onnx::NodeProto& n) {
+  return {sdk::call("divide", {g.scalar_like(1, n.input(0)), g.input(n, 0)})};
+}
+
+/// Softplus: log(e^x + 1).
+Exprs softplus(GraphImport& g, const onnx::NodeProto& n) {
+  const sdk::Expr x = g.input(n, 0);
+  return {sdk::call("log", {sdk::call("add", {sdk::call("exp", {x}), g.scalar_like(1, n.input(0))})})};
+}
+
+/// ArgMax and ArgMin: int64 indices, keepdims, select_last_index.
+Exprs arg_reduce(GraphImport& g, const onnx::NodeProto& n) {
+  const sdk::Expr index =
+      sdk::call(n.op_type() == "ArgMax" ? "argmax" : "argmin", {g.input(n, 0)},
+                {{"axis", Ints{attr_int(n, "axis", 0)}},
+                 {"keepdims", attr_int(n, "keepdims", 1) != 0},
+                 {"select_last_index", attr_int(n, "select_last_index", 0) != 0}});
+  return {sdk::call("cast", {index}, {{"dtype", sdk::dtype::int64}})};
+}
+
+Exprs tile(GraphImport& g, const onnx::NodeProto& n) {
+  return {sdk::call("tile", {g.input(n, 0)}, {{"reps", g.ints(g.input(n, 1), n, "repeats")}})};
+}
+
 }  // namespace
 
 const std::map<std::string, Converter>& converters() {
   static const std::map<std::string, Converter> table = {
       {"Abs", unary<kAbs>},
+      {"ArgMax", arg_reduce},
+      {"ArgMin", arg_reduce},
+      {"HardSwish", hard_swish},
+      {"Reciprocal", reciprocal},
+      {"Sign", unary<kSign>},
+      {"Softplus", softplus},
+      {"Tile", tile},
       {"Add", binary<kAdd>},
       {"And", binary<kAnd>},
-      {"AveragePool", pool<false>},
-      {"BatchNormalization", batch_norm},
       {"Cast", cast},
       {"Ceil", unary<kCeil>},
       {"Clip", clip},
       {"Concat", concat},
       {"Constant", constant},
-      {"Conv", conv},
       {"Div", binary<kDiv>},
       {"Dropout", pass_through},
       {"Elu", negative_slope},
@@ -393,7 +393,6 @@ const std::map<std::string, Converter>& converters() {
       {"Greater", binary<kGreater>},
       {"GreaterOrEqual", binary<kGreaterEqual>},
       {"HardSigmoid", hard_sigmoid},
-      {"InstanceNormalization", instance_norm},
       {"Less", binary<kLess>},
       {"LessOrEqual", binary<kLessEqual>},
       {"Max", variadic<kMaximum>},
@@ -417,14 +416,11 @@ const std::map<std::string, Converter>& converters() {
       {"Floor", unary<kFloor>},
       {"Gather", gather},
       {"Gemm", gemm},
-      {"GlobalAveragePool", global_pool<kGlobalAvg>},
-      {"GlobalMaxPool", global_pool<kGlobalMax>},
       {"Identity", pass_through},
       {"LeakyRelu", leaky_relu},
       {"Log", unary<kLog>},
       {"LogSoftmax", softmax},
       {"MatMul", matmul},
-      {"MaxPool", pool<true>},
       {"Mul", binary<kMul>},
       {"Neg", unary<kNeg>},
       {"Pow", binary<kPow>},
@@ -440,7 +436,12 @@ const std::map<std::string, Converter>& converters() {
       {"Transpose", transpose},
       {"Unsqueeze", unsqueeze},
   };
-  return table;
+  static const std::map<std::string, Converter> all = [] {
+    std::map<std::string, Converter> joined = table;
+    joined.insert(nn_converters().begin(), nn_converters().end());
+    return joined;
+  }();
+  return all;
 }
 
 }  // namespace onnx_frontend

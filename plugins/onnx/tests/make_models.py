@@ -252,6 +252,174 @@ def more_ops():
     save("more_ops", graph, 13, {"x": x, "y": y}, outputs)
 
 
+def conv_transpose(x, w, strides, pads, output_padding=(0, 0)):
+    """ONNX ConvTranspose (group 1): each input element scatters w's
+    (C_in, C_out, kh, kw) kernel; pads crop the full result (top, left,
+    bottom, right); output_padding adds rows and columns at the end."""
+    n, c, h, wd = x.shape
+    _, m, kh, kw = w.shape
+    full = np.zeros((n, m, (h - 1) * strides[0] + kh + output_padding[0], (wd - 1) * strides[1] + kw + output_padding[1]))
+    for i in range(h):
+        for j in range(wd):
+            full[:, :, i * strides[0]:i * strides[0] + kh, j * strides[1]:j * strides[1] + kw] += \
+                np.einsum("nc,cmij->nmij", x[:, :, i, j], w)
+    return full[:, :, pads[0]:full.shape[2] - pads[2], pads[1]:full.shape[3] - pads[3]]
+
+
+def pool_nd(x, kernel, strides, pads, reduce, count_include_pad=False):
+    """Max or average pooling over the trailing len(kernel) axes; pads are
+    all begins then all ends (no ceil_mode)."""
+    rank = len(kernel)
+    spatial = x.shape[2:]
+    widths = [(0, 0), (0, 0)] + [(pads[d], pads[d + rank]) for d in range(rank)]
+    fill = -np.inf if reduce == "max" else 0.0
+    xp = np.pad(x, widths, constant_values=fill)
+    ones = np.pad(np.ones(spatial), widths[2:], constant_values=0)
+    out_shape = [(spatial[d] + pads[d] + pads[d + rank] - kernel[d]) // strides[d] + 1 for d in range(rank)]
+    out = np.zeros(x.shape[:2] + tuple(out_shape))
+    for idx in np.ndindex(*out_shape):
+        window = tuple(slice(i * s, i * s + k) for i, s, k in zip(idx, strides, kernel))
+        patch = xp[(slice(None), slice(None)) + window]
+        axes = tuple(range(2, 2 + rank))
+        if reduce == "max":
+            out[(slice(None), slice(None)) + idx] = patch.max(axis=axes)
+        else:
+            count = np.prod(kernel) if count_include_pad else ones[window].sum()
+            out[(slice(None), slice(None)) + idx] = patch.sum(axis=axes) / count
+    return out
+
+
+def nn_ops():
+    """ConvTranspose (pads with output_padding; output_shape), Pad in its
+    three modes, 1-D max and 3-D average pooling (count_include_pad), 1-D
+    global pooling, Slice with a negative step, MatMul of broadcast batches
+    and of a vector, ArgMax, Tile, Reciprocal, Softplus, Sign."""
+    x = rng.randn(1, 2, 3, 3).astype(np.float32)
+    w = (rng.randn(2, 3, 3, 3) * 0.5).astype(np.float32)
+    b = rng.randn(3).astype(np.float32)
+    v = rng.randn(1, 2, 5).astype(np.float32)
+    cube = rng.randn(1, 2, 4, 4, 4).astype(np.float32)
+    p = rng.randn(2, 1, 3, 4).astype(np.float32)
+    q = rng.randn(3, 4, 2).astype(np.float32)
+    vec = rng.randn(4).astype(np.float32)
+    consts = {"w": w, "b": b, "pads_c": np.array([0, 0, 1, 2, 0, 0, 2, 1], np.int64), "value": np.array(1.5, np.float32),
+              "pads_r": np.array([0, 0, 2, 0, 0, 0, 1, 2], np.int64), "pads_e": np.array([0, 0, 0, 1, 0, 0, 2, -1], np.int64),
+              "starts": np.array([-1, 3], np.int64), "ends": np.array([-100, 0], np.int64),
+              "axes": np.array([2, 3], np.int64), "steps": np.array([-1, -2], np.int64), "reps": np.array([1, 2, 1, 1], np.int64)}
+    inits = [numpy_helper.from_array(v_, k) for k, v_ in consts.items()]
+    nodes = [
+        helper.make_node("ConvTranspose", ["x", "w", "b"], ["ct"], name="deconv", strides=[2, 2], pads=[1, 0, 0, 1],
+                         output_padding=[1, 1]),
+        helper.make_node("ConvTranspose", ["x", "w"], ["ct_shape"], name="deconv_shape", strides=[2, 2],
+                         output_shape=[6, 5]),
+        helper.make_node("Pad", ["x", "pads_c", "value"], ["pc"], name="pad_constant"),
+        helper.make_node("Pad", ["x", "pads_r"], ["pr"], name="pad_reflect", mode="reflect"),
+        helper.make_node("Pad", ["x", "pads_e"], ["pe"], name="pad_edge", mode="edge"),
+        helper.make_node("MaxPool", ["v"], ["mp1"], name="max_pool_1d", kernel_shape=[2], strides=[1], pads=[1, 0]),
+        helper.make_node("AveragePool", ["cube"], ["ap3"], name="avg_pool_3d", kernel_shape=[3, 2, 2], strides=[2, 2, 2],
+                         pads=[1, 0, 1, 0, 0, 1], count_include_pad=1),
+        helper.make_node("AveragePool", ["x"], ["ap2"], name="avg_pool_2d", kernel_shape=[2, 2], pads=[1, 1, 1, 1]),
+        helper.make_node("GlobalAveragePool", ["v"], ["gap1"], name="global_avg_pool_1d"),
+        helper.make_node("Slice", ["x", "starts", "ends", "axes", "steps"], ["rev"], name="reverse"),
+        helper.make_node("MatMul", ["p", "q"], ["bmm"], name="batched_matmul"),
+        helper.make_node("MatMul", ["vec", "q"], ["vmm"], name="vector_matmul"),
+        helper.make_node("ArgMax", ["v"], ["am"], name="argmax", axis=2, keepdims=0),
+        helper.make_node("Tile", ["x", "reps"], ["tl"], name="tile"),
+        helper.make_node("Reciprocal", ["v"], ["rc"], name="reciprocal"),
+        helper.make_node("Softplus", ["v"], ["sp"], name="softplus"),
+        helper.make_node("Sign", ["v"], ["sg"], name="sign"),
+    ]
+    X, V, C = x.astype(np.float64), v.astype(np.float64), cube.astype(np.float64)
+    values = {
+        "ct": conv_transpose(X, w, (2, 2), (1, 0, 0, 1), (1, 1)) + b.reshape(1, -1, 1, 1),
+        # output 6x5 from 7x7: total padding 1 and 2, the larger half first (NOTSET).
+        "ct_shape": conv_transpose(X, w, (2, 2), (1, 1, 0, 1)),
+        "pc": np.pad(X, ((0, 0), (0, 0), (1, 2), (2, 1)), constant_values=1.5),
+        "pr": np.pad(X, ((0, 0), (0, 0), (2, 1), (0, 2)), mode="reflect"),
+        "pe": np.pad(X, ((0, 0), (0, 0), (0, 2), (1, 0)), mode="edge")[:, :, :, :-1],
+        "mp1": pool_nd(V, (2,), (1,), (1, 0), "max"),
+        "ap3": pool_nd(C, (3, 2, 2), (2, 2, 2), (1, 0, 1, 0, 0, 1), "avg", count_include_pad=True),
+        "ap2": pool_nd(X, (2, 2), (1, 1), (1, 1, 1, 1), "avg"),
+        "gap1": V.mean(axis=2, keepdims=True),
+        "rev": X[:, :, ::-1, 3:0:-2],  # axis 2 to before its first element, axis 3 down to 0 exclusive
+        "bmm": p.astype(np.float64) @ q,
+        "vmm": vec.astype(np.float64) @ q,
+        "am": V.argmax(axis=2),
+        "tl": np.tile(X, (1, 2, 1, 1)),
+        "rc": 1 / V,
+        "sp": np.log(np.exp(V) + 1),
+        "sg": np.sign(V),
+    }
+    outs = [helper.make_tensor_value_info(k, TensorProto.INT64 if k == "am" else TensorProto.FLOAT, list(a.shape))
+            for k, a in values.items()]
+    graph = helper.make_graph(nodes, "nn_ops", [helper.make_tensor_value_info(k, TensorProto.FLOAT, list(a.shape))
+                                                for k, a in [("x", x), ("v", v), ("cube", cube), ("p", p), ("q", q),
+                                                             ("vec", vec)]], outs, inits)
+    outputs = [a.astype(np.int64) if k == "am" else a.astype(np.float32) for k, a in values.items()]
+    save("nn_ops", graph, 13, {"x": x, "v": v, "cube": cube, "p": p, "q": q, "vec": vec}, outputs)
+
+
+def opset17_encoder_block():
+    """What torch.onnx.export writes for a transformer encoder at opset 17:
+    LayerNormalization (over the last axis, and over the last two), Shape
+    with start and end (opset 15), multi-head attention as 4-D MatMuls, a
+    GELU of Erf, BatchNormalization with training_mode (opset 15) and
+    HardSwish (opset 14)."""
+    s, d, heads = 4, 6, 2
+    x = rng.randn(1, s, d).astype(np.float32)
+    gamma, beta = (rng.rand(d) + 0.5).astype(np.float32), rng.randn(d).astype(np.float32)
+    gamma2 = (rng.rand(s, d) + 0.5).astype(np.float32)
+    wq, wk = (rng.randn(d, d) * 0.4).astype(np.float32), (rng.randn(d, d) * 0.4).astype(np.float32)
+    bn = [(rng.rand(s) + 0.5).astype(np.float32), rng.randn(s).astype(np.float32), rng.randn(s).astype(np.float32),
+          (rng.rand(s) + 0.5).astype(np.float32)]
+    consts = {"gamma": gamma, "beta": beta, "gamma2": gamma2, "wq": wq, "wk": wk,
+              "split_heads": np.array([1, s, heads, d // heads], np.int64), "sqrt2": np.array(math.sqrt(2), np.float32),
+              "one": np.array(1.0, np.float32), "half": np.array(0.5, np.float32),
+              "bn_scale": bn[0], "bn_bias": bn[1], "bn_mean": bn[2], "bn_var": bn[3]}
+    inits = [numpy_helper.from_array(v_, k) for k, v_ in consts.items()]
+    nodes = [
+        helper.make_node("LayerNormalization", ["x", "gamma", "beta"], ["ln"], name="layer_norm", epsilon=1e-5),
+        helper.make_node("LayerNormalization", ["x", "gamma2"], ["ln2"], name="layer_norm_2d", axis=-2, epsilon=1e-3),
+        helper.make_node("Shape", ["x"], ["tail"], name="shape_tail", start=-2),
+        helper.make_node("MatMul", ["ln", "wq"], ["q"], name="q"),
+        helper.make_node("MatMul", ["ln", "wk"], ["k"], name="k"),
+        helper.make_node("Reshape", ["q", "split_heads"], ["q4"], name="q_heads"),
+        helper.make_node("Reshape", ["k", "split_heads"], ["k4"], name="k_heads"),
+        helper.make_node("Transpose", ["q4"], ["qt"], name="q_t", perm=[0, 2, 1, 3]),
+        helper.make_node("Transpose", ["k4"], ["kt"], name="k_t", perm=[0, 2, 3, 1]),
+        helper.make_node("MatMul", ["qt", "kt"], ["scores"], name="scores"),
+        helper.make_node("Softmax", ["scores"], ["attn"], name="softmax", axis=-1),
+        helper.make_node("MatMul", ["attn", "qt"], ["ctx"], name="context"),
+        helper.make_node("Div", ["ctx", "sqrt2"], ["g0"], name="gelu_div"),
+        helper.make_node("Erf", ["g0"], ["g1"], name="gelu_erf"),
+        helper.make_node("Add", ["g1", "one"], ["g2"], name="gelu_add"),
+        helper.make_node("Mul", ["ctx", "g2"], ["g3"], name="gelu_mul"),
+        helper.make_node("Mul", ["g3", "half"], ["gelu"], name="gelu_half"),
+        helper.make_node("BatchNormalization", ["x", "bn_scale", "bn_bias", "bn_mean", "bn_var"], ["bn"], name="bn",
+                         training_mode=0),
+        helper.make_node("HardSwish", ["x"], ["hsw"], name="hard_swish"),
+    ]
+    X = x.astype(np.float64)
+    def layer_norm(v, axes, eps):
+        mean = v.mean(axis=axes, keepdims=True)
+        return (v - mean) / np.sqrt(v.var(axis=axes, keepdims=True) + eps)
+    ln = layer_norm(X, (2,), 1e-5) * gamma + beta
+    q = (ln @ wq).reshape(1, s, heads, d // heads).transpose(0, 2, 1, 3)
+    k = (ln @ wk).reshape(1, s, heads, d // heads).transpose(0, 2, 3, 1)
+    ctx = softmax(q @ k, axis=-1) @ q
+    gelu = ctx * (np.vectorize(math.erf)(ctx / math.sqrt(2)) + 1) * 0.5
+    bn_out = (X - bn[2].reshape(1, s, 1)) / np.sqrt(bn[3].reshape(1, s, 1) + 1e-5) * bn[0].reshape(1, s, 1) + \
+        bn[1].reshape(1, s, 1)
+    values = {"ln": ln, "ln2": layer_norm(X, (1, 2), 1e-3) * gamma2, "tail": np.array([s, d], np.int64),
+              "gelu": gelu, "bn": bn_out, "hsw": X * np.clip(X / 6 + 0.5, 0, 1)}
+    outs = [helper.make_tensor_value_info(k_, TensorProto.INT64 if k_ == "tail" else TensorProto.FLOAT, list(a.shape))
+            for k_, a in values.items()]
+    graph = helper.make_graph(nodes, "encoder_block", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, s, d])],
+                              outs, inits)
+    outputs = [a if k_ == "tail" else a.astype(np.float32) for k_, a in values.items()]
+    save("opset17_encoder_block", graph, 17, {"x": x}, outputs)
+
+
 if __name__ == "__main__":
     os.makedirs(DATA, exist_ok=True)
     cnn()
@@ -260,3 +428,5 @@ if __name__ == "__main__":
     symbolic_batch()
     unsupported_ops()
     more_ops()
+    nn_ops()
+    opset17_encoder_block()

@@ -60,6 +60,14 @@ TEST(OnnxImport, SlicingSplittingReductionsAndTheLogicalOpsRunAsNumpyComputesThe
   expect_numpy_outputs("more_ops");
 }
 
+TEST(OnnxImport, TransposedConvolutionPaddingPoolingOfEveryRankAndBatchedMatMulRunAsNumpyComputesThem) {
+  expect_numpy_outputs("nn_ops");
+}
+
+TEST(OnnxImport, AnOpset17EncoderBlockWithLayerNormalizationRunsAsNumpyComputesIt) {
+  expect_numpy_outputs("opset17_encoder_block");
+}
+
 TEST(OnnxImport, GraphInputsKeepTheirNames) {
   IRModule mod = import_onnx(kData + "/elementwise_and_shapes.onnx");
   std::vector<std::string> names;
