@@ -117,8 +117,9 @@ sdk::Expr tensor_constant(const onnx::TensorProto& t, const std::string& where) 
   return sdk::constant(view);  // copies
 }
 
-GraphImport::GraphImport(const onnx::ModelProto& model, std::map<std::string, std::vector<int64_t>> shapes)
-    : model_(model), opset_(default_opset(model)), shapes_(std::move(shapes)) {}
+GraphImport::GraphImport(const onnx::ModelProto& model, std::map<std::string, std::vector<int64_t>> shapes,
+                         bool named_weights)
+    : model_(model), opset_(default_opset(model)), named_weights_(named_weights), shapes_(std::move(shapes)) {}
 
 sdk::Error GraphImport::error(const onnx::NodeProto& node, const std::string& message) const {
   return sdk::Error("node '" + node.name() + "' (" + node.op_type() + "): " + message);
@@ -197,6 +198,8 @@ sdk::Expr GraphImport::scalar_like(double value, const std::string& name) const 
 
 std::vector<int64_t> GraphImport::ints(const sdk::Expr& e, const onnx::NodeProto& node, const std::string& what) {
   sdk::Expr value = e;
+  if (value.is(WEFT_EXPR_VAR))  // a named weight: its value
+    if (auto w = weight_values_.find(value.name()); w != weight_values_.end()) value = w->second;
   if (!value.is(WEFT_EXPR_CONSTANT)) {
     // Shape arithmetic: weft's own FoldConstant computes it with the ops' kernels.
     sdk::Module folded = sdk::Module::make({{"main", sdk::function({}, e)}}).run_pass("FoldConstant");
@@ -222,10 +225,18 @@ sdk::Module GraphImport::import() {
   for (const onnx::ValueInfoProto& v : graph.value_info()) inferred_[v.name()] = &v.type();
   for (const onnx::ValueInfoProto& v : graph.input()) inferred_[v.name()] = &v.type();
   for (const onnx::ValueInfoProto& v : graph.output()) inferred_[v.name()] = &v.type();
+  std::vector<std::pair<sdk::Expr, sdk::Expr>> weights;  // named weights: variable, value
   for (const onnx::TensorProto& t : graph.initializer()) {
     values_[t.name()] = tensor_constant(t, "initializer");
     initializer_shapes_[t.name()] = std::vector<int64_t>(t.dims().begin(), t.dims().end());
     initializer_types_[t.name()] = t.data_type();
+    if (named_weights_ && values_[t.name()].data().dtype.code == kDLFloat) {
+      // Integer initializers (shapes, axes, indices) stay constants: converters read their values.
+      const sdk::Type type = sdk::Type::tensor(initializer_shapes_.at(t.name()), values_[t.name()].data().dtype);
+      weights.emplace_back(sdk::var(t.name(), type), values_[t.name()]);
+      weight_values_[t.name()] = values_[t.name()];
+      values_[t.name()] = weights.back().first;
+    }
   }
   std::vector<sdk::Expr> params;
   for (const onnx::ValueInfoProto& v : graph.input()) {
@@ -269,7 +280,8 @@ sdk::Module GraphImport::import() {
     outputs.push_back(it->second);
   }
   if (outputs.empty()) throw sdk::Error("the graph has no outputs");
-  const sdk::Expr body = outputs.size() == 1 ? outputs[0] : sdk::tuple(outputs);
+  sdk::Expr body = outputs.size() == 1 ? outputs[0] : sdk::tuple(outputs);
+  for (auto w = weights.rbegin(); w != weights.rend(); ++w) body = sdk::let(w->first, w->second, body);
   return sdk::Module::make({{"main", sdk::function(params, body)}});
 }
 

@@ -1,7 +1,8 @@
 // An ONNX graph (at opset 13 to 17, shape-inferred: model_file.h) mapped to a weft
 // module: the graph's inputs become main's parameters (their names kept,
 // symbolic dimensions bound by the `shapes` option), its initializers
-// constants, each node the weft ops its converter (op_converters.cpp) builds.
+// constants (the weights named, on request), each node the weft ops its
+// converter (op_converters.cpp, nn_converters.cpp) builds.
 // Every node whose op has no converter is listed in one error.
 #pragma once
 
@@ -31,7 +32,11 @@ const std::map<std::string, Converter>& nn_converters();
 class GraphImport {
  public:
   /// `shapes` binds symbolic dimensions: input name -> its whole shape.
-  GraphImport(const onnx::ModelProto& model, std::map<std::string, std::vector<int64_t>> shapes);
+  /// With `named_weights`, each floating-point initializer is a constant
+  /// let-bound at the head of main to a variable of its name (what the
+  /// frontend's `initializers: let` asks for); otherwise a plain constant.
+  GraphImport(const onnx::ModelProto& model, std::map<std::string, std::vector<int64_t>> shapes,
+              bool named_weights = false);
 
   /// The module: main of the graph's inputs, returning its outputs (a tuple
   /// of several).
@@ -60,11 +65,13 @@ class GraphImport {
 
   const onnx::ModelProto& model_;
   int64_t opset_;
+  bool named_weights_;
   std::map<std::string, std::vector<int64_t>> shapes_;
   std::map<std::string, sdk::Expr> values_;
   std::map<std::string, const onnx::TypeProto*> inferred_;
   std::map<std::string, std::vector<int64_t>> initializer_shapes_;
   std::map<std::string, int32_t> initializer_types_;
+  std::map<std::string, sdk::Expr> weight_values_;  // the named weights' constants
 };
 
 /// An attribute of a node, or its default when the node does not set it.

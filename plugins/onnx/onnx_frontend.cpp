@@ -52,8 +52,17 @@ WEFT_PLUGIN(reg) {
       .extension(".onnx")
       .option("shapes", std::string(""), "Shapes for inputs with symbolic dimensions: NAME=DIMS;... as data=1x3x224x224.",
               "NAME=DIMS pairs joined by ;")
+      .option("initializers", std::string("constants"),
+              "How initializers appear: constants, or let (the floating-point ones, the weights, as constants "
+              "let-bound at the head of main to variables of their names, which `weft import --params-out` "
+              "makes parameters).",
+              "constants or let")
       .import_file([](const std::string& path, const sdk::Attrs& options) {
         const onnx::ModelProto model = onnx_frontend::load_model(path);
-        return onnx_frontend::GraphImport(model, parse_shapes(options.get_string("shapes"))).import();
+        const std::string initializers = options.get_string("initializers");
+        if (initializers != "constants" && initializers != "let")
+          throw sdk::Error("initializers is '" + initializers + "'; expected constants or let");
+        return onnx_frontend::GraphImport(model, parse_shapes(options.get_string("shapes")), initializers == "let")
+            .import();
       });
 }

@@ -39,6 +39,7 @@ int main(int argc, char** argv) {
   weft::cli::add_bench_command(app);
   weft::cli::add_grad_check_command(app);
   weft::cli::add_opt_command(app);
+  weft::cli::add_import_command(app);
   // CLI11 would only say "a subcommand is required"; name the unknown one.
   if (argc > 1 && argv[1][0] != '-') {
     std::string known;

@@ -53,6 +53,23 @@ const FrontendDef* frontend_for(const std::filesystem::path& path) {
   return nullptr;
 }
 
+/// main with the constants let-bound at the head of its body (a frontend's
+/// named weights) as parameters after its own; their values by name.
+Program lift_named_weights(Program program) {
+  Function main = program.mod.main();
+  std::vector<Var> params = main->params;
+  Expr body = main->body;
+  while (const auto* let = body.as<LetNode>()) {
+    const auto* value = let->value.as<ConstantNode>();
+    if (!value) break;
+    params.push_back(let->var);
+    program.params.emplace_back(let->var->name_hint, value->data);
+    body = let->body;
+  }
+  program.mod = IRModule::from_function(function(params, body));
+  return program;
+}
+
 std::string joined(const std::vector<std::string>& items, const char* separator) {
   std::string out;
   for (const auto& item : items) out += (out.empty() ? "" : separator) + item;
@@ -67,8 +84,14 @@ Program load_program(const std::string& argument, const ProgramOptions& options)
   if (std::filesystem::is_regular_file(path, ec)) {
     if (const FrontendDef* frontend = frontend_for(path)) {
       Attrs given = make_attrs({{"shapes", joined(options.shapes, ";")}});
-      return Program{frontend->import_file(argument, frontend->options.normalize(frontend->name, given)), {}, argument, ""};
+      if (options.weights_as_params) given = make_attrs({{"shapes", joined(options.shapes, ";")}, {"initializers", "let"}});
+      Program imported{frontend->import_file(argument, frontend->options.normalize(frontend->name, given)), {},
+                       argument, "", "xavier", frontend->name};
+      return options.weights_as_params ? lift_named_weights(std::move(imported)) : imported;
     }
+    if (options.weights_as_params)
+      throw Error("--params-out applies to a model a frontend imports (an .onnx file), not to " + argument)
+          .status(StatusCode::kInvalidArgument);
     if (!options.shapes.empty())
       throw Error("--shape applies to a model a frontend imports (an .onnx file), not to " + argument)
           .status(StatusCode::kInvalidArgument);

@@ -20,6 +20,8 @@ struct Program {
   std::string model;
   /// The initializer of its workload: the model's own, xavier for a file.
   std::string initializer = "xavier";
+  /// The frontend that imported it ("" for Relay text or a zoo model).
+  std::string frontend;
 };
 
 /// How a model argument becomes a program.
@@ -32,6 +34,9 @@ struct ProgramOptions {
   /// For a file a frontend reads (an .onnx model): shapes of its inputs with
   /// symbolic dimensions, NAME=DIMS each (`--shape data=1x3x224x224`).
   std::vector<std::string> shapes;
+  /// For an imported model: its weights (the frontend's let-bound named
+  /// constants) as main's last parameters, their values in `params`.
+  bool weights_as_params = false;
 };
 
 /// The single place that decides what a command's PROGRAM argument means:
