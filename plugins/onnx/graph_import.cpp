@@ -66,43 +66,56 @@ std::vector<int64_t> attr_ints(const onnx::NodeProto& node, const std::string& n
   return a ? std::vector<int64_t>(a->ints().begin(), a->ints().end()) : fallback;
 }
 
+int64_t element_count(const std::vector<int64_t>& shape, const std::string& what) {
+  constexpr int64_t kLimit = int64_t{1} << 40;  // far past any model's tensor, far below overflow
+  int64_t numel = 1;
+  for (int64_t d : shape) {
+    if (d < 0) throw sdk::Error(what + " has a negative dimension");
+    if (d > 0 && numel > kLimit / d)
+      throw sdk::Error(what + " has the shape " + dims_text(shape) + ", of more than 2^40 elements");
+    numel *= d;
+  }
+  return numel;
+}
+
 sdk::Expr tensor_constant(const onnx::TensorProto& t, const std::string& where) {
   const std::string what = where + ": tensor " + t.name();
   const DLDataType dtype = dtype_of(t.data_type(), what);
   std::vector<int64_t> shape(t.dims().begin(), t.dims().end());
-  int64_t numel = 1;
-  for (int64_t d : shape) {
-    if (d < 0) throw sdk::Error(what + " has a negative dimension");
-    numel *= d;
-  }
+  const int64_t numel = element_count(shape, what);
   const size_t element = dtype.bits == 1 ? 1 : dtype.bits / 8;
-  std::vector<char> bytes(static_cast<size_t>(numel) * element);
-  auto expect = [&](int64_t count) {
+  auto expect = [&](int64_t count) {  // before anything is allocated: the shape may claim anything
     if (count != numel)
       throw sdk::Error(what + " holds " + std::to_string(count) + " values, but its shape " + dims_text(shape) +
                        " holds " + std::to_string(numel));
   };
+  std::vector<char> bytes;
   if (t.has_raw_data()) {
     expect(static_cast<int64_t>(t.raw_data().size() / element));
     if (t.raw_data().size() % element) throw sdk::Error(what + "'s raw data is not a whole number of elements");
-    std::memcpy(bytes.data(), t.raw_data().data(), bytes.size());
+    bytes.assign(t.raw_data().begin(), t.raw_data().end());
   } else if (t.data_type() == onnx::TensorProto::FLOAT) {
     expect(t.float_data_size());
+    bytes.resize(static_cast<size_t>(numel) * element);
     std::memcpy(bytes.data(), t.float_data().data(), bytes.size());
   } else if (t.data_type() == onnx::TensorProto::DOUBLE) {
     expect(t.double_data_size());
+    bytes.resize(static_cast<size_t>(numel) * element);
     std::memcpy(bytes.data(), t.double_data().data(), bytes.size());
   } else if (t.data_type() == onnx::TensorProto::INT64) {
     expect(t.int64_data_size());
+    bytes.resize(static_cast<size_t>(numel) * element);
     std::memcpy(bytes.data(), t.int64_data().data(), bytes.size());
   } else if (t.data_type() == onnx::TensorProto::UINT64 || t.data_type() == onnx::TensorProto::UINT32) {
     expect(t.uint64_data_size());
+    bytes.resize(static_cast<size_t>(numel) * element);
     for (int64_t i = 0; i < numel; ++i) {
       const uint64_t v = t.uint64_data(static_cast<int>(i));
       std::memcpy(bytes.data() + i * element, &v, element);  // the low bytes (little-endian)
     }
   } else {  // int32_data holds one element each: the narrow integers, bool, and the 16-bit floats' bits
     expect(t.int32_data_size());
+    bytes.resize(static_cast<size_t>(numel) * element);
     for (int64_t i = 0; i < numel; ++i) {
       const int32_t v = t.int32_data(static_cast<int>(i));
       std::memcpy(bytes.data() + i * element, &v, element);
@@ -196,7 +209,7 @@ sdk::Expr GraphImport::scalar_like(double value, const std::string& name) const 
   return sdk::scalar(value, dtype_of(element, "value " + name));
 }
 
-std::vector<int64_t> GraphImport::ints(const sdk::Expr& e, const onnx::NodeProto& node, const std::string& what) {
+sdk::Expr GraphImport::known(const sdk::Expr& e, const onnx::NodeProto& node, const std::string& what) {
   sdk::Expr value = e;
   if (value.is(WEFT_EXPR_VAR))  // a named weight: its value
     if (auto w = weight_values_.find(value.name()); w != weight_values_.end()) value = w->second;
@@ -207,17 +220,36 @@ std::vector<int64_t> GraphImport::ints(const sdk::Expr& e, const onnx::NodeProto
     if (!value.is(WEFT_EXPR_CONSTANT))
       throw error(node, "its " + what + " depends on the graph's inputs; weft needs it known at import");
   }
-  const DLTensor& t = value.data();
+  return value;
+}
+
+namespace {
+
+/// Each element of a constant's tensor as T, read as `Element`.
+template <typename T, typename Element>
+std::vector<T> elements_as(const DLTensor& t) {
   int64_t n = 1;
   for (int d = 0; d < t.ndim; ++d) n *= t.shape[d];
-  std::vector<int64_t> out(static_cast<size_t>(n));
-  const char* base = static_cast<const char*>(t.data) + t.byte_offset;
-  for (int64_t i = 0; i < n; ++i) {
-    if (t.dtype.code == kDLInt && t.dtype.bits == 64) out[i] = reinterpret_cast<const int64_t*>(base)[i];
-    else if (t.dtype.code == kDLInt && t.dtype.bits == 32) out[i] = reinterpret_cast<const int32_t*>(base)[i];
-    else throw error(node, "its " + what + " is not int32 or int64");
-  }
-  return out;
+  const auto* base = reinterpret_cast<const Element*>(static_cast<const char*>(t.data) + t.byte_offset);
+  return std::vector<T>(base, base + n);
+}
+
+}  // namespace
+
+std::vector<int64_t> GraphImport::ints(const sdk::Expr& e, const onnx::NodeProto& node, const std::string& what) {
+  const sdk::Expr value = known(e, node, what);
+  const DLTensor& t = value.data();
+  if (t.dtype.code == kDLInt && t.dtype.bits == 64) return elements_as<int64_t, int64_t>(t);
+  if (t.dtype.code == kDLInt && t.dtype.bits == 32) return elements_as<int64_t, int32_t>(t);
+  throw error(node, "its " + what + " is not int32 or int64");
+}
+
+std::vector<double> GraphImport::floats(const sdk::Expr& e, const onnx::NodeProto& node, const std::string& what) {
+  const sdk::Expr value = known(e, node, what);
+  const DLTensor& t = value.data();
+  if (t.dtype.code == kDLFloat && t.dtype.bits == 32) return elements_as<double, float>(t);
+  if (t.dtype.code == kDLFloat && t.dtype.bits == 64) return elements_as<double, double>(t);
+  throw error(node, "its " + what + " is not float32 or float64");
 }
 
 sdk::Module GraphImport::import() {

@@ -54,6 +54,8 @@ class GraphImport {
   /// `e` computed now, when it depends on constants alone (shape arithmetic,
   /// a Reshape's shape): its int64 values. Error naming the node otherwise.
   std::vector<int64_t> ints(const sdk::Expr& e, const onnx::NodeProto& node, const std::string& what);
+  /// The same for float32 or float64 values (Resize's scales).
+  std::vector<double> floats(const sdk::Expr& e, const onnx::NodeProto& node, const std::string& what);
   /// The model's opset (13 to 17): the few converters whose operator changed
   /// after 13 read it.
   int64_t opset() const { return opset_; }
@@ -62,6 +64,8 @@ class GraphImport {
 
  private:
   sdk::Type type_of(const onnx::ValueInfoProto& info, bool bind) const;
+  /// `e` as a constant: itself, a named weight's value, or folded.
+  sdk::Expr known(const sdk::Expr& e, const onnx::NodeProto& node, const std::string& what);
 
   const onnx::ModelProto& model_;
   int64_t opset_;
@@ -82,6 +86,9 @@ std::vector<int64_t> attr_ints(const onnx::NodeProto& node, const std::string& n
                                const std::vector<int64_t>& fallback = {});
 /// The weft dtype of ONNX element type `element`; `where` names the value in errors.
 DLDataType dtype_of(int32_t element, const std::string& where);
+/// The number of elements of `shape`; an error naming `what` for a negative
+/// dimension or a count past 2^40.
+int64_t element_count(const std::vector<int64_t>& shape, const std::string& what);
 /// A tensor attribute (Constant's value) or initializer as a weft constant.
 sdk::Expr tensor_constant(const onnx::TensorProto& t, const std::string& where);
 

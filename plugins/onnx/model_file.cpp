@@ -8,6 +8,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 namespace sdk = weft::sdk;
@@ -48,6 +49,37 @@ void load_external(onnx::TensorProto& t, const fs::path& folder) {
   t.set_data_location(onnx::TensorProto::DEFAULT);
 }
 
+/// The outputs of the Upsample and Resize nodes of a model of opset 10 or
+/// before: they sample at asymmetric coordinates (x / scale), nearest
+/// rounding down.
+std::set<std::string> resizes_before_opset_11(const onnx::ModelProto& model, int64_t opset) {
+  std::set<std::string> outputs;
+  if (opset >= 11) return outputs;
+  for (const onnx::NodeProto& node : model.graph().node())
+    if ((node.op_type() == "Upsample" || node.op_type() == "Resize") && node.output_size() > 0)
+      outputs.insert(node.output(0));
+  return outputs;
+}
+
+/// The version converter makes those nodes Resize nodes without attributes,
+/// which from opset 11 read as half_pixel coordinates: their opset-10
+/// meaning, spelled out.
+void keep_opset_10_resize_semantics(onnx::ModelProto& model, const std::set<std::string>& outputs) {
+  for (onnx::NodeProto& node : *model.mutable_graph()->mutable_node()) {
+    if (node.op_type() != "Resize" || node.output_size() == 0 || !outputs.count(node.output(0))) continue;
+    std::set<std::string> given;
+    for (const onnx::AttributeProto& a : node.attribute()) given.insert(a.name());
+    for (const auto& [name, value] : {std::pair<const char*, const char*>{"coordinate_transformation_mode", "asymmetric"},
+                                      {"nearest_mode", "floor"}}) {
+      if (given.count(name)) continue;
+      onnx::AttributeProto* a = node.add_attribute();
+      a->set_name(name);
+      a->set_type(onnx::AttributeProto::STRING);
+      a->set_s(value);
+    }
+  }
+}
+
 }  // namespace
 
 onnx::ModelProto load_model(const std::string& path) {
@@ -62,7 +94,11 @@ onnx::ModelProto load_model(const std::string& path) {
                      std::to_string(kFirstOpset) + " to " + std::to_string(kLastOpset));
   try {
     onnx::checker::check_model(model);
-    if (opset < kOldestMappedOpset) model = onnx::version_conversion::ConvertVersion(model, kOldestMappedOpset);
+    if (opset < kOldestMappedOpset) {
+      const std::set<std::string> old_resizes = resizes_before_opset_11(model, opset);
+      model = onnx::version_conversion::ConvertVersion(model, kOldestMappedOpset);
+      keep_opset_10_resize_semantics(model, old_resizes);
+    }
     onnx::shape_inference::InferShapes(model);
   } catch (const std::exception& e) {
     throw sdk::Error(e.what());

@@ -231,6 +231,62 @@ Exprs pad(GraphImport& g, const onnx::NodeProto& n) {
   return {sdk::call("nn.pad", {g.input(n, 0), value}, {{"pad_width", widths}, {"pad_mode", mode}})};
 }
 
+/// Resize (opset 11 on; Upsample and opset-10 Resize arrive converted) of
+/// the spatial axes of 4-D or 5-D data, onto weft's upsampling ops for the
+/// modes they compute: nearest with asymmetric coordinates rounded down
+/// (PyTorch's nearest), linear with half_pixel (PyTorch's bilinear and
+/// trilinear), align_corners or asymmetric coordinates, and cubic with
+/// coefficient -0.5 and asymmetric or align_corners coordinates. The output
+/// size comes from shape inference; scales must give whole sizes, where ONNX's
+/// coordinate scale and weft's (input / output extent) agree.
+Exprs resize(GraphImport& g, const onnx::NodeProto& n) {
+  const Ints in = g.shape(n.input(0)), out = g.shape(n.output(0));
+  if (in.size() != 4 && in.size() != 5) throw g.error(n, "weft maps Resize of 4-D (NCHW) and 5-D (NCDHW) data");
+  if (in[0] != out[0] || in[1] != out[1]) throw g.error(n, "weft maps Resize of the spatial axes only");
+  if (g.has_input(n, 2) && !g.has_input(n, 3)) {
+    const std::vector<double> scales = g.floats(g.input(n, 2), n, "scales");
+    for (size_t d = 0; d < scales.size() && d < in.size(); ++d)
+      if (static_cast<double>(in[d]) * scales[d] != static_cast<double>(out[d]))
+        throw g.error(n, "scale " + std::to_string(scales[d]) + " of axis " + std::to_string(d) + " (extent " +
+                             std::to_string(in[d]) + ") does not give a whole size; weft maps scales that do");
+  }
+  bool every_axis_grows_past_one = true;
+  for (size_t d = 2; d < out.size(); ++d) every_axis_grows_past_one = every_axis_grows_past_one && out[d] > 1;
+  const std::string mode = attr_string(n, "mode", "nearest");
+  std::string coord = attr_string(n, "coordinate_transformation_mode", "half_pixel");
+  if (coord == "pytorch_half_pixel" && every_axis_grows_past_one) coord = "half_pixel";  // the same then
+  const bool volume = in.size() == 5;
+  auto scale = [&](size_t d) { return static_cast<double>(out[d]) / static_cast<double>(in[d]); };
+  auto upsampling = [&](const sdk::Expr& x, const std::string& method, bool align_corners) {
+    return sdk::call("nn.upsampling", {x},
+                     {{"scale_h", scale(2)}, {"scale_w", scale(3)}, {"method", method}, {"align_corners", align_corners}});
+  };
+  auto upsampling3d = [&](const sdk::Expr& x, double scale_d, double scale_h, double scale_w, const std::string& method) {
+    return sdk::call("nn.upsampling3d", {x},
+                     {{"scale_d", scale_d}, {"scale_h", scale_h}, {"scale_w", scale_w}, {"method", method},
+                      {"coordinate_transformation_mode", coord}});
+  };
+  const sdk::Expr x = g.input(n, 0);
+  if (mode == "nearest" && coord == "asymmetric" && attr_string(n, "nearest_mode", "round_prefer_floor") == "floor")
+    return {volume ? upsampling3d(x, scale(2), scale(3), scale(4), "nearest_neighbor")
+                   : upsampling(x, "nearest_neighbor", false)};
+  if (mode == "linear" && (coord == "half_pixel" || coord == "align_corners" || coord == "asymmetric")) {
+    if (volume) return {upsampling3d(x, scale(2), scale(3), scale(4), "trilinear")};
+    if (coord != "half_pixel") return {upsampling(x, "bilinear", coord == "align_corners")};
+    // 2-D half_pixel: trilinear over a unit depth axis, which it leaves as it is.
+    const sdk::Expr deep = sdk::call("expand_dims", {x}, {{"axis", int64_t{2}}});
+    return {sdk::call("squeeze", {upsampling3d(deep, 1.0, scale(2), scale(3), "trilinear")}, {{"axis", Ints{2}}})};
+  }
+  if (mode == "cubic" && !volume && (coord == "asymmetric" || coord == "align_corners") &&
+      attr_float(n, "cubic_coeff_a", -0.75f) == -0.5f && attr_int(n, "exclude_outside", 0) == 0)
+    return {upsampling(x, "bicubic", coord == "align_corners")};
+  throw g.error(n, "mode " + mode + " with coordinate_transformation_mode " +
+                       attr_string(n, "coordinate_transformation_mode", "half_pixel") +
+                       " is not mapped; weft maps nearest (asymmetric, nearest_mode floor), linear (half_pixel, "
+                       "pytorch_half_pixel, align_corners, asymmetric) and cubic (cubic_coeff_a -0.5, asymmetric or "
+                       "align_corners, 4-D)");
+}
+
 }  // namespace
 
 const std::map<std::string, Converter>& nn_converters() {
@@ -246,6 +302,7 @@ const std::map<std::string, Converter>& nn_converters() {
       {"LRN", lrn},
       {"MaxPool", pool<true>},
       {"Pad", pad},
+      {"Resize", resize},
   };
   return table;
 }

@@ -80,11 +80,9 @@ Exprs constant_of_shape(GraphImport& g, const onnx::NodeProto& n) {
     if (a.name() == "value") t = a.t();
   onnx::TensorProto filled;
   filled.set_data_type(t.data_type());
-  int64_t count = 1;
-  for (int64_t d : g.ints(g.input(n, 0), n, "shape")) {
-    filled.add_dims(d);
-    count *= d;
-  }
+  const std::vector<int64_t> shape = g.ints(g.input(n, 0), n, "shape");
+  const int64_t count = element_count(shape, "node '" + n.name() + "' (ConstantOfShape): its shape");
+  for (int64_t d : shape) filled.add_dims(d);
   // The one value, repeated: its bytes as a tensor of one element holds them.
   const sdk::Expr one = tensor_constant(t, "node '" + n.name() + "'");
   const DLTensor& v = one.data();

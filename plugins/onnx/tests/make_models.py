@@ -420,6 +420,86 @@ def opset17_encoder_block():
     save("opset17_encoder_block", graph, 17, {"x": x}, outputs)
 
 
+def resize_matrix(in_size, out_size, mode, coord, scale=None):
+    """The (out x in) matrix of ONNX Resize along one axis: the source
+    coordinate of each output index per coordinate_transformation_mode, then
+    nearest (rounded down) or linear taps, coordinates held inside the axis."""
+    scale = out_size / in_size if scale is None else scale
+    x = np.arange(out_size, dtype=np.float64)
+    if coord == "half_pixel":
+        c = (x + 0.5) / scale - 0.5
+    elif coord == "pytorch_half_pixel":
+        c = (x + 0.5) / scale - 0.5 if out_size > 1 else np.zeros(out_size)
+    elif coord == "align_corners":
+        c = x * (in_size - 1) / (out_size - 1) if out_size > 1 else np.zeros(out_size)
+    else:  # asymmetric
+        c = x / scale
+    m = np.zeros((out_size, in_size))
+    if mode == "nearest":
+        m[np.arange(out_size), np.clip(np.floor(c).astype(int), 0, in_size - 1)] = 1
+        return m
+    c = np.clip(c, 0, in_size - 1)
+    lo = np.floor(c).astype(int)
+    t = c - lo
+    m[np.arange(out_size), lo] += 1 - t
+    m[np.arange(out_size), np.minimum(lo + 1, in_size - 1)] += t
+    return m
+
+
+def resized(x, out_spatial, mode, coord, scales=None):
+    """x resized over its spatial axes, one axis matrix at a time."""
+    y = x.astype(np.float64)
+    for k, size in enumerate(out_spatial):
+        axis = 2 + k
+        m = resize_matrix(x.shape[axis], size, mode, coord, None if scales is None else scales[axis])
+        y = np.moveaxis(np.tensordot(m, np.moveaxis(y, axis, 0), axes=1), 0, axis)
+    return y
+
+
+def resize():
+    """Resize as PyTorch exports F.interpolate: bilinear (pytorch_half_pixel,
+    up and down), nearest (asymmetric, floor) by scales, bilinear with
+    align_corners, trilinear (half_pixel) of 5-D data."""
+    x = rng.randn(1, 2, 3, 4).astype(np.float32)
+    v = rng.randn(1, 1, 2, 3, 3).astype(np.float32)
+    consts = {"up": np.array([1, 2, 7, 5], np.int64), "down": np.array([1, 2, 2, 3], np.int64),
+              "corners": np.array([1, 2, 5, 7], np.int64), "volume": np.array([1, 1, 4, 3, 6], np.int64),
+              "scales": np.array([1, 1, 2, 3], np.float32), "none": np.array([], np.float32)}
+    inits = [numpy_helper.from_array(v_, k) for k, v_ in consts.items()]
+    nodes = [
+        helper.make_node("Resize", ["x", "", "", "up"], ["bilinear_up"], name="bilinear_up", mode="linear",
+                         coordinate_transformation_mode="pytorch_half_pixel"),
+        helper.make_node("Resize", ["x", "", "", "down"], ["bilinear_down"], name="bilinear_down", mode="linear",
+                         coordinate_transformation_mode="pytorch_half_pixel"),
+        helper.make_node("Resize", ["x", "", "scales"], ["nearest"], name="nearest", mode="nearest",
+                         coordinate_transformation_mode="asymmetric", nearest_mode="floor"),
+        helper.make_node("Resize", ["x", "", "none", "corners"], ["aligned"], name="aligned", mode="linear",
+                         coordinate_transformation_mode="align_corners"),
+        helper.make_node("Resize", ["v", "", "", "volume"], ["trilinear"], name="trilinear", mode="linear",
+                         coordinate_transformation_mode="half_pixel"),
+    ]
+    values = {"bilinear_up": resized(x, (7, 5), "linear", "pytorch_half_pixel"),
+              "bilinear_down": resized(x, (2, 3), "linear", "pytorch_half_pixel"),
+              "nearest": resized(x, (6, 12), "nearest", "asymmetric", scales=[1, 1, 2, 3]),
+              "aligned": resized(x, (5, 7), "linear", "align_corners"),
+              "trilinear": resized(v, (4, 3, 6), "linear", "half_pixel")}
+    outs = [helper.make_tensor_value_info(k, TensorProto.FLOAT, list(a.shape)) for k, a in values.items()]
+    graph = helper.make_graph(nodes, "resize", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 2, 3, 4]),
+                                                helper.make_tensor_value_info("v", TensorProto.FLOAT, [1, 1, 2, 3, 3])],
+                              outs, inits)
+    save("resize", graph, 13, {"x": x, "v": v}, [a.astype(np.float32) for a in values.values()])
+
+
+def upsample_opset9():
+    """Upsample (opset 9), which the version converter makes a Resize."""
+    x = rng.randn(1, 2, 3, 2).astype(np.float32)
+    scales = numpy_helper.from_array(np.array([1, 1, 2, 2], np.float32), "scales")
+    nodes = [helper.make_node("Upsample", ["x", "scales"], ["y"], name="upsample", mode="nearest")]
+    graph = helper.make_graph(nodes, "upsample", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 2, 3, 2])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 2, 6, 4])], [scales])
+    save("upsample_opset9", graph, 9, {"x": x}, [x.repeat(2, axis=2).repeat(2, axis=3)])
+
+
 if __name__ == "__main__":
     os.makedirs(DATA, exist_ok=True)
     cnn()
@@ -430,3 +510,5 @@ if __name__ == "__main__":
     more_ops()
     nn_ops()
     opset17_encoder_block()
+    resize()
+    upsample_opset9()

@@ -68,6 +68,10 @@ TEST(OnnxImport, AnOpset17EncoderBlockWithLayerNormalizationRunsAsNumpyComputesI
   expect_numpy_outputs("opset17_encoder_block");
 }
 
+TEST(OnnxImport, ResizeInEachModePyTorchExportsRunsAsNumpyComputesIt) { expect_numpy_outputs("resize"); }
+
+TEST(OnnxImport, AnOpset9UpsampleIsConvertedToAResize) { expect_numpy_outputs("upsample_opset9"); }
+
 TEST(OnnxImport, GraphInputsKeepTheirNames) {
   IRModule mod = import_onnx(kData + "/elementwise_and_shapes.onnx");
   std::vector<std::string> names;
