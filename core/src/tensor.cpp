@@ -240,7 +240,7 @@ Tensor Tensor::clone() const {
   if (!defined()) return {};
   if (device_.type != kDLCPU) throw not_cpu("clone");
   Tensor t = empty(shape_, dtype_);
-  std::memcpy(t.data_, data_, nbytes());
+  if (nbytes()) std::memcpy(t.data_, data_, nbytes());  // an empty tensor may hold no buffer
   return t;
 }
 

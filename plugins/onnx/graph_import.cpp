@@ -2,6 +2,7 @@
 
 #include "model_file.h"
 
+#include <algorithm>
 #include <cstring>
 #include <set>
 #include <utility>
@@ -84,38 +85,37 @@ sdk::Expr tensor_constant(const onnx::TensorProto& t, const std::string& where) 
   std::vector<int64_t> shape(t.dims().begin(), t.dims().end());
   const int64_t numel = element_count(shape, what);
   const size_t element = dtype.bits == 1 ? 1 : dtype.bits / 8;
-  auto expect = [&](int64_t count) {  // before anything is allocated: the shape may claim anything
-    if (count != numel)
-      throw sdk::Error(what + " holds " + std::to_string(count) + " values, but its shape " + dims_text(shape) +
-                       " holds " + std::to_string(numel));
+  // The values the tensor holds, checked before anything is allocated: its shape may claim anything.
+  const int64_t count =
+      t.has_raw_data() ? static_cast<int64_t>(t.raw_data().size() / element)
+      : t.data_type() == onnx::TensorProto::FLOAT  ? t.float_data_size()
+      : t.data_type() == onnx::TensorProto::DOUBLE ? t.double_data_size()
+      : t.data_type() == onnx::TensorProto::INT64  ? t.int64_data_size()
+      : t.data_type() == onnx::TensorProto::UINT64 || t.data_type() == onnx::TensorProto::UINT32
+          ? t.uint64_data_size()
+          : t.int32_data_size();
+  if (count != numel)
+    throw sdk::Error(what + " holds " + std::to_string(count) + " values, but its shape " + dims_text(shape) +
+                     " holds " + std::to_string(numel));
+  std::vector<char> bytes(static_cast<size_t>(numel) * element);  // numel checked against the data first
+  auto copy = [&](const void* from) {
+    if (!bytes.empty()) std::memcpy(bytes.data(), from, bytes.size());
   };
-  std::vector<char> bytes;
   if (t.has_raw_data()) {
-    expect(static_cast<int64_t>(t.raw_data().size() / element));
     if (t.raw_data().size() % element) throw sdk::Error(what + "'s raw data is not a whole number of elements");
-    bytes.assign(t.raw_data().begin(), t.raw_data().end());
+    copy(t.raw_data().data());
   } else if (t.data_type() == onnx::TensorProto::FLOAT) {
-    expect(t.float_data_size());
-    bytes.resize(static_cast<size_t>(numel) * element);
-    std::memcpy(bytes.data(), t.float_data().data(), bytes.size());
+    copy(t.float_data().data());
   } else if (t.data_type() == onnx::TensorProto::DOUBLE) {
-    expect(t.double_data_size());
-    bytes.resize(static_cast<size_t>(numel) * element);
-    std::memcpy(bytes.data(), t.double_data().data(), bytes.size());
+    copy(t.double_data().data());
   } else if (t.data_type() == onnx::TensorProto::INT64) {
-    expect(t.int64_data_size());
-    bytes.resize(static_cast<size_t>(numel) * element);
-    std::memcpy(bytes.data(), t.int64_data().data(), bytes.size());
+    copy(t.int64_data().data());
   } else if (t.data_type() == onnx::TensorProto::UINT64 || t.data_type() == onnx::TensorProto::UINT32) {
-    expect(t.uint64_data_size());
-    bytes.resize(static_cast<size_t>(numel) * element);
     for (int64_t i = 0; i < numel; ++i) {
       const uint64_t v = t.uint64_data(static_cast<int>(i));
       std::memcpy(bytes.data() + i * element, &v, element);  // the low bytes (little-endian)
     }
   } else {  // int32_data holds one element each: the narrow integers, bool, and the 16-bit floats' bits
-    expect(t.int32_data_size());
-    bytes.resize(static_cast<size_t>(numel) * element);
     for (int64_t i = 0; i < numel; ++i) {
       const int32_t v = t.int32_data(static_cast<int>(i));
       std::memcpy(bytes.data() + i * element, &v, element);
@@ -189,15 +189,25 @@ bool GraphImport::has_input(const onnx::NodeProto& node, int i) const {
 std::vector<int64_t> GraphImport::shape(const std::string& name) const {
   if (auto init = initializer_shapes_.find(name); init != initializer_shapes_.end()) return init->second;
   auto it = inferred_.find(name);
-  if (it == inferred_.end() || !it->second->has_tensor_type() || !it->second->tensor_type().has_shape())
-    throw sdk::Error("shape inference gave value '" + name + "' no shape");
-  std::vector<int64_t> out;
-  for (const auto& dim : it->second->tensor_type().shape().dim()) {
-    if (!dim.has_dim_value())
-      throw sdk::Error("value '" + name + "' has a symbolic dimension; bind the inputs' with --shape");
-    out.push_back(dim.dim_value());
+  if (it != inferred_.end() && it->second->has_tensor_type() && it->second->tensor_type().has_shape()) {
+    std::vector<int64_t> out;
+    for (const auto& dim : it->second->tensor_type().shape().dim())
+      if (dim.has_dim_value()) out.push_back(dim.dim_value());
+    if (out.size() == static_cast<size_t>(it->second->tensor_type().shape().dim_size())) return out;
   }
-  return out;
+  // ONNX's shape inference left it open (sizes computed where it cannot
+  // follow): weft's own type inference of the value as mapped so far.
+  if (auto value = values_.find(name); value != values_.end()) {
+    std::vector<int64_t> out;
+    try {
+      const sdk::Module typed = sdk::Module::make({{"main", sdk::function(params_, value->second)}}).run_pass("InferType");
+      out = typed.functions().at(0).second.body().type().shape();
+    } catch (const sdk::Error&) {
+      out = {-1};
+    }
+    if (std::all_of(out.begin(), out.end(), [](int64_t d) { return d >= 0; })) return out;
+  }
+  throw sdk::Error("value '" + name + "' has no static shape; bind the inputs' symbolic dimensions with --shape");
 }
 
 sdk::Expr GraphImport::scalar_like(double value, const std::string& name) const {
@@ -270,11 +280,10 @@ sdk::Module GraphImport::import() {
       values_[t.name()] = weights.back().first;
     }
   }
-  std::vector<sdk::Expr> params;
   for (const onnx::ValueInfoProto& v : graph.input()) {
     if (values_.count(v.name())) continue;  // an initializer listed as an input (IR version < 4)
-    params.push_back(sdk::var(v.name(), type_of(v, true)));
-    values_[v.name()] = params.back();
+    params_.push_back(sdk::var(v.name(), type_of(v, true)));
+    values_[v.name()] = params_.back();
   }
   for (const auto& [name, shape] : shapes_)
     if (!values_.count(name) || !values_[name].is(WEFT_EXPR_VAR))
@@ -314,7 +323,7 @@ sdk::Module GraphImport::import() {
   if (outputs.empty()) throw sdk::Error("the graph has no outputs");
   sdk::Expr body = outputs.size() == 1 ? outputs[0] : sdk::tuple(outputs);
   for (auto w = weights.rbegin(); w != weights.rend(); ++w) body = sdk::let(w->first, w->second, body);
-  return sdk::Module::make({{"main", sdk::function(params, body)}});
+  return sdk::Module::make({{"main", sdk::function(params_, body)}});
 }
 
 }  // namespace onnx_frontend

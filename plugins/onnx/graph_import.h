@@ -47,7 +47,8 @@ class GraphImport {
   /// Input `i` of `node`; an error naming the node when it is absent.
   const sdk::Expr& input(const onnx::NodeProto& node, int i) const;
   bool has_input(const onnx::NodeProto& node, int i) const;
-  /// The static shape shape inference gave value `name` (an error if it has none).
+  /// The static shape of value `name`: shape inference's, or else weft's type
+  /// inference of the value as mapped (an error if neither has one).
   std::vector<int64_t> shape(const std::string& name) const;
   /// A scalar constant of value `name`'s element type.
   sdk::Expr scalar_like(double value, const std::string& name) const;
@@ -71,6 +72,7 @@ class GraphImport {
   int64_t opset_;
   bool named_weights_;
   std::map<std::string, std::vector<int64_t>> shapes_;
+  std::vector<sdk::Expr> params_;  // main's: the graph's inputs
   std::map<std::string, sdk::Expr> values_;
   std::map<std::string, const onnx::TypeProto*> inferred_;
   std::map<std::string, std::vector<int64_t>> initializer_shapes_;

@@ -3,6 +3,7 @@
 // operator's attribute semantics (auto_pad, ceil_mode, count_include_pad,
 // output_shape) as the ONNX specification defines them.
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <numeric>
 #include <string>
@@ -240,16 +241,25 @@ Exprs pad(GraphImport& g, const onnx::NodeProto& n) {
 /// size comes from shape inference; scales must give whole sizes, where ONNX's
 /// coordinate scale and weft's (input / output extent) agree.
 Exprs resize(GraphImport& g, const onnx::NodeProto& n) {
-  const Ints in = g.shape(n.input(0)), out = g.shape(n.output(0));
+  const Ints in = g.shape(n.input(0));
   if (in.size() != 4 && in.size() != 5) throw g.error(n, "weft maps Resize of 4-D (NCHW) and 5-D (NCDHW) data");
-  if (in[0] != out[0] || in[1] != out[1]) throw g.error(n, "weft maps Resize of the spatial axes only");
-  if (g.has_input(n, 2) && !g.has_input(n, 3)) {
-    const std::vector<double> scales = g.floats(g.input(n, 2), n, "scales");
-    for (size_t d = 0; d < scales.size() && d < in.size(); ++d)
-      if (static_cast<double>(in[d]) * scales[d] != static_cast<double>(out[d]))
-        throw g.error(n, "scale " + std::to_string(scales[d]) + " of axis " + std::to_string(d) + " (extent " +
-                             std::to_string(in[d]) + ") does not give a whole size; weft maps scales that do");
+  Ints out;  // sizes, or each extent times its scale, which must be whole
+  if (g.has_input(n, 3)) {
+    out = g.ints(g.input(n, 3), n, "sizes");
+  } else if (g.has_input(n, 2)) {
+    for (double scale : g.floats(g.input(n, 2), n, "scales")) {
+      const size_t d = out.size();
+      const double extent = d < in.size() ? static_cast<double>(in[d]) * scale : 0;
+      if (!(extent >= 1 && extent < 0x1p40) || extent != std::floor(extent))
+        throw g.error(n, "scale " + std::to_string(scale) + " of axis " + std::to_string(d) +
+                             " does not give a whole, positive size; weft maps scales that do");
+      out.push_back(static_cast<int64_t>(extent));
+    }
   }
+  if (out.size() != in.size()) throw g.error(n, "needs scales or sizes, one for each of the data's axes");
+  for (int64_t d : out)
+    if (d < 1) throw g.error(n, "sizes holds " + std::to_string(d) + "; expected positive sizes");
+  if (in[0] != out[0] || in[1] != out[1]) throw g.error(n, "weft maps Resize of the spatial axes only");
   bool every_axis_grows_past_one = true;
   for (size_t d = 2; d < out.size(); ++d) every_axis_grows_past_one = every_axis_grows_past_one && out[d] > 1;
   const std::string mode = attr_string(n, "mode", "nearest");

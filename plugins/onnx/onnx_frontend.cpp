@@ -58,11 +58,12 @@ WEFT_PLUGIN(reg) {
               "makes parameters).",
               "constants or let")
       .import_file([](const std::string& path, const sdk::Attrs& options) {
-        const onnx::ModelProto model = onnx_frontend::load_model(path);
+        const onnx_frontend::InputShapes shapes = parse_shapes(options.get_string("shapes"));
+        const onnx::ModelProto model = onnx_frontend::load_model(path, shapes);
         const std::string initializers = options.get_string("initializers");
         if (initializers != "constants" && initializers != "let")
           throw sdk::Error("initializers is '" + initializers + "'; expected constants or let");
-        return onnx_frontend::GraphImport(model, parse_shapes(options.get_string("shapes")), initializers == "let")
+        return onnx_frontend::GraphImport(model, shapes, initializers == "let")
             .import();
       });
 }

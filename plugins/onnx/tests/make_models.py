@@ -500,6 +500,34 @@ def upsample_opset9():
     save("upsample_opset9", graph, 9, {"x": x}, [x.repeat(2, axis=2).repeat(2, axis=3)])
 
 
+def malformed():
+    """Models ONNX's checker passes and its library then trips over: a
+    graph output nothing computes (the converter dereferences its missing
+    producer) and a Conv weight of rank 2 (shape inference crashes). Written
+    without the checker, as a fuzzer would."""
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 2, 5, 5])
+    nodes = [helper.make_node("Relu", ["x"], ["y"], name="relu")]
+    graph = helper.make_graph(nodes, "orphan_output", [x], [helper.make_tensor_value_info("z", TensorProto.FLOAT, [1])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 9)])
+    model.ir_version = 7
+    onnx.save(model, os.path.join(DATA, "malformed_orphan_output.onnx"))
+    w = numpy_helper.from_array(np.ones((3, 2), np.float32), "w")
+    nodes = [helper.make_node("Conv", ["x", "w"], ["c"], name="conv", auto_pad="SAME_UPPER", strides=[2, 2]),
+             helper.make_node("Relu", ["c"], ["y"], name="relu")]
+    graph = helper.make_graph(nodes, "flat_kernel", [x], [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 3, 2, 2])], [w])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 7
+    onnx.save(model, os.path.join(DATA, "malformed_flat_kernel.onnx"))
+    # Pad's mode out of its range (ONNX's checker reads no attribute values).
+    pads = numpy_helper.from_array(np.zeros(8, np.int64), "pads")
+    nodes = [helper.make_node("Pad", ["x", "pads"], ["y"], name="pad", mode="wrap")]
+    graph = helper.make_graph(nodes, "bad_attributes", [x], [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 2, 5, 5])],
+                              [pads])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 7
+    onnx.save(model, os.path.join(DATA, "bad_attributes.onnx"))
+
+
 if __name__ == "__main__":
     os.makedirs(DATA, exist_ok=True)
     cnn()
@@ -512,3 +540,4 @@ if __name__ == "__main__":
     opset17_encoder_block()
     resize()
     upsample_opset9()
+    malformed()

@@ -117,5 +117,27 @@ TEST(OnnxImport, AFileThatIsNotAModelIsAnErrorNamingIt) {
   EXPECT_THROW(import_onnx(kData + "/no_such_model.onnx"), Error);
 }
 
+/// The error importing tests/data/NAME.onnx (a failure when it imports).
+std::string import_error(const std::string& name) {
+  try {
+    import_onnx(kData + "/" + name + ".onnx");
+  } catch (const Error& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << name << " imported";
+  return "";
+}
+
+TEST(OnnxImport, AModelTheOnnxLibraryTripsOverIsAnErrorNotACrash) {
+  EXPECT_THAT(import_error("malformed_orphan_output"),
+              HasSubstr("graph output 'z' is no input, initializer or node output"));
+  // ONNX's shape inference dereferences the missing kernel dimensions: in its child process.
+  EXPECT_THAT(import_error("malformed_flat_kernel"), HasSubstr("the ONNX library crashed on this model"));
+}
+
+TEST(OnnxImport, OutOfRangeAttributesAreErrorsNamingTheNode) {
+  EXPECT_THAT(import_error("bad_attributes"), HasSubstr("node 'pad' (Pad): mode is 'wrap'"));
+}
+
 }  // namespace
 }  // namespace weft
