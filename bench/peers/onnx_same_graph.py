@@ -27,7 +27,7 @@ import time
 
 import report
 from mac_count import count_torch_macs
-from weft_vs_pytorch import REPO, Weft, cpu_model, load_torch, round_median, usable_configs
+from weft_vs_pytorch import REPO, Weft, bench_round, cpu_model, load_torch, round_median, usable_configs
 
 IMAGE = (1, 3, 224, 224)
 
@@ -102,14 +102,25 @@ class Network:
             return round_median(getattr(self, mode), self.inputs, warmup, repeat)
 
 
+class WeftRunner(Weft):
+    def call_plain(self, *args):
+        """Runs weft for its effect (a file it writes); RuntimeError with its message on failure."""
+        done = subprocess.run([self.binary, *args], capture_output=True, text=True, timeout=self.timeout)
+        if done.returncode != 0:
+            raise RuntimeError(done.stderr.strip())
+
+
 def import_seconds(weft, path):
-    """Wall time of `weft import PATH -o NAME.relay --params-out NAME.safetensors`
-    (process start and plugin loading included)."""
+    """Wall times (process start and plugin loading included) of importing
+    the model into a typed program (`weft show --json`) and of also writing
+    it out (`weft import -o NAME.relay --params-out NAME.safetensors`)."""
     stem = os.path.splitext(path)[0]
-    start = time.perf_counter()
-    subprocess.run([weft.binary, "import", path, "-o", stem + ".relay", "--params-out", stem + ".safetensors"],
-                   check=True, capture_output=True)
-    return time.perf_counter() - start
+    times = []
+    for args in (["show", "--json", path], ["import", path, "-o", stem + ".relay", "--params-out", stem + ".safetensors"]):
+        start = time.perf_counter()
+        subprocess.run([weft.binary, *args], check=True, capture_output=True)
+        times.append(time.perf_counter() - start)
+    return times
 
 
 def relative_error(weft, net, config, folder):
@@ -124,18 +135,10 @@ def relative_error(weft, net, config, folder):
     return float(np.abs(values - net.expected).max() / np.abs(net.expected).max())
 
 
-class WeftRunner(Weft):
-    def call_plain(self, *args):
-        """Runs weft for its effect (a file it writes); RuntimeError with its message on failure."""
-        done = subprocess.run([self.binary, *args], capture_output=True, text=True, timeout=self.timeout)
-        if done.returncode != 0:
-            raise RuntimeError(done.stderr.strip())
-
-
 def bench_network(net, weft, args, configs, folder):
     entry = {"model": net.name, "weft_spec": net.path, "peer_net": "the same ONNX graph's PyTorch module",
              "differences": "", "runs": {}, "errors": {}, "weft": {}, "peer_macs": net.macs, "accuracy": {}}
-    entry["import_s"] = import_seconds(weft, net.path)
+    entry["import_s"], entry["import_and_write_s"] = import_seconds(weft, net.path)
     for config in configs:
         try:
             entry["accuracy"][config] = relative_error(weft, net, config, folder)
@@ -143,17 +146,7 @@ def bench_network(net, weft, args, configs, folder):
             entry["errors"][config] = str(e)
             print(f"  weft {config}: {e}", file=sys.stderr)
     for r in range(args.rounds):
-        for config in configs:
-            if config in entry["errors"]:
-                continue
-            try:
-                out = weft.bench(net.path, config, args.warmup, args.repeat)
-            except RuntimeError as e:
-                entry["errors"][config] = str(e)
-                continue
-            entry["weft_macs"] = out["macs"]
-            entry["weft"][config] = {k: out[k] for k in ("build_ms", "launches", "targets", "fallback_ops")}
-            entry["runs"].setdefault("weft:" + config, []).append(out["latency_ms"]["median"])
+        bench_round(weft, net.path, configs, entry, args)
         for mode in report.PEER_MODES:
             entry["runs"].setdefault(mode, []).append(net.time(mode, args.warmup, args.repeat))
         print(f"  round {r + 1}: " + ", ".join(f"{k} {v[-1]:.3g} ms" for k, v in entry["runs"].items()),
@@ -162,17 +155,20 @@ def bench_network(net, weft, args, configs, folder):
 
 
 def accuracy_table(results, tolerance):
-    lines = ["| network | weft import s | " + " | ".join(f"error on {c}" for c in results["settings"]["configs"]) + " |",
-             "|---|---|" + "---|" * len(results["settings"]["configs"])]
+    lines = ["| network | import s | import and write s | " +
+             " | ".join(f"error on {c}" for c in results["settings"]["configs"]) + " |",
+             "|---|---|---|" + "---|" * len(results["settings"]["configs"])]
     for model in results["models"]:
         cells = []
         for config in results["settings"]["configs"]:
             error = model["accuracy"].get(config)
             cells.append("failed" if error is None else f"{error:.1e}" + ("" if error <= tolerance else " (over)"))
-        lines.append(f"| {model['model']} | {model['import_s']:.2f} | " + " | ".join(cells) + " |")
+        lines.append(f"| {model['model']} | {model['import_s']:.2f} | {model['import_and_write_s']:.2f} | " +
+                     " | ".join(cells) + " |")
     return "\n".join(lines) + (f"\n\nError: max |weft - PyTorch| / max |PyTorch| on one random input; "
-                               f"the goal is at most {tolerance:g}. Import: wall time of `weft import` writing the "
-                               "program and its weights apart (process start and plugin loading included).\n")
+                               f"the goal is at most {tolerance:g}. Import: wall time of `weft show --json` (the "
+                               "model read, mapped and type-inferred); import and write: of `weft import` writing the "
+                               "program and its weights apart. Both include process start and plugin loading.\n")
 
 
 def main():

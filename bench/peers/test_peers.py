@@ -104,3 +104,16 @@ class LayerProfile(unittest.TestCase):
         self.assertIn("| resnet-18 | 3.50 | 2.00 | 50.0 | 50% | 1.50 |", md)
         self.assertIn("| 3 | onednn | 2.000 | 50.0 | 50% | nn.conv2d, add |", md)
         self.assertIn("| 1 | onednn | 1.000 | - | - | nn.max_pool2d |", md)
+
+
+class SameGraphAccuracy(unittest.TestCase):
+    def test_each_error_is_shown_and_one_past_the_tolerance_is_marked(self):
+        import onnx_same_graph
+
+        results = {"settings": {"configs": ["a.yaml", "b.yaml"]},
+                   "models": [{"model": "net", "import_s": 0.4321, "import_and_write_s": 1.5,
+                               "accuracy": {"a.yaml": 2e-7, "b.yaml": 3e-4}},
+                              {"model": "broken", "import_s": 0.1, "import_and_write_s": 0.2, "accuracy": {"a.yaml": 1e-6}}]}
+        table = onnx_same_graph.accuracy_table(results, 1e-4)
+        self.assertIn("| net | 0.43 | 1.50 | 2.0e-07 | 3.0e-04 (over) |", table)
+        self.assertIn("| broken | 0.10 | 0.20 | 1.0e-06 | failed |", table)

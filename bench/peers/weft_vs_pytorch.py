@@ -135,6 +135,23 @@ def load_torch(threads):
     return torch, None
 
 
+def bench_round(weft, spec, configs, entry, args):
+    """One round of `weft bench SPEC` on every config that has not failed,
+    recorded in `entry` (its runs, MACs, build facts and errors)."""
+    for config in configs:
+        if config in entry["errors"]:
+            continue
+        try:
+            out = weft.bench(spec, config, args.warmup, args.repeat)
+        except RuntimeError as e:
+            entry["errors"][config] = str(e)
+            print(f"  weft {config}: {e}", file=sys.stderr)
+            continue
+        entry["weft_macs"] = out["macs"]
+        entry["weft"][config] = {k: out[k] for k in ("build_ms", "launches", "targets", "fallback_ops")}
+        entry["runs"].setdefault("weft:" + config, []).append(out["latency_ms"]["median"])
+
+
 def bench_model(zoo_peer, weft, torch, args, configs):
     entry = {"model": zoo_peer.name, "weft_spec": zoo_peer.weft_spec, "peer_net": zoo_peer.peer_net,
              "differences": zoo_peer.differences, "runs": {}, "errors": {}, "weft": {}}
@@ -144,18 +161,7 @@ def bench_model(zoo_peer, weft, torch, args, configs):
         peer = TorchPeer(torch, zoo_peer, program)
         entry["peer_macs"] = peer.macs
     for r in range(args.rounds):
-        for config in configs:
-            if config in entry["errors"]:
-                continue
-            try:
-                out = weft.bench(zoo_peer.weft_spec, config, args.warmup, args.repeat)
-            except RuntimeError as e:
-                entry["errors"][config] = str(e)
-                print(f"  weft {config}: {e}", file=sys.stderr)
-                continue
-            entry["weft_macs"] = out["macs"]
-            entry["weft"][config] = {k: out[k] for k in ("build_ms", "launches", "targets", "fallback_ops")}
-            entry["runs"].setdefault("weft:" + config, []).append(out["latency_ms"]["median"])
+        bench_round(weft, zoo_peer.weft_spec, configs, entry, args)
         if peer:
             for mode in report.PEER_MODES:
                 entry["runs"].setdefault(mode, []).append(peer.time(mode, args.warmup, args.repeat))

@@ -97,14 +97,21 @@ sdk::Expr tensor_constant(const onnx::TensorProto& t, const std::string& where) 
   if (count != numel)
     throw sdk::Error(what + " holds " + std::to_string(count) + " values, but its shape " + dims_text(shape) +
                      " holds " + std::to_string(numel));
+  DLTensor view{};
+  view.device = {kDLCPU, 0};
+  view.ndim = static_cast<int32_t>(shape.size());
+  view.dtype = dtype;
+  view.shape = shape.data();
+  if (t.has_raw_data()) {  // the common case, weights: the constant copies the bytes as they are
+    if (t.raw_data().size() % element) throw sdk::Error(what + "'s raw data is not a whole number of elements");
+    view.data = const_cast<char*>(t.raw_data().data());
+    return sdk::constant(view);
+  }
   std::vector<char> bytes(static_cast<size_t>(numel) * element);  // numel checked against the data first
   auto copy = [&](const void* from) {
     if (!bytes.empty()) std::memcpy(bytes.data(), from, bytes.size());
   };
-  if (t.has_raw_data()) {
-    if (t.raw_data().size() % element) throw sdk::Error(what + "'s raw data is not a whole number of elements");
-    copy(t.raw_data().data());
-  } else if (t.data_type() == onnx::TensorProto::FLOAT) {
+  if (t.data_type() == onnx::TensorProto::FLOAT) {
     copy(t.float_data().data());
   } else if (t.data_type() == onnx::TensorProto::DOUBLE) {
     copy(t.double_data().data());
@@ -121,18 +128,17 @@ sdk::Expr tensor_constant(const onnx::TensorProto& t, const std::string& where) 
       std::memcpy(bytes.data() + i * element, &v, element);
     }
   }
-  DLTensor view{};
   view.data = bytes.data();
-  view.device = {kDLCPU, 0};
-  view.ndim = static_cast<int32_t>(shape.size());
-  view.dtype = dtype;
-  view.shape = shape.data();
   return sdk::constant(view);  // copies
 }
 
 GraphImport::GraphImport(const onnx::ModelProto& model, std::map<std::string, std::vector<int64_t>> shapes,
-                         bool named_weights)
-    : model_(model), opset_(default_opset(model)), named_weights_(named_weights), shapes_(std::move(shapes)) {}
+                         std::set<std::string> optional, bool named_weights)
+    : model_(model),
+      opset_(default_opset(model)),
+      named_weights_(named_weights),
+      shapes_(std::move(shapes)),
+      optional_shapes_(std::move(optional)) {}
 
 sdk::Error GraphImport::error(const onnx::NodeProto& node, const std::string& message) const {
   return sdk::Error("node '" + node.name() + "' (" + node.op_type() + "): " + message);
@@ -150,13 +156,14 @@ sdk::Type GraphImport::type_of(const onnx::ValueInfoProto& info, bool bind) cons
   }
   auto bound = shapes_.find(info.name());
   if (bind && bound != shapes_.end()) {
+    const std::string given = optional_shapes_.count(info.name()) ? "the tensor given for it has " : "--shape gave ";
     if (bound->second.size() != shape.size())
-      throw sdk::Error(where + " has " + std::to_string(shape.size()) + " dimensions; --shape gave " +
+      throw sdk::Error(where + " has " + std::to_string(shape.size()) + " dimensions; " + given +
                        std::to_string(bound->second.size()));
     for (size_t d = 0; d < shape.size(); ++d)
       if (shape[d] >= 0 && shape[d] != bound->second[d])
-        throw sdk::Error(where + " has dimension " + std::to_string(d) + " of " + std::to_string(shape[d]) +
-                         "; --shape gave " + std::to_string(bound->second[d]));
+        throw sdk::Error(where + " has dimension " + std::to_string(d) + " of " + std::to_string(shape[d]) + "; " +
+                         given + std::to_string(bound->second[d]));
     shape = bound->second;
   }
   for (size_t d = 0; d < shape.size(); ++d)
@@ -286,7 +293,7 @@ sdk::Module GraphImport::import() {
     values_[v.name()] = params_.back();
   }
   for (const auto& [name, shape] : shapes_)
-    if (!values_.count(name) || !values_[name].is(WEFT_EXPR_VAR))
+    if ((!values_.count(name) || !values_[name].is(WEFT_EXPR_VAR)) && !optional_shapes_.count(name))
       throw sdk::Error("--shape names '" + name + "', which is not an input of the graph");
 
   // Every node weft cannot map, listed once.

@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -31,12 +32,13 @@ const std::map<std::string, Converter>& nn_converters();
 
 class GraphImport {
  public:
-  /// `shapes` binds symbolic dimensions: input name -> its whole shape.
+  /// `shapes` binds symbolic dimensions: input name -> its whole shape;
+  /// those `optional` names may name no input (shapes of given tensors).
   /// With `named_weights`, each floating-point initializer is a constant
   /// let-bound at the head of main to a variable of its name (what the
   /// frontend's `initializers: let` asks for); otherwise a plain constant.
   GraphImport(const onnx::ModelProto& model, std::map<std::string, std::vector<int64_t>> shapes,
-              bool named_weights = false);
+              std::set<std::string> optional = {}, bool named_weights = false);
 
   /// The module: main of the graph's inputs, returning its outputs (a tuple
   /// of several).
@@ -72,6 +74,7 @@ class GraphImport {
   int64_t opset_;
   bool named_weights_;
   std::map<std::string, std::vector<int64_t>> shapes_;
+  std::set<std::string> optional_shapes_;
   std::vector<sdk::Expr> params_;  // main's: the graph's inputs
   std::map<std::string, sdk::Expr> values_;
   std::map<std::string, const onnx::TypeProto*> inferred_;

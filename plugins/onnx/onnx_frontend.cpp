@@ -3,6 +3,7 @@
 #include <weft/plugin.hpp>
 
 #include <map>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -52,18 +53,26 @@ WEFT_PLUGIN(reg) {
       .extension(".onnx")
       .option("shapes", std::string(""), "Shapes for inputs with symbolic dimensions: NAME=DIMS;... as data=1x3x224x224.",
               "NAME=DIMS pairs joined by ;")
+      .option("input_shapes", std::string(""),
+              "Shapes of the tensors given for inputs (weft run --inputs), as shapes: those naming an input with "
+              "symbolic dimensions bind it; the others are ignored.",
+              "NAME=DIMS pairs joined by ;")
       .option("initializers", std::string("constants"),
               "How initializers appear: constants, or let (the floating-point ones, the weights, as constants "
               "let-bound at the head of main to variables of their names, which `weft import --params-out` "
               "makes parameters).",
               "constants or let")
       .import_file([](const std::string& path, const sdk::Attrs& options) {
-        const onnx_frontend::InputShapes shapes = parse_shapes(options.get_string("shapes"));
+        // --shape's pairs must each name an input; the input tensors' bind where they do.
+        onnx_frontend::InputShapes shapes = parse_shapes(options.get_string("shapes"));
+        std::set<std::string> optional;
+        for (auto& [name, dims] : parse_shapes(options.get_string("input_shapes")))
+          if (shapes.emplace(name, dims).second) optional.insert(name);
         const onnx::ModelProto model = onnx_frontend::load_model(path, shapes);
         const std::string initializers = options.get_string("initializers");
         if (initializers != "constants" && initializers != "let")
           throw sdk::Error("initializers is '" + initializers + "'; expected constants or let");
-        return onnx_frontend::GraphImport(model, shapes, initializers == "let")
+        return onnx_frontend::GraphImport(model, shapes, optional, initializers == "let")
             .import();
       });
 }

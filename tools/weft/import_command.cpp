@@ -4,12 +4,11 @@
 // become main's parameters, named as in the model, and their values go to
 // that file (for `weft run OUT.relay --params P`); otherwise they stay in the
 // text, as constants of its #[metadata] section.
-#include <fstream>
-#include <iostream>
 #include <memory>
 
 #include "commands.h"
 #include "program_source.h"
+#include "text_output.h"
 #include "weft/error.h"
 #include "weft/printer.h"
 #include "weft/tensor_io.h"
@@ -31,14 +30,7 @@ void import_model(const ImportOptions& o) {
   if (program.frontend.empty())
     throw Error("weft import reads model files a frontend reads (an .onnx file), not " + o.model);
   if (!o.params_out.empty()) save_tensor_file(o.params_out, program.params);
-  const std::string text = to_text(program.mod);
-  if (o.output.empty()) {
-    std::cout << text;
-    return;
-  }
-  std::ofstream out(o.output, std::ios::binary);
-  out << text;
-  if (!out.flush()) throw Error("-o " + o.output + ": cannot write the file");
+  write_text_output(o.output, to_text(program.mod));
 }
 
 }  // namespace

@@ -10,7 +10,6 @@
 // runs which group, or each group's TE or loop nest (--emit).
 #include <algorithm>
 #include <cctype>
-#include <fstream>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -20,6 +19,7 @@
 #include "group_emission.h"
 #include "main_arguments.h"
 #include "program_source.h"
+#include "text_output.h"
 #include "weft/build.h"
 #include "weft/error.h"
 #include "weft/pass.h"
@@ -187,15 +187,7 @@ void print_statistics(std::ostream& out, const PassContext& ctx) {
     for (const auto& [key, value] : counters) out << "  " << pass << ": " << key << " = " << value << "\n";
 }
 
-void write_output(const OptOptions& o, const std::string& text) {
-  if (o.output.empty()) {
-    std::cout << text;
-    return;
-  }
-  std::ofstream out(o.output, std::ios::binary);
-  out << text;
-  if (!out.flush()) throw Error("-o " + o.output + ": cannot write the file");
-}
+void write_output(const OptOptions& o, const std::string& text) { write_text_output(o.output, text); }
 
 /// --emit llvm|asm: the targets of the config that print their kernels' code
 /// (those declaring an `emit` option, as llvm does) print it in `what` as

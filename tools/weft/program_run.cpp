@@ -12,7 +12,15 @@ namespace weft::cli {
 ProgramRun load_program_run(const ProgramRunOptions& o, std::ostream& notes) {
   ProgramRun run;
   // A model's weights come from create_workload unless --params brings them.
-  run.program = load_program(o.program, ProgramOptions{o.params.empty(), o.seed, o.shapes});
+  ProgramOptions options{o.params.empty(), o.seed, o.shapes};
+  if (!o.inputs.empty())  // an imported model's symbolic input dimensions may come from the tensors given
+    for (const auto& [name, tensor] : load_tensor_file(o.inputs)) {
+      std::string dims;
+      for (int64_t d : tensor.shape()) dims += (dims.empty() ? "" : "x") + std::to_string(d);
+      if (!dims.empty() && name.find_first_of("=;") == std::string::npos)  // what NAME=DIMS;... can say
+        options.input_shapes.push_back(name + "=" + dims);
+    }
+  run.program = load_program(o.program, options);
   run.mod = infer_type(run.program.mod);
   std::vector<NamedSource> sources;
   if (!run.program.params.empty()) sources.push_back({run.program.origin, run.program.params});

@@ -83,8 +83,9 @@ Program load_program(const std::string& argument, const ProgramOptions& options)
   std::error_code ec;
   if (std::filesystem::is_regular_file(path, ec)) {
     if (const FrontendDef* frontend = frontend_for(path)) {
-      Attrs given = make_attrs({{"shapes", joined(options.shapes, ";")}});
-      if (options.weights_as_params) given = make_attrs({{"shapes", joined(options.shapes, ";")}, {"initializers", "let"}});
+      Attrs given = make_attrs({{"shapes", joined(options.shapes, ";")},
+                                {"input_shapes", joined(options.input_shapes, ";")},
+                                {"initializers", options.weights_as_params ? "let" : "constants"}});
       Program imported{frontend->import_file(argument, frontend->options.normalize(frontend->name, given)), {},
                        argument, "", "xavier", frontend->name};
       return options.weights_as_params ? lift_named_weights(std::move(imported)) : imported;

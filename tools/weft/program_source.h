@@ -34,6 +34,9 @@ struct ProgramOptions {
   /// For a file a frontend reads (an .onnx model): shapes of its inputs with
   /// symbolic dimensions, NAME=DIMS each (`--shape data=1x3x224x224`).
   std::vector<std::string> shapes;
+  /// The same for the tensors given for its inputs (--inputs): they bind the
+  /// inputs they name that have symbolic dimensions, and are ignored otherwise.
+  std::vector<std::string> input_shapes;
   /// For an imported model: its weights (the frontend's let-bound named
   /// constants) as main's last parameters, their values in `params`.
   bool weights_as_params = false;

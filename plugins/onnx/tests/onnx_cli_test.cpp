@@ -38,6 +38,25 @@ Result weft(const std::string& arguments) {
   return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, output};
 }
 
+/// A folder of its own for one test's files, removed after it.
+struct TempDir {
+  TempDir() : path(std::filesystem::temp_directory_path() / ("weft_onnx_cli_" + std::to_string(::getpid()))) {
+    std::filesystem::create_directories(path);
+  }
+  ~TempDir() { std::filesystem::remove_all(path); }
+  std::string operator/(const std::string& name) const { return (path / name).string(); }
+  std::filesystem::path path;
+};
+
+/// cnn.npz's input x saved as x.npz in `dir`; its expected output.
+weft::Tensor cnn_input(const TempDir& dir) {
+  weft::NamedTensors data = weft::load_npz(kData + "/cnn.npz");
+  weft::Tensor x, y;
+  for (const auto& [name, t] : data) (name == "in_x" ? x : y) = t;
+  weft::save_npz(dir / "x.npz", {{"x", x}});
+  return y;
+}
+
 TEST(OnnxCli, RunsAnOnnxModelOnATarget) {
   Result r = weft("run " + kData + "/cnn.onnx --target loops --fallback error");
   EXPECT_EQ(r.exit_code, 0) << r.output;
@@ -60,29 +79,25 @@ TEST(OnnxCli, ASymbolicInputTakesItsShapeFromTheCommandLine) {
   EXPECT_THAT(given.output, HasSubstr("output: Tensor[(4, 3), float32]"));
 }
 
+TEST(OnnxCli, ASymbolicInputTakesItsShapeFromTheTensorGivenForIt) {
+  TempDir dir;
+  weft::Tensor x;
+  for (const auto& [name, t] : weft::load_npz(kData + "/symbolic_batch.npz"))
+    if (name == "in_x") x = t;
+  weft::save_npz(dir / "x.npz", {{"x", x}, {"unused", x}});  // a tensor naming no input binds nothing
+  Result r = weft("run " + kData + "/symbolic_batch.onnx --inputs " + (dir / "x.npz"));
+  EXPECT_EQ(r.exit_code, 1) << r.output;  // the run refuses the unused tensor, after the import took x's shape
+  EXPECT_THAT(r.output, HasSubstr("unused"));
+  weft::save_npz(dir / "x.npz", {{"x", x}});
+  r = weft("run " + kData + "/symbolic_batch.onnx --inputs " + (dir / "x.npz"));
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("output: Tensor[(2, 3), float32]"));
+}
+
 TEST(OnnxCli, AnUnsupportedOperatorIsExitOneNamingIt) {
   Result r = weft("run " + kData + "/unsupported_ops.onnx");
   EXPECT_EQ(r.exit_code, 1) << r.output;
   EXPECT_THAT(r.output, HasSubstr("Hardmax (node 'hardmax')"));
-}
-
-/// A folder of its own for one test's files, removed after it.
-struct TempDir {
-  TempDir() : path(std::filesystem::temp_directory_path() / ("weft_onnx_cli_" + std::to_string(::getpid()))) {
-    std::filesystem::create_directories(path);
-  }
-  ~TempDir() { std::filesystem::remove_all(path); }
-  std::string operator/(const std::string& name) const { return (path / name).string(); }
-  std::filesystem::path path;
-};
-
-/// cnn.npz's input x saved as x.npz in `dir`; its expected output.
-weft::Tensor cnn_input(const TempDir& dir) {
-  weft::NamedTensors data = weft::load_npz(kData + "/cnn.npz");
-  weft::Tensor x, y;
-  for (const auto& [name, t] : data) (name == "in_x" ? x : y) = t;
-  weft::save_npz(dir / "x.npz", {{"x", x}});
-  return y;
 }
 
 TEST(OnnxCli, ImportWritesRelayTextWhoseWeightsGoToTheParamsFileUnderTheirNames) {
