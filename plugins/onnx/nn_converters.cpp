@@ -133,7 +133,29 @@ Exprs conv_transpose(GraphImport& g, const onnx::NodeProto& n) {
                                {"kernel_size", kernel}}))};
 }
 
-/// MaxPool and AveragePool over 1, 2 or 3 spatial axes.
+/// The spatial padding (all begins, then all ends) of `e` when it is an
+/// nn.pad of zeros, by a non-negative width, of the spatial axes alone; empty otherwise.
+Ints zero_padding_of(const sdk::Expr& e, size_t rank) {
+  if (!e.is(WEFT_EXPR_CALL) || e.op_name() != "nn.pad" || e.attrs().get_string("pad_mode") != "constant") return {};
+  const sdk::Expr value = e.arg(1);
+  if (!value.is(WEFT_EXPR_CONSTANT)) return {};
+  const DLTensor& v = value.data();
+  const char* bytes = static_cast<const char*>(v.data) + v.byte_offset;
+  if (v.dtype.code != kDLFloat || v.dtype.bits != 32 || *reinterpret_cast<const float*>(bytes) != 0.0f) return {};
+  const std::vector<sdk::Value> widths = e.attrs().get_value("pad_width").as_list();
+  if (widths.size() != rank + 2) return {};
+  Ints pads(2 * rank);
+  for (size_t d = 0; d < widths.size(); ++d) {
+    const Ints w = widths[d].as_ints();
+    if (w.size() != 2 || w[0] < 0 || w[1] < 0 || (d < 2 && (w[0] != 0 || w[1] != 0))) return {};
+    if (d >= 2) pads[d - 2] = w[0], pads[d - 2 + rank] = w[1];
+  }
+  return pads;
+}
+
+/// MaxPool and AveragePool over 1, 2 or 3 spatial axes. An AveragePool of
+/// its own padding 0 over an explicit Pad of zeros (how PyTorch exports
+/// avg_pool2d with padding) is one pool padded by the Pad, the zeros counted.
 template <bool Max>
 Exprs pool(GraphImport& g, const onnx::NodeProto& n) {
   const Ints in = g.shape(n.input(0));
@@ -141,14 +163,23 @@ Exprs pool(GraphImport& g, const onnx::NodeProto& n) {
   const Ints kernel = spatial_attr(g, n, "kernel_shape", rank, 0);
   const Ints strides = spatial_attr(g, n, "strides", rank, 1), dilations = spatial_attr(g, n, "dilations", rank, 1);
   if (n.output_size() > 1 && !n.output(1).empty()) throw g.error(n, "weft does not compute MaxPool's indices");
+  sdk::Expr data = g.input(n, 0);
+  Ints pads = padding(n, g, in, kernel, strides, dilations);
+  bool count_include_pad = attr_int(n, "count_include_pad", 0) != 0;
+  if (!Max && std::all_of(pads.begin(), pads.end(), [](int64_t p) { return p == 0; })) {
+    if (Ints folded = zero_padding_of(data, rank); !folded.empty()) {
+      data = data.arg(0);
+      pads = folded;
+      count_include_pad = true;
+    }
+  }
   sdk::AttrList attrs = {{"pool_size", kernel},
                          {"strides", strides},
                          {"dilation", dilations},
-                         {"padding", padding(n, g, in, kernel, strides, dilations)},
+                         {"padding", pads},
                          {"ceil_mode", attr_int(n, "ceil_mode", 0) != 0}};
-  if (!Max) attrs.push_back({"count_include_pad", attr_int(n, "count_include_pad", 0) != 0});
-  return {sdk::call(std::string(Max ? "nn.max_pool" : "nn.avg_pool") + std::to_string(rank) + "d", {g.input(n, 0)},
-                    attrs)};
+  if (!Max) attrs.push_back({"count_include_pad", count_include_pad});
+  return {sdk::call(std::string(Max ? "nn.max_pool" : "nn.avg_pool") + std::to_string(rank) + "d", {data}, attrs)};
 }
 
 /// GlobalAveragePool and GlobalMaxPool: weft's global pooling op for 2-D
@@ -224,6 +255,7 @@ Exprs pad(GraphImport& g, const onnx::NodeProto& n) {
   const std::string mode = attr_string(n, "mode", "constant");
   if (mode != "constant" && mode != "reflect" && mode != "edge")
     throw g.error(n, "mode is '" + mode + "'; expected constant, reflect or edge");
+  if (std::all_of(pads.begin(), pads.end(), [](int64_t p) { return p == 0; })) return {g.input(n, 0)};
   std::vector<sdk::Value> widths;
   for (size_t d = 0; d < in.size(); ++d) widths.push_back(Ints{pads[d], pads[d + in.size()]});
   sdk::Expr value = g.has_input(n, 2) ? g.input(n, 2) : g.scalar_like(0, n.input(0));

@@ -293,7 +293,9 @@ def nn_ops():
     """ConvTranspose (pads with output_padding; output_shape), Pad in its
     three modes, 1-D max and 3-D average pooling (count_include_pad), 1-D
     global pooling, Slice with a negative step, MatMul of broadcast batches
-    and of a vector, ArgMax, Tile, Reciprocal, Softplus, Sign."""
+    and of a vector, ArgMax, Tile, Reciprocal, Softplus, Sign; an explicit
+    Pad before an AveragePool (PyTorch's export of a padded avg_pool2d) and a
+    Pad of nothing."""
     x = rng.randn(1, 2, 3, 3).astype(np.float32)
     w = (rng.randn(2, 3, 3, 3) * 0.5).astype(np.float32)
     b = rng.randn(3).astype(np.float32)
@@ -305,7 +307,8 @@ def nn_ops():
     consts = {"w": w, "b": b, "pads_c": np.array([0, 0, 1, 2, 0, 0, 2, 1], np.int64), "value": np.array(1.5, np.float32),
               "pads_r": np.array([0, 0, 2, 0, 0, 0, 1, 2], np.int64), "pads_e": np.array([0, 0, 0, 1, 0, 0, 2, -1], np.int64),
               "starts": np.array([-1, 3], np.int64), "ends": np.array([-100, 0], np.int64),
-              "axes": np.array([2, 3], np.int64), "steps": np.array([-1, -2], np.int64), "reps": np.array([1, 2, 1, 1], np.int64)}
+              "axes": np.array([2, 3], np.int64), "steps": np.array([-1, -2], np.int64), "reps": np.array([1, 2, 1, 1], np.int64),
+              "pads_avg": np.array([0, 0, 1, 1, 0, 0, 1, 1], np.int64), "no_pads": np.zeros(8, np.int64)}
     inits = [numpy_helper.from_array(v_, k) for k, v_ in consts.items()]
     nodes = [
         helper.make_node("ConvTranspose", ["x", "w", "b"], ["ct"], name="deconv", strides=[2, 2], pads=[1, 0, 0, 1],
@@ -328,6 +331,11 @@ def nn_ops():
         helper.make_node("Reciprocal", ["v"], ["rc"], name="reciprocal"),
         helper.make_node("Softplus", ["v"], ["sp"], name="softplus"),
         helper.make_node("Sign", ["v"], ["sg"], name="sign"),
+        # PyTorch's avg_pool2d(x, 3, stride=1, padding=1): an explicit Pad, then a pool of its own padding 0.
+        helper.make_node("Pad", ["x", "pads_avg"], ["x_padded"], name="explicit_pad"),
+        helper.make_node("AveragePool", ["x_padded"], ["avg_padded"], name="avg_of_padded", kernel_shape=[3, 3]),
+        helper.make_node("Pad", ["x", "no_pads"], ["x_same"], name="zero_pad"),
+        helper.make_node("Relu", ["x_same"], ["relu_same"], name="relu_of_zero_pad"),
     ]
     X, V, C = x.astype(np.float64), v.astype(np.float64), cube.astype(np.float64)
     values = {
@@ -349,6 +357,8 @@ def nn_ops():
         "rc": 1 / V,
         "sp": np.log(np.exp(V) + 1),
         "sg": np.sign(V),
+        "avg_padded": pool_nd(X, (3, 3), (1, 1), (1, 1, 1, 1), "avg", count_include_pad=True),
+        "relu_same": np.maximum(X, 0),
     }
     outs = [helper.make_tensor_value_info(k, TensorProto.INT64 if k == "am" else TensorProto.FLOAT, list(a.shape))
             for k, a in values.items()]

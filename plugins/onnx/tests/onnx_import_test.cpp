@@ -10,6 +10,7 @@
 
 #include "weft/frontend.h"
 #include "weft/interpreter.h"
+#include "weft/printer.h"
 #include "weft/tensor_io.h"
 #include "weft/testing/gtest_helpers.h"
 
@@ -62,6 +63,12 @@ TEST(OnnxImport, SlicingSplittingReductionsAndTheLogicalOpsRunAsNumpyComputesThe
 
 TEST(OnnxImport, TransposedConvolutionPaddingPoolingOfEveryRankAndBatchedMatMulRunAsNumpyComputesThem) {
   expect_numpy_outputs("nn_ops");
+}
+
+TEST(OnnxImport, AnAveragePoolOfAnExplicitZeroPadIsOnePaddedPoolAndAPadOfNothingIsNoOp) {
+  const std::string text = to_text(import_onnx(kData + "/nn_ops.onnx"));
+  EXPECT_THAT(text, HasSubstr("nn.avg_pool2d(%x, pool_size=[3, 3], padding=[1, 1, 1, 1], count_include_pad=True)"));
+  EXPECT_THAT(text, HasSubstr("nn.relu(%x)"));
 }
 
 TEST(OnnxImport, AnOpset17EncoderBlockWithLayerNormalizationRunsAsNumpyComputesIt) {
