@@ -1,5 +1,6 @@
 // Compiling a fused group into oneDNN primitives and running them (group_kernel.h).
 #include "group_kernel.h"
+#include "openmp_runtime.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -902,15 +903,51 @@ void GroupKernel::check_call(const dnnl::engine& engine, const sdk::Expr& call) 
   }
 }
 
-/// For each index of the axes before the concatenation axis, every source's
-/// chunk in order.
-void GroupKernel::concatenate(const ConcatCopy& copy, const std::vector<float*>& data, float* dst) {
-  for (size_t o = 0; o < copy.outer; ++o) {
-    for (const auto& [value, chunk] : copy.sources) {
-      std::memcpy(dst, data[value] + o * chunk, chunk * sizeof(float));
-      dst += chunk;
+namespace {
+
+/// One concatenation's copies: the destination's floats [begin, end) of
+/// the sequence, for each index of the axes before the axis, of every
+/// source's chunk in order.
+struct ConcatRange {
+  size_t outer;                                           // the product of the extents before the axis
+  const std::vector<std::pair<size_t, size_t>>* sources;  // value, floats per chunk
+  const std::vector<float*>* data;
+  float* dst;
+  size_t total;  // the destination's floats
+
+  void copy_part(size_t begin, size_t end) const {
+    size_t at = 0;  // where the current chunk lands in dst
+    for (size_t o = 0; o < outer && at < end; ++o) {
+      for (const auto& [value, chunk] : *sources) {
+        const size_t from = std::max(at, begin), to = std::min(at + chunk, end);
+        if (from < to) std::memcpy(dst + from, (*data)[value] + o * chunk + (from - at), (to - from) * sizeof(float));
+        at += chunk;
+        if (at >= end) return;
+      }
     }
   }
+
+  /// On each thread of an OpenMP team: its equal share of the destination.
+  static void on_thread(void* self) {
+    const auto* range = static_cast<const ConcatRange*>(self);
+    const size_t threads = static_cast<size_t>(omp_get_num_threads()), t = static_cast<size_t>(omp_get_thread_num());
+    range->copy_part(range->total * t / threads, range->total * (t + 1) / threads);
+  }
+};
+
+// Below this many floats one thread copies: a team's start costs more.
+constexpr size_t kParallelConcatFloats = size_t{1} << 15;
+
+}  // namespace
+
+/// The copies shared among oneDNN's OpenMP threads, which would otherwise
+/// wait at their next barrier while one thread copies.
+void GroupKernel::concatenate(const ConcatCopy& copy, const std::vector<float*>& data, float* dst) {
+  size_t per_outer = 0;
+  for (const auto& source : copy.sources) per_outer += source.second;
+  const ConcatRange range{copy.outer, &copy.sources, &data, dst, copy.outer * per_outer};
+  if (range.total < kParallelConcatFloats) return range.copy_part(0, range.total);
+  GOMP_parallel(&ConcatRange::on_thread, const_cast<ConcatRange*>(&range), 0, 0);
 }
 
 void GroupKernel::run(const dnnl::engine& engine, const std::vector<sdk::TensorView>& args) const {

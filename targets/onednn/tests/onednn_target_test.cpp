@@ -289,6 +289,22 @@ def @main(%a: Tensor[(2, 3, 2, 4), float32], %b: Tensor[(2, 3, 1, 4), float32], 
   EXPECT_EQ(max_error(got.tensor(), Interpreter(p.mod).run_main(p.args).tensor()), 0.0);
 }
 
+TEST(OnednnTarget, ALargeConcatSharedAmongThreadsCopiesEveryChunkOnce) {
+  // 48000 floats, past the size the threads share: 6 rows of chunks of 4000,
+  // 700 and 3300 floats, so each thread's share starts and ends mid-chunk.
+  Program p = program(R"(
+def @main(%a: Tensor[(2, 3, 40, 100), float32], %b: Tensor[(2, 3, 7, 100), float32], %c: Tensor[(2, 3, 33, 100), float32]) {
+  concatenate((nn.relu(%a), %b, %c), axis=2)
+}
+)",
+                      {});
+  Built built = build_for_onednn(p.mod);
+  ASSERT_EQ(built.compiled->groups.size(), 1u);
+  EXPECT_EQ(built.compiled->groups[0].target, "onednn");
+  Value got = GraphExecutor(built.compiled).run(p.args);
+  EXPECT_EQ(max_error(got.tensor(), Interpreter(p.mod).run_main(p.args).tensor()), 0.0);
+}
+
 TEST(OnednnTarget, DeclinesAFloat64ConvolutionSayingWhy) {
   IRModule mod = infer_type(parse_module(R"(
 def @main(%x: Tensor[(1, 2, 5, 5), float64], %w: Tensor[(4, 2, 3, 3), float64]) {
