@@ -237,6 +237,28 @@ TEST_F(CliTest, MissingSearchPathEntryIsAWarningNamingIt) {
   EXPECT_THAT(r.err, ::testing::Not(HasSubstr("does not exist")));
 }
 
+TEST_F(CliTest, AFrontendGetsOnlyTheOptionsItDeclaresAndAFlagItLacksIsAnError) {
+  const fs::path root = dir_.path() / "plugins";
+  copy_test_library("sdk_plugin", root / "sdk");
+  write_file(root / "sdk" / "weft-plugin.yaml",
+             "name: sdk\nversion: 0.2.0\nabi: 1\nkind: ops\nlibrary: libsdk_plugin.so\nprovides:\n"
+             "  ops: [sdk.axpy, sdk.throw, sdk.stamp, sdk.row_argmax, sdk.bad_te]\n  models: [sdk.tiny]\n"
+             "  initializers: [sdk.counter]\n  passes: [sdk.RenameMain, sdk.ContextProbe, sdk.ReadUnknownConfig]\n"
+             "  frontends: [sdk.len]\n");
+  write_file(dir_.path() / "m.len", "3\n");
+  const std::string model = (dir_.path() / "m.len").string();
+  // sdk.len has no shapes, input_shapes or initializers option: the CLI sends none of them.
+  CliResult r = run_weft("show " + model, plugin_path(), dir_.path());
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("%x: Tensor[(3), float32]"));
+  r = run_weft("run " + model + " --shape x=4", plugin_path(), dir_.path());
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("--shape: frontend 'sdk.len' has no option 'shapes'"));
+  r = run_weft("import " + model + " --params-out " + (dir_.path() / "p.npz").string(), plugin_path(), dir_.path());
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("--params-out: frontend 'sdk.len' has no option 'initializers'"));
+}
+
 TEST_F(CliTest, UnknownCommandFailsWithUsage) {
   CliResult r = run_weft("frobnicate", plugin_path(), dir_.path());
   EXPECT_EQ(r.exit_code, 2);

@@ -76,6 +76,23 @@ std::string joined(const std::vector<std::string>& items, const char* separator)
   return out;
 }
 
+/// What the command asks of the import, in the options of `frontend`: a
+/// frontend without one the command needs is an error naming it; the input
+/// tensors' shapes go only to one that reads them.
+Attrs frontend_options(const FrontendDef& frontend, const ProgramOptions& options) {
+  std::vector<std::pair<std::string, AttrValue>> given;
+  auto ask = [&](const char* option, const std::string& value, bool needed, const char* flag) {
+    if (frontend.options.find(option)) given.emplace_back(option, AttrValue(value));
+    else if (needed)
+      throw Error(std::string(flag) + ": frontend '" + frontend.name + "' has no option '" + option + "'")
+          .status(StatusCode::kInvalidArgument);
+  };
+  ask("shapes", joined(options.shapes, ";"), !options.shapes.empty(), "--shape");
+  ask("input_shapes", joined(options.input_shapes, ";"), false, "--inputs");
+  ask("initializers", options.weights_as_params ? "let" : "constants", options.weights_as_params, "--params-out");
+  return frontend.options.normalize(frontend.name, make_attrs(given));
+}
+
 }  // namespace
 
 Program load_program(const std::string& argument, const ProgramOptions& options) {
@@ -83,11 +100,8 @@ Program load_program(const std::string& argument, const ProgramOptions& options)
   std::error_code ec;
   if (std::filesystem::is_regular_file(path, ec)) {
     if (const FrontendDef* frontend = frontend_for(path)) {
-      Attrs given = make_attrs({{"shapes", joined(options.shapes, ";")},
-                                {"input_shapes", joined(options.input_shapes, ";")},
-                                {"initializers", options.weights_as_params ? "let" : "constants"}});
-      Program imported{frontend->import_file(argument, frontend->options.normalize(frontend->name, given)), {},
-                       argument, "", "xavier", frontend->name};
+      Program imported{frontend->import_file(argument, frontend_options(*frontend, options)), {}, argument, "",
+                       "xavier", frontend->name};
       return options.weights_as_params ? lift_named_weights(std::move(imported)) : imported;
     }
     if (options.weights_as_params)
