@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <map>
 #include <string>
@@ -273,14 +274,15 @@ def @main(%x: Tensor[(1, 3, 5, 5), float32], %w: Tensor[(4, 3, 1, 1), float32], 
   EXPECT_THAT(built.report, HasSubstr("concat(concatenate)"));
 }
 
-TEST(OnednnTarget, AConcatAlongAnInnerAxisCopiesEachSourcesChunksInOrder) {
-  // Along axis 2 each source is one chunk per (n, c): 2 x 3 chunks of 2, 1
-  // and 3 rows, interleaved in the output.
-  Program p = program(R"(
-def @main(%a: Tensor[(2, 3, 2, 4), float32], %b: Tensor[(2, 3, 1, 4), float32], %c: Tensor[(2, 3, 3, 4), float32]) {
-  concatenate((nn.relu(%a), %b, %c), axis=2)
-}
-)",
+/// concatenate((relu(a), b, c), axis=2) of sources with `rows` rows each
+/// (of `width` floats, in 2 x 3 outer blocks), run as one onednn group: the
+/// same floats as the interpreter's.
+void expect_inner_concat_copies_exactly(int64_t width, const std::array<int64_t, 3>& rows) {
+  auto tensor = [&](int64_t r) {
+    return "Tensor[(2, 3, " + std::to_string(r) + ", " + std::to_string(width) + "), float32]";
+  };
+  Program p = program("def @main(%a: " + tensor(rows[0]) + ", %b: " + tensor(rows[1]) + ", %c: " + tensor(rows[2]) +
+                          ") {\n  concatenate((nn.relu(%a), %b, %c), axis=2)\n}\n",
                       {});
   Built built = build_for_onednn(p.mod);
   ASSERT_EQ(built.compiled->groups.size(), 1u);
@@ -289,20 +291,16 @@ def @main(%a: Tensor[(2, 3, 2, 4), float32], %b: Tensor[(2, 3, 1, 4), float32], 
   EXPECT_EQ(max_error(got.tensor(), Interpreter(p.mod).run_main(p.args).tensor()), 0.0);
 }
 
+TEST(OnednnTarget, AConcatAlongAnInnerAxisCopiesEachSourcesChunksInOrder) {
+  // Along axis 2 each source is one chunk per (n, c): 2 x 3 chunks of 2, 1
+  // and 3 rows, interleaved in the output.
+  expect_inner_concat_copies_exactly(4, {2, 1, 3});
+}
+
 TEST(OnednnTarget, ALargeConcatSharedAmongThreadsCopiesEveryChunkOnce) {
   // 48000 floats, past the size the threads share: 6 rows of chunks of 4000,
   // 700 and 3300 floats, so each thread's share starts and ends mid-chunk.
-  Program p = program(R"(
-def @main(%a: Tensor[(2, 3, 40, 100), float32], %b: Tensor[(2, 3, 7, 100), float32], %c: Tensor[(2, 3, 33, 100), float32]) {
-  concatenate((nn.relu(%a), %b, %c), axis=2)
-}
-)",
-                      {});
-  Built built = build_for_onednn(p.mod);
-  ASSERT_EQ(built.compiled->groups.size(), 1u);
-  EXPECT_EQ(built.compiled->groups[0].target, "onednn");
-  Value got = GraphExecutor(built.compiled).run(p.args);
-  EXPECT_EQ(max_error(got.tensor(), Interpreter(p.mod).run_main(p.args).tensor()), 0.0);
+  expect_inner_concat_copies_exactly(100, {40, 7, 33});
 }
 
 TEST(OnednnTarget, DeclinesAFloat64ConvolutionSayingWhy) {
