@@ -538,6 +538,33 @@ def malformed():
     onnx.save(model, os.path.join(DATA, "bad_attributes.onnx"))
 
 
+def external_data():
+    """A weight stored beside the model (ONNX's external data: location,
+    offset, length), and a model whose weight claims a file outside its
+    folder, which the importer refuses to read."""
+    x = rng.randn(2, 3).astype(np.float32)
+    w = rng.randn(3, 4).astype(np.float32)
+    nodes = [helper.make_node("MatMul", ["x", "w"], ["y"], name="matmul")]
+    graph = helper.make_graph(nodes, "external", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 4])],
+                              [numpy_helper.from_array(w, "w")])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], producer_name="weft-tests")
+    model.ir_version = 7
+    # 16 bytes of something else first, so the offset is read.
+    with open(os.path.join(DATA, "external_weights.bin"), "wb") as f:
+        f.write(b"\0" * 16 + w.tobytes())
+    t = model.graph.initializer[0]
+    t.ClearField("raw_data")
+    t.data_location = TensorProto.EXTERNAL
+    for key, value in [("location", "external_weights.bin"), ("offset", "16"), ("length", str(w.nbytes))]:
+        entry = t.external_data.add()
+        entry.key, entry.value = key, value
+    onnx.save(model, os.path.join(DATA, "external_data.onnx"))
+    np.savez(os.path.join(DATA, "external_data.npz"), in_x=x, out_0=(x.astype(np.float64) @ w).astype(np.float32))
+    t.external_data[0].value = "../tests/data/external_weights.bin"
+    onnx.save(model, os.path.join(DATA, "malformed_escaping_data.onnx"))
+
+
 if __name__ == "__main__":
     os.makedirs(DATA, exist_ok=True)
     cnn()
@@ -551,3 +578,4 @@ if __name__ == "__main__":
     resize()
     upsample_opset9()
     malformed()
+    external_data()

@@ -142,6 +142,13 @@ TEST(OnnxImport, AModelTheOnnxLibraryTripsOverIsAnErrorNotACrash) {
   EXPECT_THAT(import_error("malformed_flat_kernel"), HasSubstr("the ONNX library crashed on this model"));
 }
 
+TEST(OnnxImport, WeightsInAFileBesideTheModelAreReadAndOnesOutsideItsFolderRefused) {
+  expect_numpy_outputs("external_data");
+  EXPECT_THAT(import_error("malformed_escaping_data"),
+              HasSubstr("tensor w has its data at '../tests/data/external_weights.bin', which is not a file beside "
+                        "the model"));
+}
+
 TEST(OnnxImport, OutOfRangeAttributesAreErrorsNamingTheNode) {
   EXPECT_THAT(import_error("bad_attributes"), HasSubstr("node 'pad' (Pad): mode is 'wrap'"));
 }
