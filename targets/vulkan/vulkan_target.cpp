@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <memory>
 #include <string>
 
@@ -109,7 +110,9 @@ WEFT_PLUGIN(reg) {
               "to stderr when it is released.")
       .create([](const sdk::Attrs& options) {
         const int64_t device = options.get_int("device");
-        if (device < -1) throw sdk::Error("device must be -1 or a device index, got " + std::to_string(device));
+        // Past int's range no index names a device; cast, it could wrap to one that does.
+        if (device < -1 || device > std::numeric_limits<int>::max())
+          throw sdk::Error("device must be -1 or a device index, got " + std::to_string(device));
         const char* env = std::getenv("WEFT_VULKAN_VALIDATION");
         const bool validation = options.get_bool("validation") || (env && std::strcmp(env, "1") == 0);
         auto state = std::make_shared<VulkanState>();

@@ -259,6 +259,15 @@ TEST_F(CliTest, AFrontendGetsOnlyTheOptionsItDeclaresAndAFlagItLacksIsAnError) {
   EXPECT_THAT(r.err, HasSubstr("--params-out: frontend 'sdk.len' has no option 'initializers'"));
 }
 
+TEST_F(CliTest, CheckingAPluginNoManifestNamesIsExitOneSayingSo) {
+  add_plugin(dir_.path() / "plugins", "scale", "c_scale", "ctest.scale");
+  CliResult r = run_weft("plugins --check no_such_plugin", plugin_path(), dir_.path());
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("no plugin named 'no_such_plugin' in the plugin search path"));
+  r = run_weft("plugins --check scale", plugin_path(), dir_.path());
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+}
+
 TEST_F(CliTest, UnknownCommandFailsWithUsage) {
   CliResult r = run_weft("frobnicate", plugin_path(), dir_.path());
   EXPECT_EQ(r.exit_code, 2);

@@ -92,6 +92,18 @@ TEST(VulkanTarget, ADeviceIndexPastTheDevicesIsAnErrorSayingHowManyThereAre) {
   }
 }
 
+TEST(VulkanTarget, ADeviceBelowMinusOneOrPastIntsRangeIsAnError) {
+  const TargetDef& def = TargetRegistry::global().get("vulkan");
+  for (int64_t device : {int64_t{-2}, int64_t{1} << 32}) {  // 2^32 would wrap to device 0 as an int
+    try {
+      def.create(def.options.normalize("vulkan", make_attrs({{"device", device}})));
+      ADD_FAILURE() << "device " << device << " was accepted";
+    } catch (const Error& e) {
+      EXPECT_THAT(e.what(), HasSubstr("device must be -1 or a device index, got " + std::to_string(device)));
+    }
+  }
+}
+
 TEST(VulkanTarget, ADenseLayerWithBiasAndReluMatchesTheInterpreter) {
   SKIP_WITHOUT_VULKAN();
   IRModule mod = program(R"(
