@@ -325,4 +325,12 @@ std::vector<std::string> Context::take_validation_messages() {
   return std::exchange(messages_, {});
 }
 
+void Context::check_validation(const std::string& during) {
+  std::vector<std::string> messages = take_validation_messages();
+  if (messages.empty()) return;
+  std::string text = "the Vulkan validation layer reported, " + during + ":";
+  for (const std::string& m : messages) text += "\n  " + m;
+  throw sdk::Error(text);
+}
+
 }  // namespace vulkan_target

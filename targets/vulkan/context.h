@@ -65,6 +65,9 @@ class Context {
 
   /// The validation layer's warnings and errors since the last call.
   std::vector<std::string> take_validation_messages();
+  /// Fails with the validation layer's messages since the last call, if it
+  /// gave any; `during` says what weft was doing ("compiling group g").
+  void check_validation(const std::string& during);
   /// Called by the layer's messenger.
   void add_validation_message(std::string message);
 

@@ -391,12 +391,7 @@ void Stream::synchronize() {
   for (const Command& c : work)
     if (c.kernel && flags[c.slot] && failed.empty()) failed = c.kernel->name();
   reset_enqueued();
-  std::vector<std::string> messages = context_->take_validation_messages();
-  if (!messages.empty()) {
-    std::string text = "the Vulkan validation layer reported:";
-    for (const std::string& m : messages) text += "\n  " + m;
-    throw sdk::Error(text);
-  }
+  context_->check_validation("running a stream's work");
   if (!failed.empty()) throw sdk::Error("integer division or modulo by zero in group " + failed);
 }
 

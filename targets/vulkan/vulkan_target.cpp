@@ -41,15 +41,6 @@ bool holds_type(const sdk::Type& type, const vulkan_target::ShaderFeatures& feat
   return type.is_tensor() && vulkan_target::holds_dtype(features, type.dtype());
 }
 
-/// Fails with the validation layer's messages, if it gave any.
-void check_validation(Context& context, const std::string& during) {
-  std::vector<std::string> messages = context.take_validation_messages();
-  if (messages.empty()) return;
-  std::string text = "the Vulkan validation layer reported, " + during + ":";
-  for (const std::string& m : messages) text += "\n  " + m;
-  throw sdk::Error(text);
-}
-
 vulkan_target::Stream& stream_of(void* stream) {
   if (!stream) throw sdk::Error("a vulkan launch or copy without a stream");
   return *static_cast<vulkan_target::Stream*>(stream);
@@ -146,7 +137,7 @@ WEFT_PLUGIN(reg) {
                          s.glsl.c_str());
         }
         auto kernel = std::make_shared<vulkan_target::Kernel>(state.context, *state.memory, program, std::move(plan));
-        check_validation(context, "compiling group " + kernel->name());
+        context.check_validation("compiling group " + kernel->name());
         return [kernel](const sdk::LaunchArgs& launch) { stream_of(launch.stream).launch(*kernel, launch); };
       });
 }
