@@ -536,6 +536,22 @@ def malformed():
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
     model.ir_version = 7
     onnx.save(model, os.path.join(DATA, "bad_attributes.onnx"))
+    # Shapes that do not broadcast (ONNX's shape inference skips the node; weft's type inference does not).
+    nodes = [helper.make_node("Add", ["a", "b"], ["y"], name="add")]
+    graph = helper.make_graph(nodes, "bad_shapes", [helper.make_tensor_value_info("a", TensorProto.FLOAT, [2, 3]),
+                                                    helper.make_tensor_value_info("b", TensorProto.FLOAT, [4])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 3])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 7
+    onnx.save(model, os.path.join(DATA, "malformed_shapes.onnx"))
+    # A stride of 0: ONNX's Conv shape inference divides by it (SIGFPE, in the child process).
+    nodes = [helper.make_node("Conv", ["x", "k"], ["y"], name="conv", strides=[0, 1])]
+    k = numpy_helper.from_array(np.ones((3, 2, 3, 3), np.float32), "k")
+    graph = helper.make_graph(nodes, "zero_stride", [x], [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 3, 3, 3])],
+                              [k])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 7
+    onnx.save(model, os.path.join(DATA, "malformed_zero_stride.onnx"))
 
 
 def external_data():

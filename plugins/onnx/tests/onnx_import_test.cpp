@@ -10,6 +10,7 @@
 
 #include "weft/frontend.h"
 #include "weft/interpreter.h"
+#include "weft/passes.h"
 #include "weft/printer.h"
 #include "weft/tensor_io.h"
 #include "weft/testing/gtest_helpers.h"
@@ -151,6 +152,17 @@ TEST(OnnxImport, WeightsInAFileBesideTheModelAreReadAndOnesOutsideItsFolderRefus
 
 TEST(OnnxImport, OutOfRangeAttributesAreErrorsNamingTheNode) {
   EXPECT_THAT(import_error("bad_attributes"), HasSubstr("node 'pad' (Pad): mode is 'wrap'"));
+  EXPECT_THAT(import_error("malformed_zero_stride"), HasSubstr("the ONNX library crashed on this model"));
+}
+
+TEST(OnnxImport, ShapesThatDoNotBroadcastAreAnErrorNamingTheOp) {
+  // The import maps the node; type inference of the program (as every command runs it) refuses it.
+  try {
+    InferType()(import_onnx(kData + "/malformed_shapes.onnx"));
+    FAIL() << "add of 2x3 and 4 type-checked";
+  } catch (const Error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("op add: shapes Tensor[(2, 3), float32] and Tensor[(4), float32] do not broadcast"));
+  }
 }
 
 }  // namespace
