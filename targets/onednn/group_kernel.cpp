@@ -905,49 +905,54 @@ void GroupKernel::check_call(const dnnl::engine& engine, const sdk::Expr& call) 
 
 namespace {
 
-/// One concatenation's copies: the destination's floats [begin, end) of
-/// the sequence, for each index of the axes before the axis, of every
-/// source's chunk in order.
-struct ConcatRange {
-  size_t outer;                                           // the product of the extents before the axis
-  const std::vector<std::pair<size_t, size_t>>* sources;  // value, floats per chunk
-  const std::vector<float*>* data;
+/// Copies into one destination: for each index of the axes before a
+/// concatenation's axis, every source's chunk in order (one source of one
+/// chunk: a plain copy). Large ones are shared among oneDNN's OpenMP team,
+/// which would otherwise wait at its next barrier while one thread copies.
+struct ParallelCopy {
+  size_t outer;                                            // the product of the extents before the axis
+  std::vector<std::pair<const float*, size_t>> sources;  // each source's data, floats per chunk
   float* dst;
   size_t total;  // the destination's floats
 
+  void run() const {
+    // Below this many floats one thread copies: a team's start costs more.
+    constexpr size_t kParallelFloats = size_t{1} << 15;
+    if (total < kParallelFloats) return copy_part(0, total);
+    GOMP_parallel(&ParallelCopy::on_thread, const_cast<ParallelCopy*>(this), 0, 0);
+  }
+
+ private:
+  /// The destination's floats [begin, end).
   void copy_part(size_t begin, size_t end) const {
     size_t at = 0;  // where the current chunk lands in dst
     for (size_t o = 0; o < outer && at < end; ++o) {
-      for (const auto& [value, chunk] : *sources) {
+      for (const auto& [source, chunk] : sources) {
         const size_t from = std::max(at, begin), to = std::min(at + chunk, end);
-        if (from < to) std::memcpy(dst + from, (*data)[value] + o * chunk + (from - at), (to - from) * sizeof(float));
+        if (from < to) std::memcpy(dst + from, source + o * chunk + (from - at), (to - from) * sizeof(float));
         at += chunk;
         if (at >= end) return;
       }
     }
   }
 
-  /// On each thread of an OpenMP team: its equal share of the destination.
+  /// On each thread of the team: its equal share of the destination.
   static void on_thread(void* self) {
-    const auto* range = static_cast<const ConcatRange*>(self);
+    const auto* copy = static_cast<const ParallelCopy*>(self);
     const size_t threads = static_cast<size_t>(omp_get_num_threads()), t = static_cast<size_t>(omp_get_thread_num());
-    range->copy_part(range->total * t / threads, range->total * (t + 1) / threads);
+    copy->copy_part(copy->total * t / threads, copy->total * (t + 1) / threads);
   }
 };
 
-// Below this many floats one thread copies: a team's start costs more.
-constexpr size_t kParallelConcatFloats = size_t{1} << 15;
-
 }  // namespace
 
-/// The copies shared among oneDNN's OpenMP threads, which would otherwise
-/// wait at their next barrier while one thread copies.
 void GroupKernel::concatenate(const ConcatCopy& copy, const std::vector<float*>& data, float* dst) {
-  size_t per_outer = 0;
-  for (const auto& source : copy.sources) per_outer += source.second;
-  const ConcatRange range{copy.outer, &copy.sources, &data, dst, copy.outer * per_outer};
-  if (range.total < kParallelConcatFloats) return range.copy_part(0, range.total);
-  GOMP_parallel(&ConcatRange::on_thread, const_cast<ConcatRange*>(&range), 0, 0);
+  ParallelCopy parallel{copy.outer, {}, dst, 0};
+  for (const auto& [value, chunk] : copy.sources) {
+    parallel.sources.emplace_back(data[value], chunk);
+    parallel.total += copy.outer * chunk;
+  }
+  parallel.run();
 }
 
 void GroupKernel::run(const dnnl::engine& engine, const std::vector<sdk::TensorView>& args) const {
@@ -1010,7 +1015,9 @@ void GroupKernel::run(const dnnl::engine& engine, const std::vector<sdk::TensorV
       memory addend(out->own, engine, data[*step.sum_addend]);
       out->to_chosen.execute(stream, {{DNNL_ARG_FROM, addend}, {DNNL_ARG_TO, *chosen_dst}});
     } else if (step.sum_addend && data[*step.sum_addend] != data[step.dst]) {
-      std::memmove(data[step.dst], data[*step.sum_addend], numel_of(values_[step.dst].shape) * sizeof(float));
+      // The sum post-op adds into dst: the addend goes there first (distinct live values never overlap).
+      const size_t n = numel_of(values_[step.dst].shape);
+      ParallelCopy{1, {{data[*step.sum_addend], n}}, data[step.dst], n}.run();
     }
     step.primitive.execute(stream, memories);
     if (out) out->to_own.execute(stream, {{DNNL_ARG_FROM, *chosen_dst}, {DNNL_ARG_TO, *own_dst}});

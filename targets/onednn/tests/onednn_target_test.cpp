@@ -81,6 +81,20 @@ def @main(%x: Tensor[(1, 8, 10, 10), float32], %w: Tensor[(16, 8, 3, 3), float32
   EXPECT_THAT(report, HasSubstr("compiled a group to convolution(nn.conv2d, add as bias, add as sum, nn.relu as eltwise)\n")) << report;
 }
 
+TEST(OnednnTarget, ALargeResidualReachesTheSumDestinationWhole) {
+  // The residual (65536 floats, a parameter: not the output's buffer) is
+  // copied into the destination before the sum post-op adds into it, by the
+  // threads sharing the copy: every element must arrive.
+  Program p = program(R"(
+def @main(%x: Tensor[(1, 8, 64, 64), float32], %w: Tensor[(16, 8, 3, 3), float32],
+          %r: Tensor[(1, 16, 64, 64), float32]) {
+  nn.relu(add(nn.conv2d(%x, %w, padding=[1, 1], channels=16, kernel_size=[3, 3]), %r))
+}
+)",
+                      {"w"});
+  EXPECT_THAT(expect_runs_on_onednn(p), HasSubstr("add as sum"));
+}
+
 TEST(OnednnTarget, RunsDepthwiseStridedDilatedAsymmetricNhwcConvolutionWithClip) {
   Program p = program(R"(
 def @main(%x: Tensor[(1, 11, 12, 6), float32], %w: Tensor[(3, 3, 1, 6), float32]) {
