@@ -132,6 +132,26 @@ sdk::Expr tensor_constant(const onnx::TensorProto& t, const std::string& where) 
   return sdk::constant(view);  // copies
 }
 
+sdk::Expr scalar_of(double value, int32_t element, const std::string& where) {
+  const DLDataType dtype = dtype_of(element, where);
+  if (dtype.code == kDLFloat && dtype.bits >= 32) return sdk::scalar(value, dtype);
+  onnx::TensorProto t;  // rank 0, one value in the field ONNX keeps the type in
+  t.set_data_type(element);
+  switch (element) {
+    case onnx::TensorProto::INT64: t.add_int64_data(static_cast<int64_t>(value)); break;
+    case onnx::TensorProto::UINT64:
+    case onnx::TensorProto::UINT32: t.add_uint64_data(static_cast<uint64_t>(value)); break;
+    case onnx::TensorProto::INT8:
+    case onnx::TensorProto::INT16:
+    case onnx::TensorProto::INT32:
+    case onnx::TensorProto::UINT8:
+    case onnx::TensorProto::UINT16:
+    case onnx::TensorProto::BOOL: t.add_int32_data(static_cast<int32_t>(value)); break;
+    default: throw sdk::Error(where + ": weft makes no scalar of " + onnx::TensorProto_DataType_Name(element));
+  }
+  return tensor_constant(t, where);
+}
+
 GraphImport::GraphImport(const onnx::ModelProto& model, std::map<std::string, std::vector<int64_t>> shapes,
                          std::set<std::string> optional, bool named_weights)
     : model_(model),
@@ -217,13 +237,15 @@ std::vector<int64_t> GraphImport::shape(const std::string& name) const {
   throw sdk::Error("value '" + name + "' has no static shape; bind the inputs' symbolic dimensions with --shape");
 }
 
+int32_t GraphImport::element_type(const std::string& name) const {
+  if (auto init = initializer_types_.find(name); init != initializer_types_.end()) return init->second;
+  if (auto it = inferred_.find(name); it != inferred_.end() && it->second->has_tensor_type())
+    return it->second->tensor_type().elem_type();
+  throw sdk::Error("shape inference gave value '" + name + "' no element type");
+}
+
 sdk::Expr GraphImport::scalar_like(double value, const std::string& name) const {
-  int32_t element = -1;
-  if (auto init = initializer_types_.find(name); init != initializer_types_.end()) element = init->second;
-  else if (auto it = inferred_.find(name); it != inferred_.end() && it->second->has_tensor_type())
-    element = it->second->tensor_type().elem_type();
-  if (element < 0) throw sdk::Error("shape inference gave value '" + name + "' no element type");
-  return sdk::scalar(value, dtype_of(element, "value " + name));
+  return scalar_of(value, element_type(name), "value " + name);
 }
 
 sdk::Expr GraphImport::known(const sdk::Expr& e, const onnx::NodeProto& node, const std::string& what) {
@@ -259,6 +281,14 @@ std::vector<int64_t> GraphImport::ints(const sdk::Expr& e, const onnx::NodeProto
   if (t.dtype.code == kDLInt && t.dtype.bits == 64) return elements_as<int64_t, int64_t>(t);
   if (t.dtype.code == kDLInt && t.dtype.bits == 32) return elements_as<int64_t, int32_t>(t);
   throw error(node, "its " + what + " is not int32 or int64");
+}
+
+std::vector<double> GraphImport::floats_or_ints(const sdk::Expr& e, const onnx::NodeProto& node,
+                                                const std::string& what) {
+  const DLDataType dtype = known(e, node, what).data().dtype;
+  if (dtype.code == kDLFloat) return floats(e, node, what);
+  const std::vector<int64_t> values = ints(e, node, what);
+  return std::vector<double>(values.begin(), values.end());
 }
 
 std::vector<double> GraphImport::floats(const sdk::Expr& e, const onnx::NodeProto& node, const std::string& what) {

@@ -59,6 +59,10 @@ class GraphImport {
   std::vector<int64_t> ints(const sdk::Expr& e, const onnx::NodeProto& node, const std::string& what);
   /// The same for float32 or float64 values (Resize's scales).
   std::vector<double> floats(const sdk::Expr& e, const onnx::NodeProto& node, const std::string& what);
+  /// Either, as doubles (Range's bounds).
+  std::vector<double> floats_or_ints(const sdk::Expr& e, const onnx::NodeProto& node, const std::string& what);
+  /// The ONNX element type of value `name` (an error if shape inference gave it none).
+  int32_t element_type(const std::string& name) const;
   /// The model's opset (13 to 17): the few converters whose operator changed
   /// after 13 read it.
   int64_t opset() const { return opset_; }
@@ -91,6 +95,9 @@ std::vector<int64_t> attr_ints(const onnx::NodeProto& node, const std::string& n
                                const std::vector<int64_t>& fallback = {});
 /// The weft dtype of ONNX element type `element`; `where` names the value in errors.
 DLDataType dtype_of(int32_t element, const std::string& where);
+/// A rank-0 constant `value` of ONNX element type `element` (the float and
+/// integer types and bool); `where` names it in errors.
+sdk::Expr scalar_of(double value, int32_t element, const std::string& where);
 /// The number of elements of `shape`; an error naming `what` for a negative
 /// dimension or a count past 2^40.
 int64_t element_count(const std::vector<int64_t>& shape, const std::string& what);

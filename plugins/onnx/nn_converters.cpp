@@ -329,6 +329,20 @@ Exprs resize(GraphImport& g, const onnx::NodeProto& n) {
                        "align_corners, 4-D)");
 }
 
+/// DepthToSpace (mode DCR or CRD) and SpaceToDepth of NCHW data.
+Exprs depth_space(GraphImport& g, const onnx::NodeProto& n) {
+  const bool to_space = n.op_type() == "DepthToSpace";
+  const int64_t block = attr_int(n, "blocksize", 0);
+  if (block < 1) throw g.error(n, "blocksize is " + std::to_string(block) + "; expected a positive int");
+  sdk::AttrList attrs = {{"block_size", block}, {"layout", "NCHW"}};
+  if (to_space) {
+    const std::string mode = attr_string(n, "mode", "DCR");
+    if (mode != "DCR" && mode != "CRD") throw g.error(n, "mode is '" + mode + "'; expected DCR or CRD");
+    attrs.push_back({"mode", mode});
+  }
+  return {sdk::call(to_space ? "nn.depth_to_space" : "nn.space_to_depth", {g.input(n, 0)}, attrs)};
+}
+
 }  // namespace
 
 const std::map<std::string, Converter>& nn_converters() {
@@ -337,6 +351,7 @@ const std::map<std::string, Converter>& nn_converters() {
       {"BatchNormalization", batch_norm},
       {"Conv", conv},
       {"ConvTranspose", conv_transpose},
+      {"DepthToSpace", depth_space},
       {"GlobalAveragePool", global_pool<false>},
       {"GlobalMaxPool", global_pool<true>},
       {"InstanceNormalization", instance_norm},
@@ -345,6 +360,7 @@ const std::map<std::string, Converter>& nn_converters() {
       {"MaxPool", pool<true>},
       {"Pad", pad},
       {"Resize", resize},
+      {"SpaceToDepth", depth_space},
   };
   return table;
 }

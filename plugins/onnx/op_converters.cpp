@@ -33,7 +33,8 @@ constexpr char kRelu[] = "nn.relu", kSigmoid[] = "sigmoid", kTanh[] = "tanh", kE
                kCeil[] = "ceil", kAdd[] = "add", kSub[] = "subtract", kMul[] = "multiply", kDiv[] = "divide",
                kPow[] = "power", kNot[] = "logical_not", kAnd[] = "logical_and", kOr[] = "logical_or",
                kEqual[] = "equal", kLess[] = "less", kLessEqual[] = "less_equal", kGreater[] = "greater",
-               kGreaterEqual[] = "greater_equal", kMaximum[] = "maximum", kMinimum[] = "minimum", kSign[] = "sign";
+               kGreaterEqual[] = "greater_equal", kMaximum[] = "maximum", kMinimum[] = "minimum", kSign[] = "sign", kRound[] = "round",
+               kXor[] = "logical_xor";
 
 /// Min, Max, Sum: the inputs folded pairwise (NumPy broadcasting).
 template <const char* Op>
@@ -303,7 +304,12 @@ Exprs constant(GraphImport& g, const onnx::NodeProto& n) {
   for (const onnx::AttributeProto& a : n.attribute()) {
     if (a.name() == "value") return {tensor_constant(a.t(), "node '" + n.name() + "'")};
     if (a.name() == "value_float") return {sdk::scalar(a.f(), sdk::dtype::float32)};
-    if (a.name() == "value_int") return {sdk::scalar(static_cast<double>(a.i()), sdk::dtype::int64)};
+    if (a.name() == "value_int") {  // exact: exporters write INT64_MAX for "to the end"
+      onnx::TensorProto t;
+      t.set_data_type(onnx::TensorProto::INT64);
+      t.add_int64_data(a.i());
+      return {tensor_constant(t, "node '" + n.name() + "'")};
+    }
   }
   throw g.error(n, "weft maps Constant's value, value_float and value_int");
 }
@@ -363,11 +369,125 @@ Exprs tile(GraphImport& g, const onnx::NodeProto& n) {
   return {sdk::call("tile", {g.input(n, 0)}, {{"reps", g.ints(g.input(n, 1), n, "repeats")}})};
 }
 
+/// Selu: gamma (x if x > 0, alpha (e^x - 1) otherwise); Celu: max(0, x) +
+/// min(0, alpha (e^(x / alpha) - 1)); ThresholdedRelu: x where x > alpha, 0
+/// elsewhere; Softsign: x / (1 + |x|). Each by its definition.
+Exprs selu(GraphImport& g, const onnx::NodeProto& n) {
+  const sdk::Expr x = g.input(n, 0);
+  const std::string& in = n.input(0);
+  const sdk::Expr below = sdk::call(
+      "multiply", {sdk::call("subtract", {sdk::call("exp", {x}), g.scalar_like(1, in)}),
+                   g.scalar_like(attr_float(n, "alpha", 1.67326319217681884765625f), in)});
+  const sdk::Expr y = sdk::call("where", {sdk::call("greater", {x, g.scalar_like(0, in)}), x, below});
+  return {sdk::call("multiply", {y, g.scalar_like(attr_float(n, "gamma", 1.05070102214813232421875f), in)})};
+}
+
+Exprs celu(GraphImport& g, const onnx::NodeProto& n) {
+  const sdk::Expr x = g.input(n, 0);
+  const std::string& in = n.input(0);
+  const sdk::Expr alpha = g.scalar_like(attr_float(n, "alpha", 1.0f), in), zero = g.scalar_like(0, in);
+  const sdk::Expr curve = sdk::call(
+      "multiply", {sdk::call("subtract", {sdk::call("exp", {sdk::call("divide", {x, alpha})}), g.scalar_like(1, in)}), alpha});
+  return {sdk::call("add", {sdk::call("maximum", {x, zero}), sdk::call("minimum", {curve, zero})})};
+}
+
+Exprs thresholded_relu(GraphImport& g, const onnx::NodeProto& n) {
+  const sdk::Expr x = g.input(n, 0);
+  const std::string& in = n.input(0);
+  const sdk::Expr above = sdk::call("greater", {x, g.scalar_like(attr_float(n, "alpha", 1.0f), in)});
+  return {sdk::call("where", {above, x, g.scalar_like(0, in)})};
+}
+
+Exprs softsign(GraphImport& g, const onnx::NodeProto& n) {
+  const sdk::Expr x = g.input(n, 0);
+  return {sdk::call("divide", {x, sdk::call("add", {g.scalar_like(1, n.input(0)), sdk::call("abs", {x})})})};
+}
+
+/// Mod: fmod 1 is C's fmod (the dividend's sign, weft's mod); fmod 0, for
+/// integers, Python's % (the divisor's sign, weft's floor_mod).
+Exprs mod(GraphImport& g, const onnx::NodeProto& n) {
+  return {sdk::call(attr_int(n, "fmod", 0) ? "mod" : "floor_mod", {g.input(n, 0), g.input(n, 1)})};
+}
+
+/// ReduceL1, ReduceL2, ReduceSumSquare, ReduceLogSum, ReduceLogSumExp: a
+/// sum of the definition's terms, then its outer function.
+Exprs reduce_composite(GraphImport& g, const onnx::NodeProto& n) {
+  const Ints axes = attr_ints(n, "axes");
+  const sdk::Expr x = g.input(n, 0);
+  if (axes.empty() && attr_int(n, "noop_with_empty_axes", 0)) return {x};
+  const std::string& op = n.op_type();
+  sdk::AttrList attrs = {{"keepdims", attr_int(n, "keepdims", 1) != 0}};
+  if (!axes.empty()) attrs.push_back({"axis", axes});
+  if (op == "ReduceLogSumExp") {  // max + log(sum(e^(x - max))): no overflow for large x
+    sdk::AttrList kept = {{"keepdims", true}};
+    if (!axes.empty()) kept.push_back({"axis", axes});
+    const sdk::Expr peak = sdk::call("max", {x}, kept);
+    const sdk::Expr sum = sdk::call("sum", {sdk::call("exp", {sdk::call("subtract", {x, peak})})}, attrs);
+    const sdk::Expr shift = attr_int(n, "keepdims", 1) ? peak : sdk::call("max", {x}, attrs);
+    return {sdk::call("add", {sdk::call("log", {sum}), shift})};
+  }
+  const sdk::Expr terms = op == "ReduceL1"       ? sdk::call("abs", {x})
+                          : op == "ReduceLogSum" ? x
+                                                 : sdk::call("multiply", {x, x});  // L2, SumSquare
+  const sdk::Expr sum = sdk::call("sum", {terms}, attrs);
+  if (op == "ReduceL2") return {sdk::call("sqrt", {sum})};
+  if (op == "ReduceLogSum") return {sdk::call("log", {sum})};
+  return {sum};
+}
+
+/// Size: the element count, an int64 scalar.
+Exprs size(GraphImport& g, const onnx::NodeProto& n) {
+  const Ints dims = g.shape(n.input(0));
+  return {scalar_of(static_cast<double>(std::accumulate(dims.begin(), dims.end(), int64_t{1}, std::multiplies<>())),
+                    onnx::TensorProto::INT64, "node '" + n.name() + "'")};
+}
+
+/// Range of constant start, limit and delta (what exporters write for
+/// static positions): computed at import, in their element type.
+Exprs range(GraphImport& g, const onnx::NodeProto& n) {
+  const std::vector<double> start = g.floats_or_ints(g.input(n, 0), n, "start"),
+                            limit = g.floats_or_ints(g.input(n, 1), n, "limit"),
+                            delta = g.floats_or_ints(g.input(n, 2), n, "delta");
+  if (start.size() != 1 || limit.size() != 1 || delta.size() != 1) throw g.error(n, "start, limit and delta must be scalars");
+  if (delta[0] == 0) throw g.error(n, "delta is 0");
+  const double count = std::max(std::ceil((limit[0] - start[0]) / delta[0]), 0.0);
+  if (!(count < 0x1p31)) throw g.error(n, "the range holds more than 2^31 elements");
+  onnx::TensorProto t;
+  t.set_data_type(g.element_type(n.input(0)));
+  t.add_dims(static_cast<int64_t>(count));
+  for (int64_t i = 0; i < static_cast<int64_t>(count); ++i) {
+    const double v = start[0] + static_cast<double>(i) * delta[0];
+    switch (t.data_type()) {
+      case onnx::TensorProto::FLOAT: t.add_float_data(static_cast<float>(v)); break;
+      case onnx::TensorProto::DOUBLE: t.add_double_data(v); break;
+      case onnx::TensorProto::INT64: t.add_int64_data(static_cast<int64_t>(v)); break;
+      case onnx::TensorProto::INT32:
+      case onnx::TensorProto::INT16: t.add_int32_data(static_cast<int32_t>(v)); break;
+      default: throw g.error(n, "weft maps Range of float, double and int16/32/64 values");
+    }
+  }
+  return {tensor_constant(t, "node '" + n.name() + "'")};
+}
+
 }  // namespace
 
 const std::map<std::string, Converter>& converters() {
   static const std::map<std::string, Converter> table = {
       {"Abs", unary<kAbs>},
+      {"Celu", celu},
+      {"Mod", mod},
+      {"Range", range},
+      {"ReduceL1", reduce_composite},
+      {"ReduceL2", reduce_composite},
+      {"ReduceLogSum", reduce_composite},
+      {"ReduceLogSumExp", reduce_composite},
+      {"ReduceSumSquare", reduce_composite},
+      {"Round", unary<kRound>},
+      {"Selu", selu},
+      {"Size", size},
+      {"Softsign", softsign},
+      {"ThresholdedRelu", thresholded_relu},
+      {"Xor", binary<kXor>},
       {"ArgMax", arg_reduce},
       {"ArgMin", arg_reduce},
       {"HardSwish", hard_swish},

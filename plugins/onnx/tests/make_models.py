@@ -581,6 +581,92 @@ def external_data():
     onnx.save(model, os.path.join(DATA, "malformed_escaping_data.onnx"))
 
 
+def activations_and_reductions():
+    """Selu, Celu, ThresholdedRelu, Softsign, Round, Mod (both kinds), Xor,
+    the composite reductions (L1, L2, SumSquare, LogSum, LogSumExp), Size,
+    a constant Range, DepthToSpace (DCR and CRD), SpaceToDepth and an
+    int64 Constant's value_int."""
+    x = (rng.randn(2, 3, 4) * 2).astype(np.float32)
+    p = rng.rand(2, 3, 4).astype(np.float32) + 0.1
+    i = rng.randint(-9, 9, size=(2, 6)).astype(np.int64)
+    j = np.where(rng.rand(2, 6) < 0.5, -4, 3).astype(np.int64)
+    img = rng.randn(1, 8, 2, 3).astype(np.float32)
+    b1, b2 = (rng.rand(2, 6) < 0.5), (rng.rand(2, 6) < 0.5)
+    consts = {"start": np.array(2, np.int64), "limit": np.array(11, np.int64), "delta": np.array(3, np.int64),
+              "fstart": np.array(1.5, np.float32), "flimit": np.array(-1.0, np.float32),
+              "fdelta": np.array(-0.75, np.float32)}
+    inits = [numpy_helper.from_array(v_, k) for k, v_ in consts.items()]
+    nodes = [
+        helper.make_node("Selu", ["x"], ["selu"], name="selu"),
+        helper.make_node("Celu", ["x"], ["celu"], name="celu", alpha=0.7),
+        helper.make_node("ThresholdedRelu", ["x"], ["trelu"], name="thresholded_relu", alpha=0.5),
+        helper.make_node("Softsign", ["x"], ["softsign"], name="softsign"),
+        helper.make_node("Round", ["x"], ["round"], name="round"),
+        helper.make_node("Mod", ["i", "j"], ["pymod"], name="python_mod"),
+        helper.make_node("Mod", ["i", "j"], ["cmod"], name="c_fmod", fmod=1),
+        helper.make_node("Xor", ["b1", "b2"], ["xor"], name="xor"),
+        helper.make_node("ReduceL1", ["x"], ["l1"], name="l1", axes=[2], keepdims=0),
+        helper.make_node("ReduceL2", ["x"], ["l2"], name="l2", axes=[1]),
+        helper.make_node("ReduceSumSquare", ["x"], ["ss"], name="sum_square", axes=[0, 2], keepdims=0),
+        helper.make_node("ReduceLogSum", ["p"], ["ls"], name="log_sum", axes=[2]),
+        helper.make_node("ReduceLogSumExp", ["x"], ["lse"], name="log_sum_exp", axes=[1], keepdims=0),
+        helper.make_node("Size", ["x"], ["size"], name="size"),
+        helper.make_node("Range", ["start", "limit", "delta"], ["irange"], name="int_range"),
+        helper.make_node("Range", ["fstart", "flimit", "fdelta"], ["frange"], name="float_range"),
+        helper.make_node("DepthToSpace", ["img"], ["d2s_dcr"], name="d2s_dcr", blocksize=2),
+        helper.make_node("DepthToSpace", ["img"], ["d2s_crd"], name="d2s_crd", blocksize=2, mode="CRD"),
+        helper.make_node("SpaceToDepth", ["d2s_dcr"], ["s2d"], name="s2d", blocksize=2),
+        # Exporters write INT64_MAX for "to the end": it must arrive exactly.
+        helper.make_node("Constant", [], ["big"], name="int64_max", value_int=2**63 - 1),
+    ]
+    X, P = x.astype(np.float64), p.astype(np.float64)
+    def d2s(v, b, mode):
+        n, c, h, w = v.shape
+        if mode == "DCR":
+            t = v.reshape(n, b, b, c // (b * b), h, w).transpose(0, 3, 4, 1, 5, 2)
+        else:
+            t = v.reshape(n, c // (b * b), b, b, h, w).transpose(0, 1, 4, 2, 5, 3)
+        return t.reshape(n, c // (b * b), h * b, w * b)
+    alpha, gamma = 1.67326319217681884765625, 1.05070102214813232421875
+    values = {
+        "selu": gamma * np.where(X > 0, X, alpha * (np.exp(X) - 1)),
+        "celu": np.maximum(X, 0) + np.minimum(0, 0.7 * (np.exp(X / 0.7) - 1)),
+        "trelu": np.where(X > 0.5, X, 0),
+        "softsign": X / (1 + np.abs(X)),
+        "round": np.round(X),  # half to even, as ONNX's Round
+        "pymod": np.mod(i, j),
+        "cmod": np.fmod(i, j),
+        "xor": np.logical_xor(b1, b2),
+        "l1": np.abs(X).sum(axis=2),
+        "l2": np.sqrt((X * X).sum(axis=1, keepdims=True)),
+        "ss": (X * X).sum(axis=(0, 2)),
+        "ls": np.log(P.sum(axis=2, keepdims=True)),
+        "lse": np.log(np.exp(X).sum(axis=1)),
+        "size": np.array(24, np.int64),
+        "irange": np.arange(2, 11, 3, dtype=np.int64),
+        "frange": np.arange(1.5, -1.0, -0.75),
+        "d2s_dcr": d2s(img, 2, "DCR"),
+        "d2s_crd": d2s(img, 2, "CRD"),
+        "s2d": img,  # SpaceToDepth undoes DCR's DepthToSpace
+        "big": np.array(2**63 - 1, np.int64),
+    }
+    def elem(k):
+        return {"pymod": TensorProto.INT64, "cmod": TensorProto.INT64, "xor": TensorProto.BOOL,
+                "size": TensorProto.INT64, "irange": TensorProto.INT64, "big": TensorProto.INT64}.get(k, TensorProto.FLOAT)
+    outs = [helper.make_tensor_value_info(k, elem(k), list(np.shape(a))) for k, a in values.items()]
+    ins = [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3, 4]),
+           helper.make_tensor_value_info("p", TensorProto.FLOAT, [2, 3, 4]),
+           helper.make_tensor_value_info("i", TensorProto.INT64, [2, 6]),
+           helper.make_tensor_value_info("j", TensorProto.INT64, [2, 6]),
+           helper.make_tensor_value_info("b1", TensorProto.BOOL, [2, 6]),
+           helper.make_tensor_value_info("b2", TensorProto.BOOL, [2, 6]),
+           helper.make_tensor_value_info("img", TensorProto.FLOAT, [1, 8, 2, 3])]
+    graph = helper.make_graph(nodes, "activations_and_reductions", ins, outs, inits)
+    outputs = [a if elem(k) != TensorProto.FLOAT else np.asarray(a).astype(np.float32) for k, a in values.items()]
+    save("activations_and_reductions", graph, 13, {"x": x, "p": p, "i": i, "j": j, "b1": b1, "b2": b2, "img": img},
+         outputs)
+
+
 if __name__ == "__main__":
     os.makedirs(DATA, exist_ok=True)
     cnn()
@@ -595,3 +681,4 @@ if __name__ == "__main__":
     upsample_opset9()
     malformed()
     external_data()
+    activations_and_reductions()

@@ -80,6 +80,10 @@ TEST(OnnxImport, ResizeInEachModePyTorchExportsRunsAsNumpyComputesIt) { expect_n
 
 TEST(OnnxImport, AnOpset9UpsampleIsConvertedToAResize) { expect_numpy_outputs("upsample_opset9"); }
 
+TEST(OnnxImport, MoreActivationsCompositeReductionsRangeAndDepthToSpaceRunAsNumpyComputesThem) {
+  expect_numpy_outputs("activations_and_reductions");
+}
+
 TEST(OnnxImport, GraphInputsKeepTheirNames) {
   IRModule mod = import_onnx(kData + "/elementwise_and_shapes.onnx");
   std::vector<std::string> names;
