@@ -13,7 +13,9 @@ ProgramRun load_program_run(const ProgramRunOptions& o, std::ostream& notes) {
   ProgramRun run;
   // A model's weights come from create_workload unless --params brings them.
   ProgramOptions options{o.params.empty(), o.seed, o.shapes};
-  if (!o.inputs.empty())  // an imported model's symbolic input dimensions may come from the tensors given
+  // An imported model's symbolic input dimensions may come from the tensors
+  // given: read once here for their shapes (inputs are small), only then.
+  if (!o.inputs.empty() && imported_by_frontend(o.program))
     for (const auto& [name, tensor] : load_tensor_file(o.inputs)) {
       std::string dims;
       for (int64_t d : tensor.shape()) dims += (dims.empty() ? "" : "x") + std::to_string(d);

@@ -95,6 +95,11 @@ Attrs frontend_options(const FrontendDef& frontend, const ProgramOptions& option
 
 }  // namespace
 
+bool imported_by_frontend(const std::string& argument) {
+  std::error_code ec;
+  return std::filesystem::is_regular_file(argument, ec) && frontend_for(argument);
+}
+
 Program load_program(const std::string& argument, const ProgramOptions& options) {
   std::filesystem::path path(argument);
   std::error_code ec;

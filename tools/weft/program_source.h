@@ -42,6 +42,9 @@ struct ProgramOptions {
   bool weights_as_params = false;
 };
 
+/// Whether `argument` is a file a frontend plugin imports (an .onnx model).
+bool imported_by_frontend(const std::string& argument);
+
 /// The single place that decides what a command's PROGRAM argument means:
 /// an existing file whose suffix a frontend plugin reads (.onnx) is imported
 /// by it; any other existing file is a program in the Relay text format

@@ -48,13 +48,17 @@ struct TempDir {
   std::filesystem::path path;
 };
 
+/// The tensor `name` of tests/data/FILE.npz (undefined when it has none).
+weft::Tensor data_tensor(const std::string& file, const std::string& name) {
+  for (const auto& [key, t] : weft::load_npz(kData + "/" + file + ".npz"))
+    if (key == name) return t;
+  return {};
+}
+
 /// cnn.npz's input x saved as x.npz in `dir`; its expected output.
 weft::Tensor cnn_input(const TempDir& dir) {
-  weft::NamedTensors data = weft::load_npz(kData + "/cnn.npz");
-  weft::Tensor x, y;
-  for (const auto& [name, t] : data) (name == "in_x" ? x : y) = t;
-  weft::save_npz(dir / "x.npz", {{"x", x}});
-  return y;
+  weft::save_npz(dir / "x.npz", {{"x", data_tensor("cnn", "in_x")}});
+  return data_tensor("cnn", "out_0");
 }
 
 TEST(OnnxCli, RunsAnOnnxModelOnATarget) {
@@ -81,9 +85,7 @@ TEST(OnnxCli, ASymbolicInputTakesItsShapeFromTheCommandLine) {
 
 TEST(OnnxCli, ASymbolicInputTakesItsShapeFromTheTensorGivenForIt) {
   TempDir dir;
-  weft::Tensor x;
-  for (const auto& [name, t] : weft::load_npz(kData + "/symbolic_batch.npz"))
-    if (name == "in_x") x = t;
+  const weft::Tensor x = data_tensor("symbolic_batch", "in_x");
   weft::save_npz(dir / "x.npz", {{"x", x}, {"unused", x}});  // a tensor naming no input binds nothing
   Result r = weft("run " + kData + "/symbolic_batch.onnx --inputs " + (dir / "x.npz"));
   EXPECT_EQ(r.exit_code, 1) << r.output;  // the run refuses the unused tensor, after the import took x's shape
@@ -129,6 +131,14 @@ TEST(OnnxCli, ImportWithoutParamsOutKeepsTheWeightsInTheTextsMetadata) {
   r = weft("run " + (dir / "cnn.relay") + " --inputs " + (dir / "x.npz") + " --output " + (dir / "y.npy"));
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_TRUE(weft::testing::tensors_near(weft::load_npy(dir / "y.npy"), want, 1e-5, 1e-6));
+}
+
+TEST(OnnxCli, AParamsFileOfAnUnknownFormatIsExitOneListingTheFormats) {
+  TempDir dir;
+  Result r = weft("import " + kData + "/cnn.onnx -o " + (dir / "cnn.relay") + " --params-out " + (dir / "w.txt"));
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("w.txt"));
+  EXPECT_THAT(r.output, HasSubstr(".safetensors"));
 }
 
 TEST(OnnxCli, ImportOfWhatNoFrontendReadsIsExitOne) {

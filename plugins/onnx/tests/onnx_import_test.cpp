@@ -154,6 +154,16 @@ TEST(OnnxImport, WeightsInAFileBesideTheModelAreReadAndOnesOutsideItsFolderRefus
                         "the model"));
 }
 
+TEST(OnnxImport, AnUnknownInitializersOptionIsAnErrorSayingWhatItTakes) {
+  const FrontendDef& onnx = FrontendRegistry::global().get("onnx");
+  try {
+    onnx.import_file(kData + "/cnn.onnx", onnx.options.normalize("onnx", make_attrs({{"initializers", "params"}})));
+    FAIL() << "initializers: params was accepted";
+  } catch (const Error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("initializers is 'params'; expected constants or let"));
+  }
+}
+
 TEST(OnnxImport, OutOfRangeAttributesAreErrorsNamingTheNode) {
   EXPECT_THAT(import_error("bad_attributes"), HasSubstr("node 'pad' (Pad): mode is 'wrap'"));
   EXPECT_THAT(import_error("malformed_zero_stride"), HasSubstr("the ONNX library crashed on this model"));
