@@ -15,11 +15,15 @@ namespace weft::testing {
 
 /// What is wrong with `plan` for `values`; empty when it is sound:
 ///  - every offset a multiple of 64 and inside its device's arena, on the
-///    value's device; a view at the offset of the value it views;
-///  - for two storages (a value with storage and its views) whose bytes
-///    overlap, the one written later (its value's step) is written after the
-///    last read of the earlier one, or at that last read when it is the
-///    in-place result of a value of the earlier storage;
+///    value's device; a view at the offset of the value it views plus its
+///    alias_offset;
+///  - two parts of one storage (views defined no later than what they view:
+///    each written by its own step) never overlap;
+///  - for two storages (a value with storage and its views and parts) whose
+///    bytes overlap, the one written later (the first step defining any of
+///    its values) is written after the last read of the earlier one, or at
+///    that last read when it is the in-place result of a value of the earlier
+///    storage;
 ///  - intermediate_bytes is the bytes of the values with storage of their own.
 inline std::vector<std::string> plan_problems(std::span<const PlannedValue> values, const MemoryPlan& plan) {
   std::vector<std::string> problems;
@@ -34,10 +38,11 @@ inline std::vector<std::string> plan_problems(std::span<const PlannedValue> valu
     for (size_t hops = 0; values[at].alias_of && hops <= values.size(); ++hops) at = *values[at].alias_of;
     storage[i] = at;
   }
-  std::vector<int64_t> last_read(values.size(), INT64_MIN);
+  std::vector<int64_t> last_read(values.size(), INT64_MIN), first_write(values.size(), INT64_MAX);
   size_t own_bytes = 0;
   for (size_t i = 0; i < values.size(); ++i) {
     last_read[storage[i]] = std::max(last_read[storage[i]], values[i].last_use);
+    first_write[storage[i]] = std::min(first_write[storage[i]], values[i].defined_at);
     if (!values[i].alias_of) own_bytes += values[i].nbytes;
     const MemoryPlan::Placement& p = plan.placements[i];
     if (p.device != values[i].device) problems.push_back(name(i) + " placed on another device");
@@ -45,7 +50,8 @@ inline std::vector<std::string> plan_problems(std::span<const PlannedValue> valu
     if (p.device < 0 || static_cast<size_t>(p.device) >= plan.arena_bytes.size() ||
         p.offset + values[i].nbytes > plan.arena_bytes[p.device])
       problems.push_back(name(i) + " outside its device's arena");
-    if (values[i].alias_of && p.offset != plan.placements[*values[i].alias_of].offset)
+    if (values[i].alias_of &&
+        p.offset != plan.placements[*values[i].alias_of].offset + values[i].alias_offset)
       problems.push_back(name(i) + " is a view away from the bytes it views");
   }
   for (size_t arena : plan.arena_bytes)
@@ -54,16 +60,28 @@ inline std::vector<std::string> plan_problems(std::span<const PlannedValue> valu
     problems.push_back("intermediate_bytes " + std::to_string(plan.intermediate_bytes) + ", want " +
                        std::to_string(own_bytes));
 
+  auto is_part = [&](size_t i) {
+    return values[i].alias_of && values[i].defined_at <= values[*values[i].alias_of].defined_at;
+  };
+  auto within = [&](size_t inner, size_t outer) {  // outer is on inner's chain of views
+    for (size_t at = inner, hops = 0; values[at].alias_of && hops <= values.size(); ++hops)
+      if ((at = *values[at].alias_of) == outer) return true;
+    return false;
+  };
   for (size_t a = 0; a < values.size(); ++a) {
     for (size_t b = a + 1; b < values.size(); ++b) {
       const PlannedValue &va = values[a], &vb = values[b];
-      if (va.device != vb.device || storage[a] == storage[b] || va.nbytes == 0 || vb.nbytes == 0) continue;
+      if (va.device != vb.device || va.nbytes == 0 || vb.nbytes == 0) continue;
       const size_t oa = plan.placements[a].offset, ob = plan.placements[b].offset;
       if (oa + va.nbytes <= ob || ob + vb.nbytes <= oa) continue;
+      if (storage[a] == storage[b]) {
+        if (is_part(a) && is_part(b) && !within(a, b) && !within(b, a)) problems.push_back(name(a) + " and " + name(b) + " are overlapping parts");
+        continue;
+      }
       // Order the two storages by when their bytes are written.
       size_t first = storage[a], second = storage[b];
-      if (values[second].defined_at < values[first].defined_at) std::swap(first, second);
-      const int64_t written = values[second].defined_at;
+      if (first_write[second] < first_write[first]) std::swap(first, second);
+      const int64_t written = first_write[second];
       if (last_read[first] < written) continue;
       const auto& candidate = values[second].inplace_candidate;
       if (last_read[first] == written && values[first].defined_at < written && candidate &&

@@ -85,6 +85,61 @@ TEST(ExecutorMemory, AReshapeOfMainsInputIsThatInputsBytes) {
             (std::vector<float>{1, -2, 3, -4, 5, -6}));
 }
 
+std::vector<float> floats(const Tensor& t) { return {t.data_as<float>(), t.data_as<float>() + t.numel()}; }
+
+TEST(ExecutorMemory, WritesTheInputsOfAConcatenationStraightIntoItsSlicesWithoutALaunch) {
+  // relu's and negative's 64 bytes each are the two halves of the
+  // concatenation's 128 (channels at batch 1); relu's result is also an
+  // output, so the block lives to the end and add gets bytes of its own.
+  IRModule mod = parse_module(
+      "#[version = \"0.0.5\"]\n"
+      "def @main(%x: Tensor[(1, 2, 2, 4), float32]) {\n"
+      "  %0 = nn.relu(%x);\n"
+      "  %1 = concatenate((%0, negative(%x)), axis=1);\n"
+      "  (add(%1, 1f), %0)\n"
+      "}\n");
+  GraphExecutor exec(build(mod, at_opt_level(0)));
+  ASSERT_EQ(exec.compiled().groups.size(), 4u);
+  EXPECT_EQ(exec.num_launches(), 3u);  // relu, negative, add
+  EXPECT_EQ(exec.memory().arena_bytes, 256u);
+  Tensor x = Tensor::empty({1, 2, 2, 4}, DataType::Float(32));
+  for (int i = 0; i < 16; ++i) x.data_as<float>()[i] = static_cast<float>(i - 8);
+  Value out = exec.run({x});
+  std::vector<float> want;
+  for (int i = 0; i < 16; ++i) want.push_back(std::max(i - 8, 0) + 1.0f);
+  for (int i = 0; i < 16; ++i) want.push_back(-(i - 8) + 1.0f);
+  ASSERT_EQ(out.fields()[0].tensor().shape(), (std::vector<int64_t>{1, 4, 2, 4}));
+  EXPECT_EQ(floats(out.fields()[0].tensor()), want);
+  std::vector<float> relu(want.begin(), want.begin() + 16);
+  for (float& v : relu) v -= 1;
+  EXPECT_EQ(floats(out.fields()[1].tensor()), relu);
+}
+
+TEST(ExecutorMemory, LaunchesAConcatenationWhoseSlicesCannotBeWrittenInPlace) {
+  auto launches = [](const std::string& body, const std::string& x_type) {
+    IRModule mod = parse_module("#[version = \"0.0.5\"]\ndef @main(%x: " + x_type + ") {\n  " + body + "\n}\n");
+    GraphExecutor exec(build(mod, at_opt_level(0)));
+    Tensor x = Tensor::empty(exec.compiled().main->params[0]->checked_type().as<TensorTypeNode>()->shape,
+                             DataType::Float(32));
+    for (int64_t i = 0; i < x.numel(); ++i) x.data_as<float>()[i] = static_cast<float>(i);
+    Value want = Interpreter(IRModule::from_function(exec.compiled().main)).run_main({x});
+    EXPECT_TRUE(bit_identical(exec.run({x}), want)) << body;
+    return exec.num_launches();
+  };
+  // main's own input is no launch's result.
+  EXPECT_EQ(launches("concatenate((%x, nn.relu(%x)), axis=1)", "Tensor[(1, 2, 2, 4), float32]"), 2u);
+  // Three floats: the second slice would start at byte 12, not 64-byte aligned.
+  EXPECT_EQ(launches("concatenate((nn.relu(%x), negative(%x)), axis=1)", "Tensor[(1, 3), float32]"), 3u);
+  // The same buffer twice cannot be two slices.
+  EXPECT_EQ(launches("%0 = nn.relu(%x); concatenate((%0, %0), axis=1)", "Tensor[(1, 16), float32]"), 2u);
+  // One result in two concatenations: the first takes it.
+  EXPECT_EQ(launches("%0 = nn.relu(%x); (concatenate((%0, negative(%x)), axis=1), concatenate((%0, exp(%x)), axis=1))",
+                     "Tensor[(1, 16), float32]"),
+            4u);
+  // Batch 2: each input is two runs of bytes in the result.
+  EXPECT_EQ(launches("concatenate((nn.relu(%x), negative(%x)), axis=1)", "Tensor[(2, 16), float32]"), 3u);
+}
+
 struct ModelCase {
   std::string spec;
   int opt_level;

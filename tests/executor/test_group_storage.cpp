@@ -66,5 +66,39 @@ TEST(GroupStorage, AGroupThatMovesOrComputesIsNoView) {
             std::nullopt);
 }
 
+TEST(GroupStorage, AConcatenationWithOnlyUnitAxesBeforeItsAxisIsItsInputsBytesBackToBack) {
+  using Params = std::optional<std::vector<size_t>>;
+  EXPECT_EQ(concatenated_parameters(primitive("%p0: Tensor[(1, 2, 3, 3, 16), float32], %p1: Tensor[(1, 4, 3, 3, 16), float32]",
+                                              "concatenate((%p1, %p0), axis=1)")),
+            Params({1, 0}));
+  EXPECT_EQ(concatenated_parameters(primitive("%p0: Tensor[(4, 2), float32], %p1: Tensor[(4, 2), float32]",
+                                              "concatenate((%p0, %p1), axis=0)")),
+            Params({0, 1}));
+  EXPECT_EQ(concatenated_parameters(primitive("%p0: Tensor[(1, 1, 2), float32], %p1: Tensor[(1, 1, 3), float32]",
+                                              "concatenate((%p0, %p1), axis=-1)")),
+            Params({0, 1}));
+  // One tuple parameter after a tensor: its fields are the launch's arguments 1 and 2.
+  EXPECT_EQ(concatenated_parameters(primitive("%p0: Tensor[(1, 2), float32], %p1: (Tensor[(1, 2), float32], Tensor[(1, "
+                                              "3), float32])",
+                                              "concatenate(%p1, axis=1)")),
+            Params({1, 2}));
+}
+
+TEST(GroupStorage, OtherConcatenationsAreNotTheirInputsBytes) {
+  // Batch 2 along channels: each input is two runs in the result.
+  EXPECT_EQ(concatenated_parameters(primitive("%p0: Tensor[(2, 3), float32], %p1: Tensor[(2, 3), float32]",
+                                              "concatenate((%p0, %p1), axis=1)")),
+            std::nullopt);
+  // A parameter twice, an op after it, an op inside it.
+  EXPECT_EQ(concatenated_parameters(primitive("%p0: Tensor[(1, 3), float32]", "concatenate((%p0, %p0), axis=1)")),
+            std::nullopt);
+  EXPECT_EQ(concatenated_parameters(primitive("%p0: Tensor[(1, 3), float32], %p1: Tensor[(1, 3), float32]",
+                                              "nn.relu(concatenate((%p0, %p1), axis=1))")),
+            std::nullopt);
+  EXPECT_EQ(concatenated_parameters(primitive("%p0: Tensor[(1, 3), float32], %p1: Tensor[(1, 3), float32]",
+                                              "concatenate((nn.relu(%p0), %p1), axis=1)")),
+            std::nullopt);
+}
+
 }  // namespace
 }  // namespace weft::testing

@@ -1,10 +1,12 @@
 // What a fused group (a Primitive function) lets the graph executor's memory
-// plan do with its result: overwrite one of its inputs in place, or take an
-// input's bytes as they are, with no kernel (Relay's relay.reshape_only).
+// plan do with its result: overwrite one of its inputs in place, take an
+// input's bytes as they are, with no kernel (Relay's relay.reshape_only), or
+// be its inputs' bytes back to back, with no kernel either.
 #pragma once
 
 #include <cstddef>
 #include <optional>
+#include <vector>
 
 #include "weft/expr.h"
 
@@ -23,6 +25,15 @@ std::optional<size_t> inplace_parameter(const Function& primitive);
 /// calls of ops with is_reshape (Relay's TReshapeOp) ending at a parameter of
 /// the result's size. nullopt for any other group.
 std::optional<size_t> reshaped_parameter(const Function& primitive);
+
+/// The tensors among the group's parameters (numbered as its launch passes
+/// them: tuples flattened depth-first) whose bytes back to back, in the
+/// order given, are the group's result: the body is one concatenate of a
+/// tuple of distinct parameters or of one tuple parameter, and every axis
+/// before the concatenated one has extent 1 (NCHW or NCHW16c channels at
+/// batch 1), so each input is one contiguous slice of the result. nullopt for
+/// any other group.
+std::optional<std::vector<size_t>> concatenated_parameters(const Function& primitive);
 
 }  // namespace weft
 

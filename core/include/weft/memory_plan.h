@@ -32,10 +32,15 @@ struct PlannedValue {
   /// it writes the same one). Taken when that input's storage dies at this
   /// step, is on the same device and holds at least nbytes.
   std::optional<size_t> inplace_candidate;
-  /// The index of a value this one is a view of (a reshape, squeeze or
-  /// expand_dims: the same bytes, at most as many). No storage of its own: it
-  /// keeps the viewed value's bytes alive until its own last use.
+  /// The index of a value whose bytes hold this one, from byte alias_offset
+  /// on: a view (a reshape, squeeze or expand_dims: the same bytes, at most as
+  /// many), or a part its own step writes in place before the whole is
+  /// complete (an input of a concatenation the executor leaves out, written
+  /// straight into its slice of the result). No storage of its own: the
+  /// storage is taken from the first definition among the value and its views
+  /// and parts to the last read of any of them.
   std::optional<size_t> alias_of;
+  size_t alias_offset = 0;  // a multiple of MemoryPlan::kAlignment
 };
 
 /// Where the values of a schedule live.
@@ -61,12 +66,13 @@ struct MemoryPlan {
   friend bool operator==(const MemoryPlan&, const MemoryPlan&) = default;
 };
 
-/// The plan for `values`. Views take the offset of the value they view; a
-/// value whose in-place candidate qualifies takes that candidate's offset; the
-/// rest are placed greedily by size (see memory_plan.cpp). Deterministic: the
-/// same values give the same plan. A malformed value (an index out of range or
-/// not defined before, a last use before its definition, a view on another
-/// device or larger than the viewed value) is a weft::Error naming it.
+/// The plan for `values`. Views take the offset of the value they view plus
+/// their alias_offset; a value whose in-place candidate qualifies takes that
+/// candidate's offset; the rest are placed greedily by size (see
+/// memory_plan.cpp). Deterministic: the same values give the same plan. A
+/// malformed value (an index out of range or not defined before, a last use
+/// before its definition, a view on another device, unaligned or reaching past
+/// the viewed value's bytes) is a weft::Error naming it.
 MemoryPlan plan_memory(std::span<const PlannedValue> values);
 
 }  // namespace weft

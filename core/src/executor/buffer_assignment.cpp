@@ -35,14 +35,23 @@ BufferAssignment assign_buffers(const Schedule& schedule) {
   // last synchronized: nothing orders those reads before a later write on the
   // writer's stream until the host has waited for the reader.
   std::map<int, std::vector<size_t>> unsynchronized_reads;
-  for (size_t b = 0; b < n; ++b) values[b].nbytes = schedule.run_buffers[b].nbytes;
+  for (size_t b = 0; b < n; ++b) {
+    values[b].nbytes = schedule.run_buffers[b].nbytes;
+    values[b].alias_of = schedule.run_buffers[b].part_of;
+    values[b].alias_offset = schedule.run_buffers[b].part_offset;
+  }
   for (size_t i = 0; i < schedule.steps.size(); ++i) {
     const Step& step = schedule.steps[i];
     const auto at = static_cast<int64_t>(i);
     auto define = [&](size_t slot) {
-      if (auto b = buffer_of(slot)) {
-        values[*b].defined_at = values[*b].last_use = at;
-        writer[*b] = step.target;
+      auto b = buffer_of(slot);
+      if (!b) return;
+      values[*b].defined_at = values[*b].last_use = at;
+      writer[*b] = step.target;
+      // The wholes this buffer is part of are complete once their last part is.
+      for (auto whole = schedule.run_buffers[*b].part_of; whole; whole = schedule.run_buffers[*whole].part_of) {
+        values[*whole].defined_at = values[*whole].last_use = at;
+        writer[*whole] = step.target;
       }
     };
     auto read = [&](size_t slot) {
@@ -59,7 +68,7 @@ BufferAssignment assign_buffers(const Schedule& schedule) {
         if (step.inplace_arg) {
           auto in = buffer_of(schedule.arg_slots[step.first_arg + *step.inplace_arg]);
           auto out = buffer_of(schedule.arg_slots[first_output]);
-          if (in && out) values[*out].inplace_candidate = *in;
+          if (in && out && !schedule.run_buffers[*out].part_of) values[*out].inplace_candidate = *in;
         }
         break;
       }

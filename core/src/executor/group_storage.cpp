@@ -31,6 +31,16 @@ size_t static_bytes(const Type& t) {
   return tt && tt->is_static() ? static_cast<size_t>(tt->numel()) * tt->dtype.bytes() : 0;
 }
 
+// How many tensors a value of type `t` passes: tuples flattened.
+size_t tensor_leaves(const Type& t) {
+  if (auto tuple = downcast<TupleTypeNode>(t)) {
+    size_t n = 0;
+    for (const Type& f : tuple->fields) n += tensor_leaves(f);
+    return n;
+  }
+  return 1;
+}
+
 }  // namespace
 
 std::optional<size_t> inplace_parameter(const Function& primitive) {
@@ -70,6 +80,49 @@ std::optional<size_t> reshaped_parameter(const Function& primitive) {
   const size_t bytes = static_bytes(primitive->body->checked_type());
   if (!reshaped || !param || bytes == 0 || static_bytes(at->checked_type()) != bytes) return std::nullopt;
   return param;
+}
+
+std::optional<std::vector<size_t>> concatenated_parameters(const Function& primitive) {
+  auto* call = primitive->body.as<CallNode>();
+  const OpDef* op = call ? op_of(*call) : nullptr;
+  if (!op || op->name != "concatenate" || call->args.size() != 1) return std::nullopt;
+  auto result = downcast<TensorTypeNode>(primitive->body->checked_type());
+  if (!result || !result->is_static()) return std::nullopt;
+  const AttrValue* axis_attr = call->attrs ? call->attrs->find("axis") : nullptr;
+  if (!axis_attr) return std::nullopt;
+  int64_t axis = axis_attr->as_int();
+  const auto rank = static_cast<int64_t>(result->shape.size());
+  if (axis < 0) axis += rank;
+  if (axis < 0 || axis >= rank) return std::nullopt;
+  for (int64_t d = 0; d < axis; ++d)
+    if (result->shape[d] != 1) return std::nullopt;
+  // Where each parameter's tensors start among the launch's arguments.
+  std::vector<size_t> first_leaf;
+  size_t leaves = 0;
+  for (const Var& p : primitive->params) {
+    first_leaf.push_back(leaves);
+    leaves += tensor_leaves(p->checked_type());
+  }
+  std::vector<size_t> order;
+  if (auto p = parameter_index(primitive, call->args[0])) {
+    auto tuple = downcast<TupleTypeNode>(primitive->params[*p]->checked_type());
+    if (!tuple) return std::nullopt;
+    for (size_t i = 0; i < tuple->fields.size(); ++i) {
+      if (!downcast<TensorTypeNode>(tuple->fields[i])) return std::nullopt;
+      order.push_back(first_leaf[*p] + i);
+    }
+    return order;
+  }
+  auto inputs = call->args[0].as<TupleNode>();
+  if (!inputs) return std::nullopt;
+  for (const Expr& input : inputs->fields) {
+    std::optional<size_t> p = parameter_index(primitive, input);
+    if (!p || !downcast<TensorTypeNode>(primitive->params[*p]->checked_type()) ||
+        std::find(order.begin(), order.end(), first_leaf[*p]) != order.end())
+      return std::nullopt;
+    order.push_back(first_leaf[*p]);
+  }
+  return order;
 }
 
 }  // namespace weft

@@ -1,6 +1,6 @@
 // The static memory plan in three steps:
-//  1. storage groups: a value and its views share one block, alive from the
-//     value's definition to the last read of any of them;
+//  1. storage groups: a value and its views and parts share one block, alive
+//     from the first definition among them to the last read of any of them;
 //  2. in-place: in step order, a value whose candidate's group dies at the
 //     value's own step (every read of it done there) joins that group;
 //  3. offsets: the groups of each device placed greedily by size, as TFLite's
@@ -45,16 +45,18 @@ void check_values(std::span<const PlannedValue> values) {
       if (*v.alias_of >= values.size() || *v.alias_of == i)
         throw bad_value(i, "views value " + std::to_string(*v.alias_of)).expected("another value's index");
       const PlannedValue& viewed = values[*v.alias_of];
-      if (viewed.defined_at > v.defined_at)
-        throw bad_value(i, "views value " + std::to_string(*v.alias_of) + ", defined later")
-            .expected("a view defined no earlier than what it views");
       if (viewed.device != v.device)
         throw bad_value(i, "views value " + std::to_string(*v.alias_of) + " on another device")
             .expected("a view on its value's device");
-      if (viewed.nbytes < v.nbytes)
-        throw bad_value(i, "views value " + std::to_string(*v.alias_of) + " of fewer bytes (" +
-                               std::to_string(viewed.nbytes) + " < " + std::to_string(v.nbytes) + ")")
-            .expected("a view no larger than what it views");
+      if (v.alias_offset % MemoryPlan::kAlignment != 0)
+        throw bad_value(i, "views value " + std::to_string(*v.alias_of) + " from byte " +
+                               std::to_string(v.alias_offset))
+            .expected("an alias_offset that is a multiple of " + std::to_string(MemoryPlan::kAlignment));
+      if (v.alias_offset > viewed.nbytes || viewed.nbytes - v.alias_offset < v.nbytes)
+        throw bad_value(i, "views " + std::to_string(v.nbytes) + " bytes from byte " + std::to_string(v.alias_offset) +
+                               " of value " + std::to_string(*v.alias_of) + ", which has " +
+                               std::to_string(viewed.nbytes))
+            .expected("a view inside the bytes of what it views");
     }
     if (v.inplace_candidate) {
       if (*v.inplace_candidate >= values.size())
@@ -78,33 +80,42 @@ struct Group {
   size_t joined = SIZE_MAX;  // the group it joined in place, if it did
 };
 
-// For each value, the value with storage its chain of views ends at.
-std::vector<size_t> storage_roots(std::span<const PlannedValue> values) {
+// Where a value's bytes are: the value with storage its chain of views ends
+// at, and the offset from that value's first byte.
+struct StorageRoot {
+  size_t value = 0;
+  size_t offset = 0;
+};
+
+std::vector<StorageRoot> storage_roots(std::span<const PlannedValue> values) {
   constexpr size_t kUnresolved = SIZE_MAX, kOnChain = SIZE_MAX - 1;
-  std::vector<size_t> root(values.size(), kUnresolved);
+  std::vector<StorageRoot> root(values.size(), {kUnresolved, 0});
   std::vector<size_t> chain;
   for (size_t i = 0; i < values.size(); ++i) {
     chain.clear();
     size_t at = i;
-    while (root[at] == kUnresolved && values[at].alias_of) {
-      root[at] = kOnChain;
+    while (root[at].value == kUnresolved && values[at].alias_of) {
+      root[at].value = kOnChain;
       chain.push_back(at);
       at = *values[at].alias_of;
     }
     // Views of one step may name each other: a chain that comes back on itself has no storage.
-    if (root[at] == kOnChain)
+    if (root[at].value == kOnChain)
       throw bad_value(i, "is a view in a cycle of views").expected("views that end at a value with storage");
-    const size_t r = root[at] == kUnresolved ? at : root[at];
-    root[at] = r;
-    for (size_t c : chain) root[c] = r;
+    if (root[at].value == kUnresolved) root[at] = {at, 0};
+    // Back down the chain: each view's offset is its own plus that of what it views.
+    for (auto c = chain.rbegin(); c != chain.rend(); ++c) {
+      const StorageRoot& viewed = root[*values[*c].alias_of];
+      root[*c] = {viewed.value, viewed.offset + values[*c].alias_offset};
+    }
   }
   return root;
 }
 
 class Groups {
  public:
-  explicit Groups(std::span<const PlannedValue> values) : values_(values), group_of_(values.size()) {
-    std::vector<size_t> root = storage_roots(values);
+  explicit Groups(std::span<const PlannedValue> values)
+      : values_(values), roots_(storage_roots(values)), group_of_(values.size()) {
     std::vector<size_t> group_of_root(values.size());
     for (size_t i = 0; i < values.size(); ++i) {
       if (values[i].alias_of) continue;
@@ -113,9 +124,11 @@ class Groups {
           {values[i].device, values[i].nbytes, values[i].defined_at, values[i].last_use, values[i].defined_at});
     }
     for (size_t i = 0; i < values.size(); ++i) {
-      group_of_[i] = group_of_root[root[i]];
+      group_of_[i] = group_of_root[roots_[i].value];
       Group& g = groups_[group_of_[i]];
+      g.start = std::min(g.start, values[i].defined_at);
       g.end = std::max(g.end, values[i].last_use);
+      g.last_definition = std::max(g.last_definition, values[i].defined_at);
     }
   }
 
@@ -133,9 +146,10 @@ class Groups {
       Group& target = groups_[into];
       Group& mine = groups_[from];
       // The candidate's block must be read for the last time at this step and
-      // not already written there by another of the step's results.
+      // not already written there by another of the step's results; nothing
+      // of this value's own block may be written before this step.
       if (into == from || target.device != mine.device || target.end != step || target.last_definition >= step ||
-          target.nbytes < mine.nbytes)
+          target.nbytes < mine.nbytes || mine.start != step)
         continue;
       target.end = std::max(target.end, mine.end);
       target.last_definition = step;
@@ -175,7 +189,7 @@ class Groups {
     return arena;
   }
 
-  size_t offset_of(size_t value) { return groups_[group(value)].offset; }
+  size_t offset_of(size_t value) { return groups_[group(value)].offset + roots_[value].offset; }
 
  private:
   // The placed groups alive at each step (steps renumbered densely), so that
@@ -222,6 +236,7 @@ class Groups {
   }
 
   std::span<const PlannedValue> values_;
+  std::vector<StorageRoot> roots_;
   std::vector<Group> groups_;
   std::vector<size_t> group_of_;  // per value: its group, or one that joined it
 };

@@ -16,6 +16,7 @@
 #include "weft/error.h"
 #include "weft/functor.h"
 #include "weft/group_storage.h"
+#include "weft/memory_plan.h"
 #include "weft/printer.h"
 #include "weft/type.h"
 
@@ -163,6 +164,8 @@ class ScheduleBuilder {
     const bool tensor_params =
         std::all_of(params.begin(), params.end(), [](const SlotTree& p) { return p.slot.has_value(); });
     if (auto p = reshaped_parameter(primitive); p && tensor_params) return view(call, *params[*p].slot);
+    if (auto parts = concatenated_parameters(primitive))
+      if (auto whole = concatenate_in_place(call, target, params, *parts)) return *whole;
     Step launch{.kind = Step::Kind::kLaunch, .target = target, .group = group, .first_arg = s_.arg_slots.size()};
     std::vector<size_t> reads;
     for (const SlotTree& p : params) flatten(p, reads);
@@ -217,6 +220,48 @@ class ScheduleBuilder {
     const Slot& viewed = s_.slots[of];
     size_t s = add_slot(viewed.source, viewed.index, viewed.target, *t);
     if (auto w = writer_.find(of); w != writer_.end()) writer_[s] = w->second;
+    return SlotTree{s, {}};
+  }
+
+  /// A concatenation with no launch, where its inputs' producers can write
+  /// straight into their slices of its bytes: each input a run buffer of
+  /// `target`'s that a launch on `target` wrote, a different one each, not
+  /// already part of another, starting at an aligned offset. Each input's
+  /// buffer becomes a part of the result's. nullopt (a launch) otherwise.
+  std::optional<SlotTree> concatenate_in_place(const CallNode& call, int target, const std::vector<SlotTree>& params,
+                                               const std::vector<size_t>& parts) {
+    auto t = call.has_type() ? call.checked_type().as<TensorTypeNode>() : nullptr;
+    if (!t || !t->is_static()) return std::nullopt;
+    std::vector<size_t> args;
+    for (const SlotTree& p : params) flatten(p, args);
+    std::vector<size_t> buffers;
+    std::vector<size_t> offsets;
+    size_t offset = 0, last_writer = 0;
+    for (size_t p : parts) {
+      if (p >= args.size()) return std::nullopt;
+      const size_t s = args[p];
+      const Slot& slot = s_.slots[s];
+      auto w = writer_.find(s);
+      if (slot.source != Slot::Source::kRunBuffer || slot.target != target || w == writer_.end()) return std::nullopt;
+      const Step& step = s_.steps[w->second];
+      const RunBuffer& buffer = s_.run_buffers[slot.index];
+      if (step.kind != Step::Kind::kLaunch || step.target != target || buffer.part_of ||
+          buffer.nbytes != slot.nbytes || offset % MemoryPlan::kAlignment != 0 ||
+          std::find(buffers.begin(), buffers.end(), slot.index) != buffers.end())
+        return std::nullopt;
+      buffers.push_back(slot.index);
+      offsets.push_back(offset);
+      offset += slot.nbytes;
+      last_writer = std::max(last_writer, w->second);
+    }
+    const size_t s = add_run_buffer(target, *t);
+    if (s_.slots[s].nbytes != offset) throw Error("concatenation of " + std::to_string(offset) + " bytes into " +
+                                                  std::to_string(s_.slots[s].nbytes));
+    for (size_t i = 0; i < buffers.size(); ++i) {
+      s_.run_buffers[buffers[i]].part_of = s_.slots[s].index;
+      s_.run_buffers[buffers[i]].part_offset = offsets[i];
+    }
+    writer_[s] = last_writer;
     return SlotTree{s, {}};
   }
 
@@ -348,12 +393,12 @@ class ScheduleBuilder {
   }
   size_t add_run_buffer(int target, const TensorTypeNode& t) {
     size_t s = add_slot(Slot::Source::kRunBuffer, s_.run_buffers.size(), target, t);
-    s_.run_buffers.push_back({target, s_.slots[s].nbytes});
+    s_.run_buffers.push_back(RunBuffer{.target = target, .nbytes = s_.slots[s].nbytes, .part_of = std::nullopt});
     return s;
   }
   size_t add_run_buffer(int target, const Slot& like) {
     size_t s = add_slot(Slot::Source::kRunBuffer, s_.run_buffers.size(), target, like);
-    s_.run_buffers.push_back({target, like.nbytes});
+    s_.run_buffers.push_back(RunBuffer{.target = target, .nbytes = like.nbytes, .part_of = std::nullopt});
     return s;
   }
 

@@ -27,6 +27,13 @@ inline constexpr int kHost = -1;
 struct RunBuffer {
   int target = kHost;  // whose memory (an index into Schedule::targets), or kHost
   size_t nbytes = 0;
+  /// The run buffer whose bytes from part_offset on this one is: an input of
+  /// a concatenation left out of the schedule, which its producer writes
+  /// straight into its slice of the result (group_storage.h's
+  /// concatenated_parameters). The whole has no step that writes it: it is
+  /// complete when its last part is.
+  std::optional<size_t> part_of;
+  size_t part_offset = 0;
 };
 
 /// One tensor of the schedule.
