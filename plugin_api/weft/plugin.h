@@ -65,8 +65,8 @@ extern "C" {
  * (prepare_kernel, run_prepared_kernel, release_kernel_plan); 1.9: tensor
  * expressions (the te_* host functions, for ops' te_compute); 1.10: loop
  * programs (te_call_supported, loop_program_lower, loop_program_release);
- * 1.11: the target traits' many_threads */
-#define WEFT_PLUGIN_ABI_MINOR 11
+ * 1.11: the target traits' many_threads; 1.12: targets' inplace_parameter */
+#define WEFT_PLUGIN_ABI_MINOR 12
 
 /* ---- Status -------------------------------------------------------------- */
 
@@ -757,7 +757,8 @@ typedef struct weft_target_interface_t {
    * one per output (a tuple's fields in order); each `data` is a
    * buffer of this target and `byte_offset` the tensor's place in it. The
    * host keeps the buffers alive until the run completes. Outputs alias no
-   * input unless the memory plan made an elementwise kernel work in place.
+   * input unless the memory plan made an elementwise kernel, or one that
+   * names an inplace_parameter, work in place.
    * A synchronous target runs the kernel here and reports its failure. */
   weft_status_t (*launch)(void* instance, void* kernel, void* stream, const DLTensor* args, size_t num_args);
   /* Waits for everything enqueued on `stream`; a failure of work enqueued
@@ -777,6 +778,17 @@ typedef struct weft_target_interface_t {
    * argument is read at launch. */
   weft_status_t (*packed_constants)(void* instance, void* kernel, int* out_packed, size_t num_params,
                                     size_t* out_bytes);
+
+  /* ABI 1.12. The parameter whose buffer `kernel` may take as its one
+   * output's, where the memory plan finds that buffer read for the last time
+   * by this launch: the addend of a convolution's sum post-op, which the
+   * kernel otherwise copies into its output before adding into it. The
+   * parameter must have the output's shape and dtype, and the kernel must
+   * read each of its elements before it writes that element of the output.
+   * *out_param is -1 on entry; left so, the host's own rule applies (an
+   * elementwise group may overwrite the input of its result's type). May be
+   * NULL. */
+  weft_status_t (*inplace_parameter)(void* instance, void* kernel, int64_t* out_param);
 } weft_target_interface_t;
 
 /* A frontend reading models from files of another format. */

@@ -1047,6 +1047,27 @@ std::vector<bool> GroupKernel::params_read_at_launch() const {
   return read;
 }
 
+std::optional<size_t> GroupKernel::inplace_parameter() const {
+  if (outputs_.size() != 1) return std::nullopt;
+  const Step* summing = nullptr;
+  for (const Step& step : steps_)
+    if (step.sum_addend && step.dst == outputs_[0]) summing = &step;
+  if (!summing) return std::nullopt;
+  const size_t addend = *summing->sum_addend;
+  const Value& value = values_[addend];
+  if (value.source != Source::kParam || value.shape != values_[outputs_[0]].shape) return std::nullopt;
+  size_t reads = 0;
+  for (const Step& step : steps_) {
+    for (const Binding& b : step.bindings) reads += b.value == addend;
+    for (const Relayout& r : step.input_relayouts) reads += r.value == addend;
+    if (step.concat_copy)
+      for (const auto& source : step.concat_copy->sources) reads += source.first == addend;
+    reads += step.sum_addend == addend;
+  }
+  if (reads != 1) return std::nullopt;
+  return value.index;
+}
+
 size_t GroupKernel::constant_bytes() const {
   size_t bytes = 0;
   for (const Step& step : steps_)

@@ -62,6 +62,12 @@ class GroupKernel {
   /// does not read was packed (reordered weights, folded bias) or is unused.
   std::vector<bool> params_read_at_launch() const;
 
+  /// The parameter the group's one output may be written over: the addend
+  /// of the sum post-op of the primitive writing that output, where no other
+  /// primitive reads it (oneDNN's sum reads each dst element before the
+  /// primitive writes it, so the copy of the addend into the dst goes away).
+  std::optional<size_t> inplace_parameter() const;
+
   /// The bytes of what it holds from constants: reordered weights, folded
   /// biases and the constants of its body.
   size_t constant_bytes() const;

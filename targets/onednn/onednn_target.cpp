@@ -193,6 +193,9 @@ WEFT_PLUGIN(reg) {
         std::vector<size_t> packed;
         for (size_t p = 0; p < read.size(); ++p)
           if (!read[p] && group.constants.at(p)) packed.push_back(p);
-        return compiled.packed_constants(std::move(packed), kernel->constant_bytes());
+        compiled.packed_constants(std::move(packed), kernel->constant_bytes());
+        // The residual a sum post-op adds: its buffer may be the output's, which spares copying it there.
+        if (auto addend = kernel->inplace_parameter()) compiled.inplace_parameter(*addend);
+        return compiled;
       });
 }

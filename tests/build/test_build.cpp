@@ -322,18 +322,50 @@ TEST(Build, APartitionWithTheWrongNumberOfKernelsFailsTheBuildNamingTheTarget) {
   }
 }
 
-/// A reference kernel claiming to have packed the parameters in `packed`.
+/// A reference kernel claiming to have packed the parameters in `packed`,
+/// and that its result may overwrite parameter `inplace`.
 class ClaimingKernel : public TargetKernel {
  public:
-  ClaimingKernel(std::unique_ptr<TargetKernel> kernel, std::vector<bool> packed)
-      : kernel_(std::move(kernel)), packed_(std::move(packed)) {}
+  ClaimingKernel(std::unique_ptr<TargetKernel> kernel, std::vector<bool> packed,
+                 std::optional<size_t> inplace = std::nullopt)
+      : kernel_(std::move(kernel)), packed_(std::move(packed)), inplace_(inplace) {}
   void launch(StreamHandle stream, std::span<const DLTensor> args) const override { kernel_->launch(stream, args); }
   std::vector<bool> packed_constants() const override { return packed_; }
+  std::optional<size_t> inplace_parameter() const override { return inplace_; }
 
  private:
   std::unique_ptr<TargetKernel> kernel_;
   std::vector<bool> packed_;
+  std::optional<size_t> inplace_;
 };
+
+TEST(Build, KeepsTheParameterAKernelNamesAsOneItsResultMayOverwrite) {
+  auto ref = TargetRegistry::global().get(kReferenceTarget).create(empty_attrs());
+  auto naming = [&](std::optional<size_t> inplace) {  // in the group of add and relu only
+    return [ref, inplace](const Function& fn, std::span<const Tensor> constants) -> std::unique_ptr<TargetKernel> {
+      return std::make_unique<ClaimingKernel>(ref->compile(fn, constants), std::vector<bool>{},
+                                              fn->params.size() == 2 ? inplace : std::nullopt);
+    };
+  };
+  // add(x, y) then relu: the core's own rule picks x, the first of the result's type; the kernel may name y.
+  {
+    ScopedFakeTarget fake({.ops = {"add", "nn.relu"}, .compile = naming(std::nullopt)});
+    EXPECT_EQ(build_text(kElementwiseProgram, config_with({"fake"}))->groups.at(0).inplace_param, 0u);
+  }
+  {
+    ScopedFakeTarget fake({.ops = {"add", "nn.relu"}, .compile = naming(1)});
+    EXPECT_EQ(build_text(kElementwiseProgram, config_with({"fake"}))->groups.at(0).inplace_param, 1u);
+  }
+  ScopedFakeTarget fake({.ops = {"add", "nn.relu"}, .compile = naming(2)});
+  try {
+    build_text(kElementwiseProgram, config_with({"fake"}));
+    ADD_FAILURE() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_THAT(e.what(), ::testing::HasSubstr("target 'fake' names parameter 2 of the group of add, nn.relu as one "
+                                               "its result may overwrite"));
+    EXPECT_EQ(e.status(), StatusCode::kInternal);
+  }
+}
 
 TEST(Build, AKernelClaimingToHavePackedARunTimeArgumentFailsTheBuild) {
   auto ref = TargetRegistry::global().get(kReferenceTarget).create(empty_attrs());

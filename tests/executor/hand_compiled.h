@@ -9,6 +9,7 @@
 #include <string>
 
 #include "weft/build.h"
+#include "weft/group_storage.h"
 #include "weft/functor.h"
 #include "weft/module.h"
 #include "weft/passes.h"
@@ -32,6 +33,7 @@ inline std::shared_ptr<const CompiledModule> compile_by_hand(
     for (const Expr& a : call->args) constants.push_back(a->kind == ExprKind::kConstant ? downcast<ConstantNode>(a)->data : Tensor());
     CompiledGroup group{fn, target_of(compiled->groups.size()), nullptr, {}, {}, 0};
     group.kernel = targets.at(group.target)->compile(fn, constants);
+    group.inplace_param = inplace_parameter(fn);  // as the build's, for targets that name none
     post_order_visit(fn->body, [&](const Expr& inner) {
       if (auto* c = inner.as<CallNode>(); c && c->op->kind == ExprKind::kOp) group.ops.push_back(downcast<OpNode>(c->op)->name());
     });

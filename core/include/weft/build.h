@@ -34,6 +34,10 @@ struct CompiledGroup {
   /// What the kernel holds for them (TargetKernel::packed_bytes), or their
   /// sizes in the graph where it does not say.
   size_t packed_bytes = 0;
+  /// The parameter whose buffer the kernel may take as its output's
+  /// (TargetKernel::inplace_parameter, checked against the types), else the
+  /// core's own rule's for an elementwise group (group_storage.h).
+  std::optional<size_t> inplace_param;
 };
 
 /// An op that runs on `ref` because no listed target supports it, as the

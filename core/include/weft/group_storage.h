@@ -21,6 +21,10 @@ namespace weft {
 /// nullopt for any other group, or one returning a tuple.
 std::optional<size_t> inplace_parameter(const Function& primitive);
 
+/// Whether parameter `param` exists and has the result's static shape and
+/// dtype: the bytes a kernel working in place over it writes its result to.
+bool has_result_type(const Function& primitive, size_t param);
+
 /// The parameter whose bytes are the group's result: the body is a chain of
 /// calls of ops with is_reshape (Relay's TReshapeOp) ending at a parameter of
 /// the result's size. nullopt for any other group.

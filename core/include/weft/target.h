@@ -49,7 +49,8 @@ class TargetKernel {
   /// parameter as its fields' tensors, depth-first), then one per flattened
   /// output; each `data` is a BufferHandle of this target's device and
   /// `byte_offset` the tensor's place in it. Outputs never alias inputs
-  /// unless the plan made an elementwise kernel work in place.
+  /// unless the plan made an elementwise kernel, or the inplace_parameter()
+  /// one, work in place.
   virtual void launch(StreamHandle stream, std::span<const DLTensor> args) const = 0;
   /// Per parameter: whether the kernel holds its own copy of the constant
   /// compile gave it there (weights packed into its layout) and never reads
@@ -60,6 +61,13 @@ class TargetKernel {
   /// The bytes the kernel holds for those packed copies (counted as the
   /// module's parameter bytes); 0: the graph's sizes of them are counted.
   virtual size_t packed_bytes() const { return 0; }
+  /// The parameter whose buffer the kernel may take as its one output's when
+  /// the memory plan finds it dying at the launch (a sum post-op's addend,
+  /// which it would otherwise copy into its output first): it has the
+  /// output's shape and dtype, and the kernel reads each of its elements
+  /// before writing that element of the output. nullopt (the default): the
+  /// core's rule for elementwise groups (group_storage.h) applies.
+  virtual std::optional<size_t> inplace_parameter() const { return std::nullopt; }
 };
 
 /// A target instance, created with its options for one build.

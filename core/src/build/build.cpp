@@ -98,8 +98,18 @@ CompiledGroup compiled_group(const GroupPlan& group, const BuildTarget& target,
     if (packed[i]) graph_bytes += constants[i].nbytes();
   size_t packed_bytes = kernel->packed_bytes() ? kernel->packed_bytes() : graph_bytes;
   group_constants.packed(group.site, packed);
-  return CompiledGroup{group.primitive, target.name, std::move(kernel), op_names(group.calls), std::move(packed),
-                       packed_bytes};
+  std::optional<size_t> inplace = kernel->inplace_parameter();
+  if (inplace) {
+    if (!has_result_type(group.primitive, *inplace))
+      throw Error("target '" + target.name + "' names parameter " + std::to_string(*inplace) + " of " +
+                  group_text(group) + " as one its result may overwrite")
+          .expected("a parameter of the result's shape and dtype")
+          .status(StatusCode::kInternal);
+  } else {
+    inplace = inplace_parameter(group.primitive);
+  }
+  return CompiledGroup{group.primitive,     target.name, std::move(kernel), op_names(group.calls), std::move(packed),
+                       packed_bytes,        inplace};
 }
 
 /// Compiles `group` on the first of its takers from `first` on that does not

@@ -44,7 +44,6 @@ size_t tensor_leaves(const Type& t) {
 }  // namespace
 
 std::optional<size_t> inplace_parameter(const Function& primitive) {
-  const Type& result = primitive->body->checked_type();
   bool elementwise = true;
   post_order_visit(primitive->body, [&](const Expr& e) {
     switch (e->kind) {
@@ -63,8 +62,13 @@ std::optional<size_t> inplace_parameter(const Function& primitive) {
   });
   if (!elementwise) return std::nullopt;
   for (size_t i = 0; i < primitive->params.size(); ++i)
-    if (same_tensor_type(primitive->params[i]->checked_type(), result)) return i;
+    if (has_result_type(primitive, i)) return i;
   return std::nullopt;
+}
+
+bool has_result_type(const Function& primitive, size_t param) {
+  return param < primitive->params.size() &&
+         same_tensor_type(primitive->params[param]->checked_type(), primitive->body->checked_type());
 }
 
 std::optional<size_t> reshaped_parameter(const Function& primitive) {

@@ -183,7 +183,8 @@ class ScheduleBuilder {
     });
     launch.num_args = s_.arg_slots.size() - launch.first_arg;
     launch.num_outputs = launch.num_args - reads.size();
-    if (auto p = inplace_parameter(primitive); p && tensor_params && launch.num_outputs == 1) launch.inplace_arg = *p;
+    const std::optional<size_t> inplace = compiled_.groups.at(group).inplace_param;
+    if (inplace && tensor_params && launch.num_outputs == 1) launch.inplace_arg = *inplace;
     s_.steps.push_back(launch);
     ++s_.num_launches;
     return out;

@@ -72,7 +72,7 @@ struct Step {
   size_t first_arg = 0, num_args = 0;
   size_t num_outputs = 0;  // kLaunch: the last num_outputs arguments are its results
   /// kLaunch: the argument (from first_arg) whose buffer its one result may
-  /// overwrite, if that buffer dies here (group_storage.h's inplace_parameter).
+  /// overwrite, if that buffer dies here (CompiledGroup::inplace_param).
   std::optional<size_t> inplace_arg = std::nullopt;
   size_t src = 0, dst = 0;
 };

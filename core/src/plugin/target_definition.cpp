@@ -45,18 +45,21 @@ class PluginKernel final : public TargetKernel {
 
   std::vector<bool> packed_constants() const override { return packed_; }
   size_t packed_bytes() const override { return packed_bytes_; }
+  std::optional<size_t> inplace_parameter() const override { return inplace_; }
   void* handle() const { return kernel_; }
   /// Set once, by compile, before the kernel is handed out.
   void set_packed_constants(std::vector<bool> packed, size_t bytes) {
     packed_ = std::move(packed);
     packed_bytes_ = bytes;
   }
+  void set_inplace_parameter(std::optional<size_t> param) { inplace_ = param; }
 
  private:
   std::shared_ptr<const Instance> instance_;
   void* kernel_;
   std::vector<bool> packed_;
   size_t packed_bytes_ = 0;
+  std::optional<size_t> inplace_;
 };
 
 /// A group's constants as compile takes them: a view per bound tensor,
@@ -123,8 +126,10 @@ class PluginTarget final : public Target {
     for (void* k : kernels) owned.push_back(k ? std::make_unique<PluginKernel>(instance_, k) : nullptr);
     t_.check(status, "compile_partition");
     std::vector<std::unique_ptr<TargetKernel>> out;
-    for (size_t g = 0; g < owned.size(); ++g)
-      out.push_back(owned[g] ? mark_packed(std::move(owned[g]), constants[g]) : nullptr);
+    for (size_t g = 0; g < owned.size(); ++g) {
+      if (owned[g]) describe(*owned[g], constants[g]);
+      out.push_back(std::move(owned[g]));
+    }
     return out;
   }
   std::vector<TargetDevice> devices() const override {
@@ -178,16 +183,37 @@ class PluginTarget final : public Target {
  private:
   std::unique_ptr<TargetKernel> adopt_kernel(void* kernel, std::span<const Tensor> constants) const {
     // Owned from here, so a failure below releases it.
-    return mark_packed(std::make_unique<PluginKernel>(instance_, kernel), constants);
+    auto adopted = std::make_unique<PluginKernel>(instance_, kernel);
+    describe(*adopted, constants);
+    return adopted;
   }
 
-  /// `kernel` with the constants it packed (packed_constants), checked.
-  std::unique_ptr<TargetKernel> mark_packed(std::unique_ptr<PluginKernel> kernel,
-                                            std::span<const Tensor> constants) const {
-    if (!fn_.packed_constants) return kernel;
+  /// Asks the plugin what the build needs to know of a new kernel.
+  void describe(PluginKernel& kernel, std::span<const Tensor> constants) const {
+    mark_packed(kernel, constants);
+    mark_inplace(kernel, constants.size());
+  }
+
+  /// The parameter the kernel may overwrite (inplace_parameter), in range;
+  /// the build checks its type.
+  void mark_inplace(PluginKernel& kernel, size_t num_params) const {
+    if (!fn_.inplace_parameter) return;
+    int64_t param = -1;
+    t_.check(fn_.inplace_parameter(h_, kernel.handle(), &param), "inplace_parameter");
+    if (param == -1) return;
+    if (param < 0 || static_cast<size_t>(param) >= num_params)
+      throw Error("target " + t_.name + ": inplace_parameter names parameter " + std::to_string(param) +
+                  " of a group of " + std::to_string(num_params))
+          .status(StatusCode::kInternal);
+    kernel.set_inplace_parameter(static_cast<size_t>(param));
+  }
+
+  /// The constants `kernel` packed (packed_constants), checked.
+  void mark_packed(PluginKernel& kernel, std::span<const Tensor> constants) const {
+    if (!fn_.packed_constants) return;
     std::vector<int> marks(constants.size(), 0);
     size_t bytes = 0;
-    t_.check(fn_.packed_constants(h_, kernel->handle(), marks.data(), marks.size(), &bytes), "packed_constants");
+    t_.check(fn_.packed_constants(h_, kernel.handle(), marks.data(), marks.size(), &bytes), "packed_constants");
     std::vector<bool> packed(constants.size());
     for (size_t i = 0; i < marks.size(); ++i) {
       if (marks[i] && !constants[i].defined())
@@ -196,8 +222,7 @@ class PluginTarget final : public Target {
             .status(StatusCode::kInternal);
       packed[i] = marks[i] != 0;
     }
-    kernel->set_packed_constants(std::move(packed), bytes);
-    return kernel;
+    kernel.set_packed_constants(std::move(packed), bytes);
   }
 
   std::shared_ptr<const Instance> instance_;

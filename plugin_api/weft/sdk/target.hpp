@@ -97,6 +97,17 @@ class CompiledKernel {
   const std::vector<size_t>& packed_constants() const { return packed_; }
   size_t packed_bytes() const { return packed_bytes_; }
 
+  /// The parameter whose buffer the kernel may take as its one output's
+  /// when it dies at the launch (a sum post-op's addend): it has the
+  /// output's shape and dtype, and the kernel reads each of its elements
+  /// before writing that element of the output, so it must cope with the
+  /// two arguments being the same bytes.
+  CompiledKernel& inplace_parameter(size_t param) {
+    inplace_ = param;
+    return *this;
+  }
+  std::optional<size_t> inplace_parameter() const { return inplace_; }
+
   explicit operator bool() const { return static_cast<bool>(run_); }
   void operator()(const LaunchArgs& launch) const { run_(launch); }
 
@@ -104,6 +115,7 @@ class CompiledKernel {
   Run run_;
   std::vector<size_t> packed_;
   size_t packed_bytes_ = 0;
+  std::optional<size_t> inplace_;
 };
 
 /// Where a target's buffers live and how its streams run. host_memory() is
@@ -272,6 +284,11 @@ class TargetBuilder {
           }
           out[p] = 1;
         }
+      });
+    };
+    d.inplace_parameter = [](void* instance, void* kernel, int64_t* out_param) {
+      return on(instance, [&](Instance&) {
+        if (auto p = static_cast<const CompiledKernel*>(kernel)->inplace_parameter()) *out_param = static_cast<int64_t>(*p);
       });
     };
     d.destroy_user_data = &detail::destroy<Impl>;

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "weft/build.h"
+#include "weft/group_storage.h"
 #include "weft/graph_executor.h"
 #include "weft/interpreter.h"
 #include "weft/passes.h"
@@ -93,6 +94,38 @@ def @main(%x: Tensor[(1, 8, 64, 64), float32], %w: Tensor[(16, 8, 3, 3), float32
 )",
                       {"w"});
   EXPECT_THAT(expect_runs_on_onednn(p), HasSubstr("add as sum"));
+}
+
+TEST(OnednnTarget, WritesTheSumIntoTheResidualsOwnBufferWhereItDiesThere) {
+  // The residual is another group's result (a 1x1 projection, as resnet's),
+  // read last by the convolution's group: the plan gives the convolution's
+  // output its bytes, and the sum post-op adds into them with no copy.
+  Program p = program(R"(
+def @main(%x: Tensor[(1, 16, 8, 8), float32], %w: Tensor[(16, 16, 3, 3), float32], %v: Tensor[(16, 16, 1, 1), float32]) {
+  %0 = nn.conv2d(%x, %v, channels=16, kernel_size=[1, 1]);
+  nn.relu(add(nn.conv2d(%x, %w, padding=[1, 1], channels=16, kernel_size=[3, 3]), %0))
+}
+)",
+                      {"w", "v"});
+  Built built = build_for_onednn(p.mod);
+  ASSERT_THAT(built.report, HasSubstr("add as sum, nn.relu as eltwise)")) << built.report;
+  size_t summing = 0;
+  for (const CompiledGroup& g : built.compiled->groups)
+    if (std::find(g.ops.begin(), g.ops.end(), "add") != g.ops.end()) {
+      ++summing;
+      const Function& fn = g.primitive;
+      ASSERT_TRUE(g.inplace_param.has_value());
+      // The residual: the one parameter of the output's type.
+      EXPECT_TRUE(has_result_type(fn, *g.inplace_param));
+    }
+  EXPECT_EQ(summing, 1u);
+  GraphExecutor exec(built.compiled);
+  // 4 KiB tensors (16x8x8 floats): the blocked input and the projection,
+  // then the sum in the projection's bytes; the output in NCHW after it.
+  // Without the sum in place the input, the projection and the sum: 12 KiB.
+  EXPECT_EQ(exec.memory().arena_bytes, 8192u) << describe_partition(*built.compiled);
+  Value got = exec.run(p.args);
+  EXPECT_LE(max_error(got.tensor(), Interpreter(p.mod).run_main(p.args).tensor()), 1e-5);
 }
 
 TEST(OnednnTarget, RunsDepthwiseStridedDilatedAsymmetricNhwcConvolutionWithClip) {
