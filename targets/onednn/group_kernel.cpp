@@ -127,6 +127,12 @@ typename Primitive::desc window_desc(dnnl::prop_kind prop, dnnl::algorithm alg, 
   return window_desc<Primitive>(prop, alg, a, any_layout(a.src), weights, any_layout(a.dst), bias);
 }
 
+/// Whether oneDNN runs `pd` on one of its reference kernels ("ref:any"),
+/// which are plain loops, orders of magnitude slower than its jit ones.
+bool runs_on_reference(const dnnl::primitive_desc_base& pd) {
+  return std::string(pd.impl_info_str()).rfind("ref", 0) == 0;
+}
+
 /// The first implementation oneDNN offers for a convolution or
 /// deconvolution: on blocked data as it lies unless that is a reference kernel.
 template <typename Primitive>
@@ -137,7 +143,7 @@ typename Primitive::primitive_desc window_pd(const dnnl::engine& engine, const d
   if (is_blocked(a.src) || is_blocked(a.dst)) {
     try {
       typename Primitive::primitive_desc pd(window_desc<Primitive>(prop, alg, a, weights, bias, true), attr, engine);
-      if (std::string(pd.impl_info_str()).rfind("ref", 0) != 0) return pd;
+      if (!runs_on_reference(pd)) return pd;
     } catch (const dnnl::error&) {
     }
   }
@@ -448,7 +454,10 @@ class GroupBuilder {
   /// Replaces the pending primitive by `candidate` when oneDNN creates it.
   bool try_extend(Pending candidate, const std::string& op, size_t dst) {
     std::optional<dnnl::primitive_desc_base> pd = make_pd(engine_, candidate);
-    if (!pd) return false;
+    // A post-op oneDNN runs only on its reference kernel (a binary operand
+    // broadcast along the last axis, in 2.6) would take the whole primitive
+    // there, a thousand times slower: it runs as a primitive of its own.
+    if (!pd || (runs_on_reference(*pd) && pending_ && !runs_on_reference(pending_->pd))) return false;
     candidate.pd = *pd;
     candidate.dst = dst;
     candidate.ops.push_back(op);
@@ -578,7 +587,7 @@ class GroupBuilder {
       p.src1_desc = *src1;
       p.dst_groups = groups;
       std::optional<dnnl::primitive_desc_base> pd = make_pd(engine_, p);
-      const bool reference = pd && std::string(pd->impl_info_str()).rfind("ref", 0) == 0;
+      const bool reference = pd && runs_on_reference(*pd);
       if (!chosen || (pd && !reference)) chosen = std::move(p);
       if (pd && !reference) break;
     }
