@@ -42,9 +42,23 @@ TEST_F(SdkTargetTest, APartitionCompiledThroughTheSdkGivesAKernelPerGroupOrDecli
   for (int i = 0; i < 3; ++i) in.data_as<float>()[i] = static_cast<float>(i) - 1;
   for (size_t k : {size_t{0}, size_t{2}}) {
     ASSERT_NE(kernels[k], nullptr);
+    EXPECT_EQ(kernels[k]->inplace_parameter(), 0u);
     std::vector<DLTensor> args = {in.dlpack_view(), out.dlpack_view()};
     kernels[k]->launch(nullptr, args);
     EXPECT_EQ(std::vector<float>(out.data_as<float>(), out.data_as<float>() + 3), (std::vector<float>{1, 0, -1}));
+  }
+}
+
+TEST_F(SdkTargetTest, AKernelNamingAParameterTheGroupLacksAsInPlaceFailsItsCompile) {
+  std::shared_ptr<Target> target = walker();
+  std::vector<Function> groups = {primitive_of("exp")};
+  std::vector<std::vector<Tensor>> constants(1, std::vector<Tensor>(1));
+  try {
+    target->compile_partition(groups, constants);
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.message(), "target walker: inplace_parameter names parameter 1 of a group of 1");
+    EXPECT_EQ(e.status(), StatusCode::kInternal);
   }
 }
 

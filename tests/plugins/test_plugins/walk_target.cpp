@@ -90,20 +90,24 @@ WEFT_PLUGIN(reg) {
         throw sdk::Unsupported(listing(group.primitive));
       })
       // Given a partition, it takes the groups that are one `negative` call
-      // (float32) and declines the rest.
+      // (float32), whose output may overwrite its input (each element is
+      // read before it is written), and declines the rest; for a group of
+      // one `exp` call it names a parameter the group lacks as the one its
+      // output may overwrite, as a faulty target would.
       .compile_partition([](const sdk::TargetInstance&, const std::vector<sdk::CompileArgs>& groups) {
         std::vector<sdk::CompiledKernel> kernels;
         for (const sdk::CompileArgs& group : groups) {
           sdk::Expr body = group.primitive.body();
-          bool negation = body.kind() == WEFT_EXPR_CALL && body.op_name() == "negative";
-          if (!negation) {
+          const std::string op = body.kind() == WEFT_EXPR_CALL ? body.op_name() : "";
+          if (op != "negative" && op != "exp") {
             kernels.emplace_back();
             continue;
           }
-          kernels.emplace_back([](const sdk::LaunchArgs& launch) {
+          sdk::CompiledKernel negation = [](const sdk::LaunchArgs& launch) {
             const sdk::TensorView &in = launch.args.at(0), &out = launch.args.at(1);
             for (int64_t i = 0; i < out.numel(); ++i) out.data<float>()[i] = -in.data<float>()[i];
-          });
+          };
+          kernels.push_back(negation.inplace_parameter(op == "negative" ? 0 : 1));
         }
         return kernels;
       });
