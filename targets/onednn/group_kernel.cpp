@@ -127,11 +127,7 @@ typename Primitive::desc window_desc(dnnl::prop_kind prop, dnnl::algorithm alg, 
   return window_desc<Primitive>(prop, alg, a, any_layout(a.src), weights, any_layout(a.dst), bias);
 }
 
-/// Whether oneDNN runs `pd` on one of its reference kernels ("ref:any"),
-/// which are plain loops, orders of magnitude slower than its jit ones.
-bool runs_on_reference(const dnnl::primitive_desc_base& pd) {
-  return std::string(pd.impl_info_str()).rfind("ref", 0) == 0;
-}
+bool runs_on_reference(const dnnl::primitive_desc_base& pd) { return is_reference_implementation(pd.impl_info_str()); }
 
 /// The first implementation oneDNN offers for a convolution or
 /// deconvolution: on blocked data as it lies unless that is a reference kernel.
@@ -271,7 +267,7 @@ std::vector<Candidate> convolution_candidates(const dnnl::engine& engine, const 
         const std::string impl = pd.impl_info_str();
         const std::string what = impl + " src " + layout_name(pd.src_desc()) + " wei " +
                                  layout_name(pd.weights_desc()) + " dst " + layout_name(pd.dst_desc());
-        if (!(as_lies && impl.rfind("ref", 0) == 0) && seen.insert(what).second) {
+        if (!(as_lies && is_reference_implementation(impl)) && seen.insert(what).second) {
           candidates.push_back({std::string(v.name) + " " + what, pd});
           if (last(candidates.back())) return candidates;
         }
@@ -1042,16 +1038,23 @@ void GroupKernel::run(const dnnl::engine& engine, const std::vector<sdk::TensorV
   }
 }
 
+std::vector<size_t> GroupKernel::values_read(const Step& step) {
+  std::vector<size_t> read;
+  for (const Binding& b : step.bindings) read.push_back(b.value);  // the dst's binding too: a sum reads it
+  for (const Relayout& r : step.input_relayouts) read.push_back(r.value);
+  if (step.concat_copy)
+    for (const auto& source : step.concat_copy->sources) read.push_back(source.first);
+  if (step.sum_addend) read.push_back(*step.sum_addend);
+  return read;
+}
+
 std::vector<bool> GroupKernel::params_read_at_launch() const {
   std::vector<bool> read(num_params_, false);
   auto reads = [&](size_t value) {
     if (values_[value].source == Source::kParam) read[values_[value].index] = true;
   };
-  for (const Step& step : steps_) {
-    for (const Binding& b : step.bindings) reads(b.value);
-    for (const Relayout& r : step.input_relayouts) reads(r.value);
-    if (step.sum_addend) reads(*step.sum_addend);
-  }
+  for (const Step& step : steps_)
+    for (size_t value : values_read(step)) reads(value);
   for (size_t o : outputs_) reads(o);  // a parameter returned as it is
   return read;
 }
@@ -1067,11 +1070,8 @@ std::optional<size_t> GroupKernel::inplace_parameter() const {
   if (value.source != Source::kParam || value.shape != values_[outputs_[0]].shape) return std::nullopt;
   size_t reads = 0;
   for (const Step& step : steps_) {
-    for (const Binding& b : step.bindings) reads += b.value == addend;
-    for (const Relayout& r : step.input_relayouts) reads += r.value == addend;
-    if (step.concat_copy)
-      for (const auto& source : step.concat_copy->sources) reads += source.first == addend;
-    reads += step.sum_addend == addend;
+    const std::vector<size_t> read = values_read(step);
+    reads += std::count(read.begin(), read.end(), addend);
   }
   if (reads != 1) return std::nullopt;
   return value.index;

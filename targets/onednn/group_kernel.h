@@ -113,6 +113,9 @@ class GroupKernel {
   };
   /// Copies each source's chunks into their place in `dst` (data: per value).
   static void concatenate(const ConcatCopy& copy, const std::vector<float*>& data, float* dst);
+  struct Step;
+  /// The values `step` reads at a launch, once per read.
+  static std::vector<size_t> values_read(const Step& step);
   struct Step {
     dnnl::primitive primitive;
     std::optional<ConcatCopy> concat_copy;  // run by memcpy instead of the primitive

@@ -67,7 +67,7 @@ std::string implementation(const dnnl::engine& engine, const AnchorSpec& conv, m
 /// layout a jit kernel takes).
 bool runs_on_jit(const dnnl::engine& engine, const AnchorSpec& conv, memory::format_tag src, memory::format_tag dst) {
   const std::string impl = implementation(engine, conv, src, dst);
-  return !impl.empty() && impl.rfind("ref", 0) != 0;
+  return !impl.empty() && !is_reference_implementation(impl);
 }
 
 }  // namespace

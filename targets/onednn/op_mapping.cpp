@@ -16,6 +16,8 @@ bool is_static_f32(const sdk::Type& type) {
   return std::none_of(shape.begin(), shape.end(), [](int64_t d) { return d == WEFT_DIM_ANY; });
 }
 
+bool is_reference_implementation(const std::string& impl_info) { return impl_info.rfind("ref", 0) == 0; }
+
 [[noreturn]] void refuse(const sdk::Expr& call, const std::string& why) {
   throw sdk::Unsupported("oneDNN does not run " + call.op_name() + ": " + why);
 }

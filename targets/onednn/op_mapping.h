@@ -91,6 +91,11 @@ bool commutative(dnnl::algorithm alg);
 /// A float32 tensor type of static shape.
 bool is_static_f32(const weft::sdk::Type& type);
 
+/// Whether a primitive descriptor's implementation name ("ref:any",
+/// "jit_1x1:avx512_core") is one of oneDNN's reference kernels: plain loops,
+/// orders of magnitude slower than its jit ones.
+bool is_reference_implementation(const std::string& impl_info);
+
 /// The second operand of a binary call as it broadcasts: nn.bias_add's 1-D
 /// bias placed on its axis of the data's rank; the argument's shape otherwise.
 Shape binary_operand_shape(const weft::sdk::Expr& call, size_t index);

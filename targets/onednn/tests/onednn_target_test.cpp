@@ -69,6 +69,19 @@ def @main(%x: Tensor[(1, 4, 6, 6), float32], %w: Tensor[(8, 4, 3, 3), float32]) 
   EXPECT_LE(max_error(got.tensor(), Interpreter(p.mod).run_main(p.args).tensor()), 1e-5);
 }
 
+TEST(OnednnTarget, AConstantJoinedByAConcatenationIsReadAtLaunch) {
+  // The constant comes to the group as a bound parameter; the group's
+  // concatenation copies it at each launch, so it is not packed (a packed
+  // one arrives with data null).
+  Program p = program(R"(
+def @main(%x: Tensor[(1, 16, 2, 2), float32], %c: Tensor[(1, 16, 2, 2), float32]) {
+  concatenate((nn.relu(%x), %c), axis=1)
+}
+)",
+                      {"c"});
+  EXPECT_THAT(expect_runs_on_onednn(p), HasSubstr("concat"));
+}
+
 TEST(OnednnTarget, FusesConvBiasResidualAddAndReluIntoOnePrimitive) {
   Program p = program(R"(
 def @main(%x: Tensor[(1, 8, 10, 10), float32], %w: Tensor[(16, 8, 3, 3), float32], %b: Tensor[(16), float32],
